@@ -1,0 +1,38 @@
+/**
+ * Approval for tools that need it. The executor asks this service before running such a tool; a denial goes
+ * back to the model as an `ApprovalDenied` error response. Without the service, such tools are denied.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { FunctionCall } from "./FunctionCall.js"
+
+/** The answer to one request. */
+export type Decision = { readonly approved: true } | { readonly approved: false; readonly reason: string }
+
+export interface Request {
+  readonly call: FunctionCall
+  readonly description: string
+}
+
+export class Approval extends Context.Tag("@agentfx/core/Approval")<
+  Approval,
+  { readonly approve: (request: Request) => Effect.Effect<Decision> }
+>() {}
+
+export const approved: Decision = { approved: true }
+export const denied = (reason: string): Decision => ({ approved: false, reason })
+
+/** Approves every call. */
+export const allowAll: Layer.Layer<Approval> = Layer.succeed(Approval, { approve: () => Effect.succeed(approved) })
+
+/** Denies every call. */
+export const denyAll: Layer.Layer<Approval> = Layer.succeed(Approval, {
+  approve: () => Effect.succeed(denied("approval policy denies all calls"))
+})
+
+/** Decides with a function of the request. */
+export const layer = (approve: (request: Request) => Effect.Effect<Decision>): Layer.Layer<Approval> =>
+  Layer.succeed(Approval, { approve })

@@ -1,0 +1,175 @@
+/**
+ * Runs the calls a model asked for: `execute` one, `executeAll` a batch (sequential or bounded parallel, results
+ * in call order, one failure never cancels its siblings), `buildResponses` turns results into the responses the
+ * model is sent. Modelled on the GeminiEx executor, with its defects fixed: every outcome is a typed value,
+ * a slow handler times out instead of crashing the caller, and interrupting a batch interrupts its handlers.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Approval } from "./Approval.js"
+import type { FunctionCall } from "./FunctionCall.js"
+import * as FunctionResponse from "./FunctionResponse.js"
+import type { ArgumentLimits } from "./internal/json.js"
+import { checkArguments, defaultLimits, describeFailure } from "./internal/json.js"
+import type { JsonObject } from "./Json.js"
+import { isPlainObject } from "./Json.js"
+import type { Registry } from "./Registry.js"
+import type { HandlerFailure, Tool } from "./Tool.js"
+import type { ToolError } from "./ToolError.js"
+import { ApprovalDenied, ExecutionFailed, InvalidArguments, ToolTimeout, UnknownFunction } from "./ToolError.js"
+
+export type { ArgumentLimits } from "./internal/json.js"
+
+/** The outcome of one call: the handler's result as JSON, or why there is none. */
+export type CallResult = Either.Either<unknown, ToolError>
+
+export interface Options {
+  /** Timeout for tools that set none of their own (default 60 seconds). */
+  readonly timeout?: Duration.DurationInput
+  /** Limits on untrusted arguments (defaults: depth 64, 100,000 values, 1,000,000 characters). */
+  readonly limits?: Partial<ArgumentLimits>
+}
+
+export interface BatchOptions<R = never> extends Options {
+  /** `"sequential"`, `"unbounded"` or the most handlers running at once (default 10). */
+  readonly concurrency?: "sequential" | "unbounded" | number
+  /** Called as a call starts (after its arguments were read), e.g. to emit an event. */
+  readonly onStart?: (call: FunctionCall, index: number) => Effect.Effect<void, never, R>
+  /** Called as a call finishes, with its result and how long it took. */
+  readonly onFinish?: (call: FunctionCall, result: CallResult, duration: Duration.Duration, index: number) => Effect.Effect<void, never, R>
+}
+
+export const defaultTimeout: Duration.Duration = Duration.seconds(60)
+export const defaultConcurrency = 10
+
+const failureOf = (name: string, cause: Cause.Cause<HandlerFailure>): ExecutionFailed => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) return new ExecutionFailed({ name, cause: failure.value.cause, defect: failure.value.defect })
+  const defect = Cause.dieOption(cause)
+  if (Option.isSome(defect)) return new ExecutionFailed({ name, cause: describeFailure(defect.value), defect: true })
+  return new ExecutionFailed({ name, cause: { message: "the handler interrupted itself" }, defect: true })
+}
+
+const approve = (tool: Tool<unknown>, call: FunctionCall): Effect.Effect<void, ApprovalDenied> =>
+  Effect.flatMap(Effect.serviceOption(Approval), (service) =>
+    Option.match(service, {
+      onNone: () => Effect.fail(new ApprovalDenied({ name: call.name, reason: "this tool needs approval and no Approval service is provided" })),
+      onSome: (approval) =>
+        Effect.flatMap(approval.approve({ call, description: tool.description }), (decision) =>
+          decision.approved ? Effect.void : Effect.fail(new ApprovalDenied({ name: call.name, reason: decision.reason }))
+        )
+    })
+  )
+
+/** Runs one call against a registry: the handler's result as JSON, or a typed `ToolError`. */
+export const execute = <R>(registry: Registry<R>, call: FunctionCall, options: Options = {}): Effect.Effect<unknown, ToolError, R> => {
+  const tool = registry.tools.get(call.name)
+  if (tool === undefined) return Effect.fail(new UnknownFunction({ name: call.name, available: registry.names }))
+  const limits = options.limits === undefined ? defaultLimits : { ...defaultLimits, ...options.limits }
+  const checked = checkArguments(call.args, limits)
+  if (Either.isLeft(checked)) return Effect.fail(new InvalidArguments({ name: call.name, issues: checked.left }))
+  const decoded = tool.decode(checked.right)
+  if (Either.isLeft(decoded)) return Effect.fail(new InvalidArguments({ name: call.name, issues: decoded.left }))
+  const after = Option.getOrElse(tool.timeout, () => (options.timeout === undefined ? defaultTimeout : Duration.decode(options.timeout)))
+  const run = tool.run(decoded.right, { callId: call.id, name: call.name }).pipe(
+    Effect.catchAllCause((cause) => Effect.fail(failureOf(call.name, cause))),
+    Effect.timeoutFail({ duration: after, onTimeout: () => new ToolTimeout({ name: call.name, after }) })
+  )
+  return tool.needsApproval(decoded.right) ? Effect.zipRight(approve(tool, call), run) : run
+}
+
+const concurrencyOf = (concurrency: BatchOptions["concurrency"]): number | "unbounded" => {
+  if (concurrency === undefined) return defaultConcurrency
+  if (concurrency === "sequential") return 1
+  if (concurrency === "unbounded") return "unbounded"
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be "sequential", "unbounded" or an integer ≥ 1, got ${concurrency}`)
+  }
+  return concurrency
+}
+
+/**
+ * Runs a batch: one result per call, in call order, whatever each call did. Interrupting the batch interrupts
+ * every running handler (their finalizers run). A bad `concurrency` (0, negative, fractional) is a defect.
+ */
+export const executeAll = <R, RH = never>(
+  registry: Registry<R>,
+  calls: ReadonlyArray<FunctionCall>,
+  options: BatchOptions<RH> = {}
+): Effect.Effect<ReadonlyArray<CallResult>, never, R | RH> =>
+  Effect.suspend(() => {
+    const concurrency = concurrencyOf(options.concurrency)
+    const { onStart, onFinish } = options
+    const one = (call: FunctionCall, index: number): Effect.Effect<CallResult, never, R | RH> => {
+      const result = Effect.either(execute(registry, call, options))
+      if (onStart === undefined && onFinish === undefined) return result
+      return Effect.gen(function* () {
+        if (onStart !== undefined) yield* onStart(call, index)
+        const [duration, outcome] = yield* Effect.timed(result)
+        if (onFinish !== undefined) yield* onFinish(call, outcome, duration, index)
+        return outcome
+      })
+    }
+    return Effect.forEach(calls, one, { concurrency })
+  })
+
+/** `executeAll` with the default bound of 10 handlers at once. */
+export const executeAllParallel = <R, RH = never>(
+  registry: Registry<R>,
+  calls: ReadonlyArray<FunctionCall>,
+  options: Omit<BatchOptions<RH>, "concurrency"> = {}
+): Effect.Effect<ReadonlyArray<CallResult>, never, R | RH> => executeAll(registry, calls, { ...options, concurrency: defaultConcurrency })
+
+/** `buildResponses` was given a different number of results than calls. */
+export class ResponseCountMismatch extends Schema.TaggedError<ResponseCountMismatch>()("ResponseCountMismatch", {
+  calls: Schema.Number,
+  results: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.calls} calls but ${this.results} results: every call needs exactly one result`
+  }
+}
+
+/** An error as the model sees it: `{error: {type, message, ...what it needs to correct itself}}`. */
+export const renderError = (error: ToolError): JsonObject => {
+  const base = { type: error._tag, message: error.message }
+  switch (error._tag) {
+    case "UnknownFunction":
+      return { error: { ...base, available: error.available } }
+    case "InvalidArguments":
+      return { error: { ...base, issues: error.issues } }
+    case "ExecutionFailed":
+      return { error: isPlainObject(error.cause) && Object.keys(error.cause).some((k) => k !== "message") ? { ...base, details: error.cause } : base }
+    case "ToolTimeout":
+      return { error: { ...base, timeoutMs: Duration.toMillis(error.after) } }
+    case "ApprovalDenied":
+      return { error: { ...base, reason: error.reason } }
+  }
+}
+
+/** A result as the model sees it: a plain object as it is, anything else as `{output: value}`. */
+export const renderSuccess = (value: unknown): JsonObject => (isPlainObject(value) ? value : { output: value })
+
+/** One response for one call: id and name echoed, the result or error rendered as a JSON object. */
+export const responseFor = (call: FunctionCall, result: CallResult): FunctionResponse.FunctionResponse =>
+  FunctionResponse.make({
+    id: call.id,
+    name: call.name,
+    response: Either.isRight(result) ? renderSuccess(result.right) : renderError(result.left),
+    isError: Either.isLeft(result)
+  })
+
+/** One response per call, in call order; a length mismatch is `ResponseCountMismatch`. */
+export const buildResponses = (
+  calls: ReadonlyArray<FunctionCall>,
+  results: ReadonlyArray<CallResult>
+): Either.Either<ReadonlyArray<FunctionResponse.FunctionResponse>, ResponseCountMismatch> =>
+  calls.length === results.length
+    ? Either.right(calls.map((call, i) => responseFor(call, results[i]!)))
+    : Either.left(new ResponseCountMismatch({ calls: calls.length, results: results.length }))

@@ -1,0 +1,25 @@
+/**
+ * A call the model asked for. `id` is always set: providers that give none get one synthesised, unique across
+ * the conversation. `metadata` carries opaque provider data (Gemini `thoughtSignature`, GLM `reasoning_content`)
+ * that must round-trip untouched.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { JsonObject } from "./Json.js"
+
+/** Opaque provider data attached to a part; providers own its keys. */
+export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export type Metadata = typeof Metadata.Type
+
+export const FunctionCall = Schema.TaggedStruct("FunctionCall", {
+  id: Schema.NonEmptyString,
+  name: Schema.String,
+  args: JsonObject,
+  metadata: Schema.optional(Metadata)
+})
+
+/** @example FunctionCall.make({ id: "c1", name: "get_weather", args: { city: "Oslo" } }) */
+export interface FunctionCall extends Schema.Schema.Type<typeof FunctionCall> {}
+
+export const make = (fields: Omit<FunctionCall, "_tag">): FunctionCall => FunctionCall.make(fields)

@@ -1,0 +1,22 @@
+/**
+ * JSON values as they cross the wire, and the one test for "plain object" the toolkit uses everywhere.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/** A JSON object: what `args` and `response` always are. */
+export type JsonObject = { readonly [key: string]: unknown }
+
+/** Schema of a JSON object (values are left opaque; providers decode what they need). */
+export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/**
+ * True for `{}` literals and `Object.create(null)` objects; false for arrays, class instances, dates, null.
+ * Results that are plain objects are sent to the model as they are; anything else is wrapped in `{output}`.
+ */
+export const isPlainObject = (value: unknown): value is JsonObject => {
+  if (typeof value !== "object" || value === null) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}

@@ -1,0 +1,82 @@
+/**
+ * Tools by name. A registry knows its declarations and is what the executor dispatches on.
+ *
+ * @example
+ * const registry = yield* Registry.make(getWeather, createTicket)
+ * const quick = yield* Registry.fromFunctions({ add: ({ a, b }) => Number(a) + Number(b) })
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type { FunctionDeclaration } from "./FunctionDeclaration.js"
+import * as Tool from "./Tool.js"
+
+/** Two tools with one name. */
+export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("DuplicateToolName", {
+  name: Schema.String
+}) {
+  override get message(): string {
+    return `two tools are named "${this.name}"`
+  }
+}
+
+/** A set of tools whose handlers require `R`. */
+export interface Registry<out R = never> {
+  readonly tools: ReadonlyMap<string, Tool.Tool<R>>
+  /** Tool names, in registration order. */
+  readonly names: ReadonlyArray<string>
+  /** Declarations, in registration order. */
+  readonly declarations: ReadonlyArray<FunctionDeclaration>
+}
+
+const build = <R>(tools: ReadonlyArray<Tool.Tool<R>>): Either.Either<Registry<R>, DuplicateToolName> => {
+  const byName = new Map<string, Tool.Tool<R>>()
+  for (const tool of tools) {
+    if (byName.has(tool.name)) return Either.left(new DuplicateToolName({ name: tool.name }))
+    byName.set(tool.name, tool)
+  }
+  return Either.right({ tools: byName, names: [...byName.keys()], declarations: tools.map((tool) => tool.declaration) })
+}
+
+/** A registry of the given tools; a repeated name is `DuplicateToolName`. */
+export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
+  ...tools: Tools
+): Effect.Effect<Registry<Tool.Context<Tools[number]>>, DuplicateToolName> => build(tools)
+
+/** `make` for module-level constants: throws `DuplicateToolName`. */
+export const unsafeMake = <const Tools extends ReadonlyArray<Tool.Any>>(
+  ...tools: Tools
+): Registry<Tool.Context<Tools[number]>> => Either.getOrThrow(build(tools))
+
+/** The empty registry: a model given it can call nothing. */
+export const empty: Registry = { tools: new Map(), names: [], declarations: [] }
+
+/**
+ * A registry from plain functions keyed by name (arguments untyped). Each value is a function of the
+ * arguments, sync or async, or a `Tool.FunctionSpec` with a description and a JSON Schema.
+ */
+export const fromFunctions = (
+  functions: Readonly<Record<string, Tool.FunctionSpec | Tool.FunctionSpec["run"]>>
+): Effect.Effect<Registry, Tool.InvalidToolDefinition> =>
+  Effect.flatMap(
+    Effect.forEach(Object.entries(functions), ([name, spec]) => Tool.fromFunction(name, spec)),
+    (tools) => Effect.orDie(build(tools))
+  )
+
+/** Both registries' tools; a name in both is `DuplicateToolName`. */
+export const merge = <R1, R2>(
+  self: Registry<R1>,
+  that: Registry<R2>
+): Either.Either<Registry<R1 | R2>, DuplicateToolName> =>
+  build<R1 | R2>([...self.tools.values(), ...that.tools.values()])
+
+/** Only the named tools, in the given order (names it does not have are left out). */
+export const restrict = <R>(self: Registry<R>, names: Iterable<string>): Registry<R> =>
+  Either.getOrThrow(
+    build([...names].flatMap((name) => {
+      const tool = self.tools.get(name)
+      return tool === undefined ? [] : [tool]
+    }))
+  )

@@ -1,0 +1,258 @@
+/**
+ * A tool: a name, a description, a parameters Schema and an Effect handler. The declaration the model sees is
+ * derived from the Schema, and the arguments the model sends are decoded with it before the handler runs.
+ *
+ * @example
+ * const getWeather = Tool.make("get_weather", {
+ *   description: "Current weather for a city",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   success: Schema.Struct({ celsius: Schema.Number }),
+ *   handler: ({ city }) => Weather.current(city)
+ * })
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Dialect from "./Dialect.js"
+import type { FunctionDeclaration } from "./FunctionDeclaration.js"
+import { describeFailure, issuesOf, toJson } from "./internal/json.js"
+import type { JsonObject } from "./Json.js"
+import type { ArgumentIssue } from "./ToolError.js"
+
+/** A tool definition that cannot work (bad name, parameters that are not an object schema, ...). */
+export class InvalidToolDefinition extends Schema.TaggedError<InvalidToolDefinition>()("InvalidToolDefinition", {
+  name: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `tool "${this.name}": ${this.reason}`
+  }
+}
+
+/** A failure Schema; `Schema.Never` (the default) means the handler cannot fail. */
+export type FailureSchema = Schema.Schema.AnyNoContext | typeof Schema.Never
+
+/** What a handler knows about the call it serves. */
+export interface ToolContext {
+  readonly callId: string
+  readonly name: string
+}
+
+/** Why a handler did not produce a result; the executor turns it into `ExecutionFailed`. */
+export interface HandlerFailure {
+  readonly cause: unknown
+  readonly defect: boolean
+}
+
+/**
+ * A tool with its types erased, as the registry and executor hold it. `R` is what its handler requires.
+ * Use `make` (typed, Schema-based) or `Registry.fromFunctions` (untyped) to build one.
+ */
+export interface Tool<out R = never> {
+  readonly name: string
+  readonly description: string
+  readonly declaration: FunctionDeclaration
+  readonly timeout: Option.Option<Duration.Duration>
+  /** Decodes untrusted arguments (already checked to be a safe JSON object). */
+  readonly decode: (args: JsonObject) => Either.Either<unknown, ReadonlyArray<ArgumentIssue>>
+  /** Whether this call, with these decoded arguments, must be approved first. */
+  readonly needsApproval: (args: unknown) => boolean
+  /** Runs the handler on decoded arguments and returns its result as JSON. Never fails with anything else. */
+  readonly run: (args: unknown, context: ToolContext) => Effect.Effect<unknown, HandlerFailure, R>
+}
+
+export type Any = Tool<any> // eslint-disable-line @typescript-eslint/no-explicit-any -- variance marker only
+
+/** What a tool's handler requires. */
+export type Context<T> = T extends Tool<infer R> ? R : never
+
+const namePattern = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
+
+/** Checks a function name against the rules every provider accepts. */
+export const validateName = (name: string): Either.Either<string, InvalidToolDefinition> =>
+  namePattern.test(name)
+    ? Either.right(name)
+    : Either.left(
+        new InvalidToolDefinition({
+          name,
+          reason: "a name starts with a letter or _, holds only letters, digits, _ and -, and is at most 64 characters"
+        })
+      )
+
+/** The options of `make`; the handler's argument, result and failure types come from the Schemas. */
+export interface Options<
+  Parameters extends Schema.Schema.AnyNoContext,
+  Success extends Schema.Schema.AnyNoContext,
+  Failure extends FailureSchema,
+  R
+> {
+  readonly description: string
+  readonly parameters: Parameters
+  readonly success?: Success
+  readonly failure?: Failure
+  readonly handler: (
+    args: Schema.Schema.Type<Parameters>,
+    context: ToolContext
+  ) => Effect.Effect<Schema.Schema.Type<Success>, Schema.Schema.Type<Failure>, R>
+  /** Longer than this and the handler is interrupted with `ToolTimeout`. */
+  readonly timeout?: Duration.DurationInput
+  /** `true`, or a predicate on the decoded arguments: ask the `Approval` service before running. */
+  readonly needsApproval?: boolean | ((args: Schema.Schema.Type<Parameters>) => boolean)
+}
+
+/** A tool built by `make`: the erased `Tool` plus its Schemas and typed handler, for direct use in tests. */
+export interface Typed<
+  Parameters extends Schema.Schema.AnyNoContext,
+  Success extends Schema.Schema.AnyNoContext,
+  Failure extends FailureSchema,
+  R
+> extends Tool<R> {
+  readonly parameters: Parameters
+  readonly success: Success
+  readonly failure: Failure
+  readonly handler: Options<Parameters, Success, Failure, R>["handler"]
+}
+
+/** JSON Schema of a parameters Schema, normalised (throws `InvalidToolDefinition`). */
+const parametersJsonSchema = (name: string, schema: Schema.Schema.AnyNoContext): JsonObject => {
+  let raw: JsonObject
+  try {
+    raw = JSONSchema.make(schema) as unknown as JsonObject
+  } catch (error) {
+    throw new InvalidToolDefinition({
+      name,
+      reason: `its parameters Schema has no JSON Schema form: ${error instanceof Error ? error.message : String(error)}`
+    })
+  }
+  return Either.getOrThrowWith(
+    Dialect.normalise({ name, description: "", parameters: raw }),
+    (error) => new InvalidToolDefinition({ name, reason: error.reason })
+  )
+}
+
+/**
+ * Builds a typed tool. Throws `InvalidToolDefinition` for a definition that can never work (bad name, a
+ * parameters Schema that is not an object): these are programming errors, found when the module loads.
+ */
+export const make = <
+  const Name extends string,
+  Parameters extends Schema.Schema.AnyNoContext,
+  Success extends Schema.Schema.AnyNoContext = typeof Schema.Unknown,
+  Failure extends FailureSchema = typeof Schema.Never,
+  R = never
+>(
+  name: Name,
+  options: Options<Parameters, Success, Failure, R>
+): Typed<Parameters, Success, Failure, R> => {
+  Either.getOrThrow(validateName(name))
+  const parameters = parametersJsonSchema(name, options.parameters)
+  const decodeArgs = Schema.decodeUnknownEither(options.parameters, { errors: "all", onExcessProperty: "error" })
+  const success = (options.success ?? Schema.Unknown) as Success
+  const failure = (options.failure ?? Schema.Never) as Failure
+  const encodeSuccess = options.success === undefined ? undefined : Schema.encodeUnknownEither(options.success)
+  const encodeFailure = options.failure === undefined ? undefined : Schema.encodeUnknownEither(options.failure as Schema.Schema<unknown, unknown>)
+  const approval = options.needsApproval
+  const handler = options.handler
+
+  const asJson = (value: unknown): Either.Either<unknown, HandlerFailure> => {
+    const encoded = encodeSuccess === undefined ? Either.right(value) : encodeSuccess(value)
+    if (Either.isLeft(encoded)) {
+      return Either.left({ cause: { message: `the result does not match the success Schema: ${issuesText(encoded.left)}` }, defect: true })
+    }
+    return Either.mapLeft(toJson(encoded.right), (reason) => ({ cause: { message: `the result is not JSON: ${reason}` }, defect: true }))
+  }
+
+  return {
+    name,
+    description: options.description,
+    declaration: { name, description: options.description, parameters },
+    timeout: options.timeout === undefined ? Option.none() : Option.some(Duration.decode(options.timeout)),
+    parameters: options.parameters,
+    success,
+    failure,
+    handler,
+    decode: (args) => Either.mapLeft(decodeArgs(args), issuesOf),
+    needsApproval:
+      approval === undefined || approval === false
+        ? () => false
+        : approval === true
+          ? () => true
+          : (args) => approval(args as Schema.Schema.Type<Parameters>),
+    run: (args, context) =>
+      Effect.suspend(() => handler(args as Schema.Schema.Type<Parameters>, context)).pipe(
+        Effect.mapError((error): HandlerFailure => {
+          if (encodeFailure === undefined) return { cause: describeFailure(error), defect: false }
+          const encoded = encodeFailure(error)
+          return Either.isRight(encoded) && isJsonLike(encoded.right)
+            ? { cause: encoded.right, defect: false }
+            : { cause: describeFailure(error), defect: false }
+        }),
+        Effect.flatMap((value) => asJson(value))
+      )
+  }
+}
+
+const isJsonLike = (value: unknown): boolean => Either.isRight(toJson(value))
+
+const issuesText = (error: ParseResult.ParseError): string =>
+  issuesOf(error)
+    .map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`))
+    .join("; ")
+
+/** The plain-function form used by `Registry.fromFunctions`: untyped arguments, any sync or async result. */
+export interface FunctionSpec {
+  readonly description?: string
+  /** JSON Schema of the arguments (default: an object with any properties). */
+  readonly parameters?: JsonObject
+  readonly run: (args: Record<string, unknown>, context: ToolContext & { readonly signal: AbortSignal }) => unknown
+  readonly timeout?: Duration.DurationInput
+  readonly needsApproval?: boolean
+}
+
+/** Builds an untyped tool from a plain function (the GeminiEx `create_registry` convenience). */
+export const fromFunction = (name: string, spec: FunctionSpec | FunctionSpec["run"]): Either.Either<Tool, InvalidToolDefinition> => {
+  const full: FunctionSpec = typeof spec === "function" ? { run: spec } : spec
+  return Either.flatMap(validateName(name), () => {
+    const declared = full.parameters ?? { type: "object", properties: {}, additionalProperties: true }
+    const parameters = Dialect.normalise({ name, description: "", parameters: declared })
+    if (Either.isLeft(parameters)) return Either.left(new InvalidToolDefinition({ name, reason: parameters.left.reason }))
+    const needsApproval = full.needsApproval === true
+    const tool: Tool = {
+      name,
+      description: full.description ?? "",
+      declaration: { name, description: full.description ?? "", parameters: parameters.right },
+      timeout: full.timeout === undefined ? Option.none() : Option.some(Duration.decode(full.timeout)),
+      decode: (args) => Either.right(args),
+      needsApproval: () => needsApproval,
+      run: (args, context) =>
+        Effect.async<unknown, HandlerFailure>((resume, signal) => {
+          let result: unknown
+          try {
+            result = full.run(args as Record<string, unknown>, { ...context, signal })
+          } catch (error) {
+            resume(Effect.fail({ cause: describeFailure(error), defect: false }))
+            return
+          }
+          const settle = (value: unknown) =>
+            resume(Either.match(toJson(value), {
+              onLeft: (reason) => Effect.fail({ cause: { message: `the result is not JSON: ${reason}` }, defect: true }),
+              onRight: Effect.succeed
+            }))
+          if (typeof (result as PromiseLike<unknown> | null)?.then !== "function") {
+            settle(result)
+          } else {
+            ;(result as PromiseLike<unknown>).then(settle, (error: unknown) =>
+              resume(Effect.fail({ cause: describeFailure(error), defect: false }))
+            )
+          }
+        })
+    }
+    return Either.right(tool)
+  })
+}

@@ -1,0 +1,17 @@
+/**
+ * @agentfx/core — the provider-neutral domain, tools, registry, executor and agent loop.
+ *
+ * @since 0.1.0
+ */
+export * as Approval from "./Approval.js"
+export * as Dialect from "./Dialect.js"
+export * as Executor from "./Executor.js"
+export * as FunctionCall from "./FunctionCall.js"
+export * as FunctionDeclaration from "./FunctionDeclaration.js"
+export * as FunctionResponse from "./FunctionResponse.js"
+export * as Json from "./Json.js"
+export * as Registry from "./Registry.js"
+export * as Tool from "./Tool.js"
+export * as ToolError from "./ToolError.js"
+export * as Transcript from "./Transcript.js"
+export * as Turn from "./Turn.js"

@@ -1,0 +1,25 @@
+import { fileURLToPath } from "node:url"
+import { defineConfig } from "vitest/config"
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+
+// Tests run against the sources of sibling packages, so `pnpm test` needs no build first.
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@agentfx\/core$/, replacement: src("./packages/core/src/index.ts") },
+      { find: /^@agentfx\/core\/testing$/, replacement: src("./packages/core/src/testing.ts") },
+      { find: /^@agentfx\/providers$/, replacement: src("./packages/providers/src/index.ts") },
+      { find: /^@agentfx\/providers\/emulator$/, replacement: src("./packages/providers/src/emulator.ts") },
+      { find: /^@agentfx\/tools$/, replacement: src("./packages/tools/src/index.ts") },
+      { find: /^@agentfx\/cli$/, replacement: src("./packages/cli/src/index.ts") }
+    ]
+  },
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
+    passWithNoTests: false,
+    testTimeout: 30_000,
+    pool: "forks",
+    sequence: { hooks: "list" }
+  }
+})
