@@ -1,0 +1,111 @@
+/**
+ * The one error taxonomy every provider maps into. Each error knows whether retrying can help; the agent loop's
+ * retry policy reads `retryable` and `retryAfter` and nothing provider-specific.
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+const common = {
+  /** What the provider said, without secrets. */
+  message: Schema.String,
+  /** HTTP status (or WebSocket close code) when there was one. */
+  status: Schema.optional(Schema.Number)
+}
+
+/** Too many requests for now; retry after `retryAfter` when the provider said how long. */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  ...common,
+  retryAfter: Schema.optional(Schema.DurationFromMillis)
+}) {
+  get retryable(): boolean {
+    return true
+  }
+}
+
+/** A quota that will not clear soon (per-day quota, no balance, plan expired): retrying wastes requests. */
+export class QuotaExhausted extends Schema.TaggedError<QuotaExhausted>()("QuotaExhausted", common) {
+  get retryable(): boolean {
+    return false
+  }
+}
+
+/** The model is overloaded (503 and friends). */
+export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
+  ...common,
+  retryAfter: Schema.optional(Schema.DurationFromMillis)
+}) {
+  get retryable(): boolean {
+    return true
+  }
+}
+
+/** The transport failed: connection refused or dropped, a stream cut mid-way, a server error. */
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", common) {
+  get retryable(): boolean {
+    return true
+  }
+}
+
+/** The provider refused the request as malformed (400): the same request will fail again. */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", common) {
+  get retryable(): boolean {
+    return false
+  }
+}
+
+/** The API key is missing, wrong or lacks permission. */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", common) {
+  get retryable(): boolean {
+    return false
+  }
+}
+
+/** The prompt or the answer was blocked (safety, policy). */
+export class Blocked extends Schema.TaggedError<Blocked>()("Blocked", common) {
+  get retryable(): boolean {
+    return false
+  }
+}
+
+/** The model did not answer within the per-turn timeout. */
+export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeout", {
+  after: Schema.DurationFromMillis
+}) {
+  override get message(): string {
+    return `the model did not answer within ${Duration.format(this.after)}`
+  }
+  get retryable(): boolean {
+    return true
+  }
+}
+
+/** The provider's answer could not be understood (bad JSON, a malformed function call). */
+export class MalformedResponse extends Schema.TaggedError<MalformedResponse>()("MalformedResponse", common) {
+  get retryable(): boolean {
+    return true
+  }
+}
+
+export const ModelError = Schema.Union(
+  RateLimited,
+  QuotaExhausted,
+  Overloaded,
+  Unavailable,
+  InvalidRequest,
+  Unauthorized,
+  Blocked,
+  ModelTimeout,
+  MalformedResponse
+)
+export type ModelError = typeof ModelError.Type
+
+/** How long the provider asked us to wait, if it did. */
+export const retryAfter = (error: ModelError): Option.Option<Duration.Duration> =>
+  (error._tag === "RateLimited" || error._tag === "Overloaded") && error.retryAfter !== undefined
+    ? Option.some(error.retryAfter)
+    : Option.none()
+
+export const isModelError = Schema.is(ModelError)
