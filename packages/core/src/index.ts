@@ -3,7 +3,9 @@
  *
  * @since 0.1.0
  */
+export * as Agent from "./Agent.js"
 export * as Approval from "./Approval.js"
+export * as Chat from "./Chat.js"
 export * as Dialect from "./Dialect.js"
 export * as Executor from "./Executor.js"
 export * as FunctionCall from "./FunctionCall.js"
@@ -13,6 +15,8 @@ export * as Json from "./Json.js"
 export * as LanguageModel from "./LanguageModel.js"
 export * as ModelError from "./ModelError.js"
 export * as Registry from "./Registry.js"
+export * as Retry from "./Retry.js"
+export * as StopCondition from "./StopCondition.js"
 export * as Tool from "./Tool.js"
 export * as ToolError from "./ToolError.js"
 export * as Transcript from "./Transcript.js"

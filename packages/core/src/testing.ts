@@ -1,6 +1,14 @@
 /**
- * Test helpers for agents built on agentfx.
+ * Test helpers, public so users test their own agents the same way: a scripted `LanguageModel`, deterministic,
+ * that records every request it received and can check that its script was used up.
+ *
+ * @example
+ * const model = Scripted.layer([
+ *   { calls: [{ name: "get_weather", args: { city: "Oslo" } }] },
+ *   { text: "It is 7 °C in Oslo." }
+ * ])
+ * const result = yield* Agent.run({ registry, prompt: "Weather in Oslo?" }).pipe(Effect.provide(model))
  *
  * @since 0.1.0
  */
-export {}
+export * as Scripted from "./Scripted.js"

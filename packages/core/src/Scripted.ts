@@ -1,0 +1,154 @@
+/**
+ * A `LanguageModel` that plays a script: each request gets the next step (a turn, an error, after an optional
+ * delay), or the answer of a function of the request. Call ids are deterministic (`call_<request>_<index>`).
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as FunctionCall from "./FunctionCall.js"
+import type { JsonObject } from "./Json.js"
+import * as LanguageModel from "./LanguageModel.js"
+import * as ModelError from "./ModelError.js"
+import * as Turn from "./Turn.js"
+
+/** A call in a script; `id` defaults to `call_<request>_<index>`. */
+export interface ScriptCall {
+  readonly name: string
+  readonly args?: JsonObject
+  readonly id?: string
+  readonly metadata?: FunctionCall.Metadata
+}
+
+/** One answer: a model turn (text and/or calls, or exact `parts`), or an error; optionally after a delay. */
+export type Step =
+  | {
+      readonly text?: string
+      readonly reasoning?: string
+      readonly calls?: ReadonlyArray<ScriptCall>
+      /** Exact parts (overrides text, reasoning and calls). */
+      readonly parts?: ReadonlyArray<Turn.Part>
+      readonly usage?: Partial<LanguageModel.Usage>
+      readonly finishReason?: LanguageModel.FinishReason
+      readonly delay?: Duration.DurationInput
+    }
+  | { readonly error: ModelError.ModelError; readonly delay?: Duration.DurationInput }
+
+/** A step as a function of the request and its 0-based index. */
+export type Responder = (request: LanguageModel.Request, index: number) => Effect.Effect<Step>
+
+export class ScriptIncomplete extends Schema.TaggedError<ScriptIncomplete>()("ScriptIncomplete", {
+  used: Schema.Number,
+  total: Schema.Number
+}) {
+  override get message(): string {
+    return `the script has ${this.total} steps but only ${this.used} were used`
+  }
+}
+
+/** Inspects a scripted model: the requests it received, and whether its script was used up. */
+export class ScriptedModel extends Context.Tag("@agentfx/core/testing/ScriptedModel")<
+  ScriptedModel,
+  {
+    readonly requests: Effect.Effect<ReadonlyArray<LanguageModel.Request>>
+    readonly assertConsumed: Effect.Effect<void, ScriptIncomplete>
+  }
+>() {}
+
+/** The usage a step reports: what it says, else one token per started 4 characters of its text. */
+const usageOf = (step: Step & { readonly text?: string }, turn: Turn.Turn): LanguageModel.Usage => {
+  const output = "usage" in step && step.usage?.outputTokens !== undefined ? step.usage.outputTokens : Math.ceil(Turn.text(turn).length / 4)
+  const input = "usage" in step && step.usage?.inputTokens !== undefined ? step.usage.inputTokens : 1
+  return { inputTokens: input, outputTokens: output, totalTokens: input + output, ...("usage" in step ? step.usage : {}) }
+}
+
+/** Builds the model turn of a step. */
+export const turnOf = (step: Exclude<Step, { readonly error: ModelError.ModelError }>, index: number): Turn.Turn => {
+  if (step.parts !== undefined) return { role: "model", parts: step.parts }
+  const parts: Array<Turn.Part> = []
+  if (step.reasoning !== undefined) parts.push(Turn.Reasoning.make({ text: step.reasoning }))
+  if (step.text !== undefined) parts.push(Turn.Text.make({ text: step.text }))
+  ;(step.calls ?? []).forEach((call, i) =>
+    parts.push(
+      FunctionCall.make({
+        id: call.id ?? `call_${index}_${i}`,
+        name: call.name,
+        args: call.args ?? {},
+        ...(call.metadata === undefined ? {} : { metadata: call.metadata })
+      })
+    )
+  )
+  return { role: "model", parts }
+}
+
+const responseOf = (step: Step, index: number): Effect.Effect<LanguageModel.Response, ModelError.ModelError> => {
+  const answer = "error" in step ? Effect.fail(step.error) : Effect.sync(() => {
+    const turn = turnOf(step, index)
+    const finishReason = step.finishReason ?? (Turn.calls(turn).length > 0 ? "tool_calls" : "stop")
+    return { turn, finishReason, usage: usageOf(step, turn) }
+  })
+  return step.delay === undefined ? answer : Effect.zipRight(Effect.sleep(step.delay), answer)
+}
+
+/** Streams a response as a real provider would: text in word-sized deltas, each call once, then `Finish`. */
+const streamOf = (response: LanguageModel.Response): Stream.Stream<LanguageModel.StreamPart> => {
+  const parts: Array<LanguageModel.StreamPart> = []
+  for (const part of response.turn.parts) {
+    if (part._tag === "Text") for (const piece of part.text.match(/\S+\s*|\s+/g) ?? []) parts.push({ _tag: "TextDelta", text: piece })
+    else if (part._tag === "Reasoning" && part.text !== "") parts.push({ _tag: "ReasoningDelta", text: part.text })
+    else if (part._tag === "FunctionCall") parts.push({ _tag: "CallDelta", call: part })
+  }
+  parts.push({ _tag: "Finish", response })
+  return Stream.fromIterable(parts)
+}
+
+/** The scripted model's service and inspector, from a script or a responder. */
+export const make = (
+  script: ReadonlyArray<Step> | Responder,
+  options: { readonly model?: string } = {}
+): Effect.Effect<Context.Context<LanguageModel.LanguageModel | ScriptedModel>> =>
+  Effect.gen(function* () {
+    const requests = yield* Ref.make<ReadonlyArray<LanguageModel.Request>>([])
+    const next = (request: LanguageModel.Request): Effect.Effect<LanguageModel.Response, ModelError.ModelError> =>
+      Ref.modify(requests, (seen) => [seen.length, [...seen, request]]).pipe(
+        Effect.flatMap((index) => {
+          if (typeof script === "function") return Effect.flatMap(script(request, index), (step) => responseOf(step, index))
+          const step = script[index]
+          return step === undefined
+            ? Effect.fail(new ModelError.InvalidRequest({ message: `the script has no step ${index + 1} (it has ${script.length})` }))
+            : responseOf(step, index)
+        })
+      )
+    const service: LanguageModel.Service = {
+      provider: "scripted",
+      model: options.model ?? "scripted",
+      generate: next,
+      stream: (request) => Stream.unwrap(Effect.map(next(request), streamOf))
+    }
+    const inspector = {
+      requests: Ref.get(requests),
+      assertConsumed: Effect.flatMap(Ref.get(requests), (seen) =>
+        typeof script === "function" || seen.length >= script.length
+          ? Effect.void
+          : Effect.fail(new ScriptIncomplete({ used: seen.length, total: script.length }))
+      )
+    }
+    return Context.make(LanguageModel.LanguageModel, service).pipe(Context.add(ScriptedModel, inspector))
+  })
+
+/** A Layer with the scripted `LanguageModel` and its `ScriptedModel` inspector. */
+export const layer = (
+  script: ReadonlyArray<Step> | Responder,
+  options: { readonly model?: string } = {}
+): Layer.Layer<LanguageModel.LanguageModel | ScriptedModel> => Layer.effectContext(make(script, options))
+
+/** A ready-made step with one call, for brevity in scripts. */
+export const call = (name: string, args: JsonObject = {}): Step => ({ calls: [{ name, args }] })
+
+/** A ready-made final text step. */
+export const text = (value: string): Step => ({ text: value })
