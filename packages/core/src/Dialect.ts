@@ -54,12 +54,47 @@ const refName = (ref: string): string | undefined => {
   return match?.[1]?.replace(/~1/g, "/").replace(/~0/g, "~")
 }
 
-/** Inlines references; returns the recursive references it had to keep when `keepRecursive`. */
-const inline = (root: JsonObject, keepRecursive: boolean): { schema: JsonObject; kept: Set<string> } => {
+const refsIn = (node: unknown, out: Set<string>): Set<string> => {
+  if (Array.isArray(node)) for (const item of node) refsIn(item, out)
+  else if (isPlainObject(node)) {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string") {
+        const name = refName(value)
+        if (name !== undefined) out.add(name)
+      } else refsIn(value, out)
+    }
+  }
+  return out
+}
+
+/** Definitions that reach themselves through references: they cannot be inlined. */
+const recursiveDefinitions = (definitions: Record<string, unknown>): Set<string> => {
+  const edges = new Map(Object.entries(definitions).map(([name, schema]) => [name, refsIn(schema, new Set())]))
+  const recursive = new Set<string>()
+  for (const start of edges.keys()) {
+    const seen = new Set<string>()
+    const pending = [...(edges.get(start) ?? [])]
+    while (pending.length > 0) {
+      const next = pending.pop()!
+      if (next === start) {
+        recursive.add(start)
+        break
+      }
+      if (seen.has(next)) continue
+      seen.add(next)
+      pending.push(...(edges.get(next) ?? []))
+    }
+  }
+  return recursive
+}
+
+/** Inlines references; recursive ones are kept (with their `$defs`) when `keepRecursive`, else an error. */
+const inline = (root: JsonObject, keepRecursive: boolean): JsonObject => {
   const definitions = definitionsOf(root)
+  const recursive = recursiveDefinitions(definitions)
   const kept = new Set<string>()
-  const visit = (node: unknown, expanding: ReadonlyArray<string>): unknown => {
-    if (Array.isArray(node)) return node.map((item) => visit(item, expanding))
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit)
     if (!isPlainObject(node)) return node
     const ref = node.$ref
     if (typeof ref === "string") {
@@ -67,36 +102,37 @@ const inline = (root: JsonObject, keepRecursive: boolean): { schema: JsonObject;
       const target = name === undefined ? undefined : definitions[name]
       if (name === undefined || target === undefined) throw new Error(`unresolvable reference ${ref}`)
       const { $ref: _ref, ...siblings } = node
-      if (expanding.includes(name)) {
+      if (recursive.has(name)) {
         if (!keepRecursive) throw new Recursive(name)
         kept.add(name)
-        return { $ref: `#/$defs/${name}`, ...visitObject(siblings, expanding) }
+        return { $ref: `#/$defs/${name}`, ...visitObject(siblings) }
       }
-      const resolved = visit(target, [...expanding, name])
-      return isPlainObject(resolved) ? { ...resolved, ...visitObject(siblings, expanding) } : resolved
+      const resolved = visit(target)
+      return isPlainObject(resolved) ? { ...resolved, ...visitObject(siblings) } : resolved
     }
-    return visitObject(node, expanding)
+    return visitObject(node)
   }
-  const visitObject = (node: JsonObject, expanding: ReadonlyArray<string>): JsonObject => {
+  const visitObject = (node: JsonObject): JsonObject => {
     const out: Record<string, unknown> = {}
     for (const [key, value] of Object.entries(node)) {
       if (key === "$schema" || key === "$id" || key === "$defs" || key === "definitions") continue
-      out[key] = visit(value, expanding)
+      out[key] = visit(value)
     }
     return out
   }
-  const schema = visit(root, []) as JsonObject
-  if (kept.size === 0) return { schema, kept }
-  // Keep every definition reachable from a recursive one, expanded the same way.
+  const schema = visit(root) as JsonObject
+  if (kept.size === 0) return schema
+  // Every kept definition is emitted, expanded the same way; visiting one may keep more.
   const $defs: Record<string, unknown> = {}
-  const pending = [...kept]
-  while (pending.length > 0) {
-    const name = pending.pop()!
-    if (name in $defs) continue
-    $defs[name] = visit(definitions[name], [name])
-    for (const next of kept) if (!(next in $defs)) pending.push(next)
+  for (let added = true; added; ) {
+    added = false
+    for (const name of [...kept]) {
+      if (name in $defs) continue
+      $defs[name] = isPlainObject(definitions[name]) ? visitObject(definitions[name]) : definitions[name]
+      added = true
+    }
   }
-  return { schema: { ...schema, $defs }, kept }
+  return { ...schema, $defs }
 }
 
 const asObjectSchema = (schema: JsonObject): JsonObject => {
@@ -116,8 +152,7 @@ const compile = (
   const fail = (reason: string) =>
     Either.left(new DeclarationError({ name: declaration.name, dialect: dialect === "gemini" ? "Gemini" : "OpenAI", reason }))
   try {
-    const { schema } = inline(declaration.parameters, dialect === "openai")
-    const object = asObjectSchema(schema)
+    const object = asObjectSchema(inline(declaration.parameters, dialect === "openai"))
     if (object.type !== "object") return fail(`parameters must be an object schema, got ${JSON.stringify(object.type)}`)
     return Either.right(object)
   } catch (error) {

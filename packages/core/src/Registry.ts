@@ -48,7 +48,7 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
 /** `make` for module-level constants: throws `DuplicateToolName`. */
 export const unsafeMake = <const Tools extends ReadonlyArray<Tool.Any>>(
   ...tools: Tools
-): Registry<Tool.Context<Tools[number]>> => Either.getOrThrow(build(tools))
+): Registry<Tool.Context<Tools[number]>> => Either.getOrThrowWith(build(tools), (error) => error)
 
 /** The empty registry: a model given it can call nothing. */
 export const empty: Registry = { tools: new Map(), names: [], declarations: [] }
@@ -74,9 +74,10 @@ export const merge = <R1, R2>(
 
 /** Only the named tools, in the given order (names it does not have are left out). */
 export const restrict = <R>(self: Registry<R>, names: Iterable<string>): Registry<R> =>
-  Either.getOrThrow(
-    build([...names].flatMap((name) => {
+  Either.getOrThrowWith(
+    build([...new Set(names)].flatMap((name) => {
       const tool = self.tools.get(name)
       return tool === undefined ? [] : [tool]
-    }))
+    })),
+    (error) => error
   )

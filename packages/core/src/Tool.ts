@@ -150,7 +150,7 @@ export const make = <
   name: Name,
   options: Options<Parameters, Success, Failure, R>
 ): Typed<Parameters, Success, Failure, R> => {
-  Either.getOrThrow(validateName(name))
+  Either.getOrThrowWith(validateName(name), (error) => error)
   const parameters = parametersJsonSchema(name, options.parameters)
   const decodeArgs = Schema.decodeUnknownEither(options.parameters, { errors: "all", onExcessProperty: "error" })
   const success = (options.success ?? Schema.Unknown) as Success

@@ -75,6 +75,14 @@ const describe = (cause: unknown): string => {
   if (typeof cause === "object" && cause !== null && "message" in cause && typeof cause.message === "string") {
     return cause.message
   }
+  if (typeof cause === "object" && cause !== null && "_tag" in cause && typeof cause._tag === "string") {
+    const { _tag, ...fields } = cause
+    return Object.keys(fields).length === 0 ? _tag : `${_tag} ${safeStringify(fields)}`
+  }
+  return safeStringify(cause)
+}
+
+const safeStringify = (cause: unknown): string => {
   try {
     return JSON.stringify(cause) ?? String(cause)
   } catch {

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either, FastCheck as fc, Schema } from "effect"
+import { FunctionCall, FunctionResponse, Transcript, Turn } from "../src/index.js"
+
+const call = (id: string, name = "f", metadata?: Record<string, unknown>) =>
+  FunctionCall.make({ id, name, args: { x: 1 }, ...(metadata ? { metadata } : {}) })
+const response = (id: string, name = "f") => FunctionResponse.make({ id, name, response: { output: 1 }, isError: false })
+const modelCalls = (...ids: Array<string>): Turn.Turn => ({ role: "model", parts: ids.map((id) => call(id)) })
+const responses = (...ids: Array<string>): Turn.Turn => ({ role: "user", parts: ids.map((id) => response(id)) })
+
+const violation = (transcript: Transcript.Transcript) => {
+  const result = Transcript.validate(transcript)
+  return Either.isLeft(result) ? result.left.message : "valid"
+}
+
+describe("Transcript.validate", () => {
+  it("accepts a conversation with parallel calls answered in order", () => {
+    expect(violation([Turn.user("hi"), modelCalls("a", "b"), responses("a", "b"), Turn.model("done")])).toBe("valid")
+    expect(violation([])).toBe("valid")
+  })
+
+  it.each([
+    ["fewer responses than calls", [Turn.user("hi"), modelCalls("a", "b"), responses("a")], "transcript turn 2: 2 calls answered by 1 responses"],
+    ["responses in another order", [Turn.user("hi"), modelCalls("a", "b"), responses("b", "a")], 'transcript turn 2: response 0 answers id "b", expected "a"'],
+    ["a call left unanswered", [Turn.user("hi"), modelCalls("a")], "transcript turn 1: 1 calls are unanswered"],
+    ["text between a call and its response", [Turn.user("hi"), modelCalls("a"), Turn.user("hm"), responses("a")], "transcript turn 2: a function call turn is not followed by its response turn"],
+    ["responses without a call turn", [Turn.user("hi"), responses("a")], "transcript turn 1: function responses do not follow a function call turn"],
+    ["a call turn first", [modelCalls("a"), responses("a")], "transcript turn 0: a function call turn must follow a user turn or a response turn"],
+    ["a reused call id", [Turn.user("hi"), modelCalls("a"), responses("a"), modelCalls("a"), responses("a")], 'transcript turn 3: call id "a" is not unique'],
+    ["a call in a user turn", [{ role: "user", parts: [call("a")] }], "transcript turn 0: a user turn holds a function call"],
+    ["a response in a model turn", [Turn.user("hi"), { role: "model", parts: [response("a")] }], "transcript turn 1: a model turn holds a function response"],
+    ["text mixed into a response turn", [Turn.user("hi"), modelCalls("a"), { role: "user", parts: [response("a"), Turn.Text.make({ text: "x" })] }], "transcript turn 2: a response turn holds parts other than function responses"]
+  ] as const)("refuses %s", (_, transcript, message) => {
+    expect(violation(transcript as unknown as Transcript.Transcript)).toBe(message)
+  })
+})
+
+const partArb: fc.Arbitrary<Turn.Part> = fc.oneof(
+  fc.string().map((text) => Turn.Text.make({ text })),
+  fc.record({ text: fc.string(), sig: fc.base64String() }).map(({ text, sig }) => Turn.Text.make({ text, metadata: { thoughtSignature: sig } })),
+  fc.string().map((text) => Turn.Reasoning.make({ text })),
+  fc.record({ id: fc.string({ minLength: 1 }), name: fc.string(), args: fc.dictionary(fc.string(), fc.jsonValue()) }).map((c) => FunctionCall.make(c)),
+  fc.record({ id: fc.string({ minLength: 1 }), name: fc.string(), response: fc.dictionary(fc.string(), fc.jsonValue()), isError: fc.boolean() }).map((r) => FunctionResponse.make(r)),
+  fc.jsonValue().map((data) => Turn.Opaque.make({ provider: "gemini", data }))
+)
+
+describe("neutral schemas", () => {
+  it.prop("any transcript round-trips through its JSON encoding", [fc.array(fc.record({ role: fc.constantFrom("user" as const, "model" as const), parts: fc.array(partArb, { maxLength: 4 }) }), { maxLength: 6 })], ([transcript]) => {
+    const codec = Schema.parseJson(Transcript.Transcript)
+    const decoded = Schema.decodeUnknownSync(codec)(Schema.encodeSync(codec)(transcript))
+    expect(decoded).toEqual(transcript)
+  })
+
+  it("a call without an id, or with non-object args, does not decode", () => {
+    expect(Either.isLeft(Schema.decodeUnknownEither(FunctionCall.FunctionCall)({ _tag: "FunctionCall", id: "", name: "f", args: {} }))).toBe(true)
+    expect(Either.isLeft(Schema.decodeUnknownEither(FunctionCall.FunctionCall)({ _tag: "FunctionCall", id: "a", name: "f", args: [] }))).toBe(true)
+    expect(Either.isLeft(Schema.decodeUnknownEither(FunctionResponse.FunctionResponse)({ _tag: "FunctionResponse", id: "a", name: "f", response: "text", isError: false }))).toBe(true)
+  })
+
+  it("isPrefixOf compares turns by identity", () => {
+    const a = Turn.user("a")
+    const b = Turn.model("b")
+    expect(Transcript.isPrefixOf([a], [a, b])).toBe(true)
+    expect(Transcript.isPrefixOf([Turn.user("a")], [a, b])).toBe(false)
+    expect(Transcript.isPrefixOf([a, b, a], [a, b])).toBe(false)
+  })
+})
