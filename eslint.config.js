@@ -14,7 +14,7 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/no-namespace": "off",
       "@typescript-eslint/no-empty-object-type": "off",
-      "no-console": ["error", { allow: [] }]
+      "no-console": "error"
     }
   },
   {

@@ -29,9 +29,11 @@ export const policy = (options: PolicyOptions = {}): Policy => {
     Schedule.modifyDelay((_, delay) => Duration.min(delay, cap)),
     Schedule.intersect(Schedule.recurs(options.maxRetries ?? 3)),
     Schedule.intersect(Schedule.identity<ModelError>()),
-    Schedule.modifyDelay(([, error], delay) =>
-      Option.match(retryAfter(error), { onNone: () => delay, onSome: (after) => Duration.max(delay, after) })
-    )
+    Schedule.modifyDelay(([, error], delay) => {
+      const wait = Option.match(retryAfter(error), { onNone: () => delay, onSome: (after) => Duration.max(delay, after) })
+      // Jitter yields fractional milliseconds, which clocks that count whole milliseconds (TestClock) refuse.
+      return Duration.millis(Math.ceil(Duration.toMillis(wait)))
+    })
   )
 }
 

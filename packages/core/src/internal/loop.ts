@@ -1,7 +1,9 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
+import * as Take from "effect/Take"
 import type { AgentEvent } from "../AgentEvent.js"
 import type { AgentResult, CallRecord, StopReason } from "../AgentResult.js"
 import * as Executor from "../Executor.js"
@@ -209,21 +211,28 @@ export const loop = <R>(
     }
   })
 
-/** The loop as a stream of its events, ending with `Done`; closing the stream interrupts the run. */
+/**
+ * The loop as a stream of its events, ending with `Done`; closing the stream interrupts the run. Events pass
+ * through a bounded queue (back-pressure without promise-based emitters, which do not interrupt cleanly from
+ * the executor's child fibers).
+ */
 export const loopStream = <R>(
   options: LoopOptions<R>,
   hooks: Omit<Hooks, "emit"> = {}
 ): Stream.Stream<AgentEvent, LoopError, LanguageModel.LanguageModel | R> =>
-  Stream.asyncScoped<AgentEvent, LoopError, LanguageModel.LanguageModel | R>((emit) =>
-    loop({ ...options, streaming: options.streaming ?? true }, {
-      ...hooks,
-      emit: (event) => Effect.promise(() => emit.single(event))
-    }).pipe(
-      Effect.matchCauseEffect({
-        onSuccess: (result) =>
-          Effect.promise(() => emit.single({ _tag: "Done", result })).pipe(Effect.zipRight(Effect.promise(() => emit.end()))),
-        onFailure: (cause) => Effect.promise(() => emit.halt(cause))
-      }),
-      Effect.forkScoped
-    )
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const queue = yield* Effect.acquireRelease(Queue.bounded<Take.Take<AgentEvent, LoopError>>(64), Queue.shutdown)
+      yield* loop({ ...options, streaming: options.streaming ?? true }, {
+        ...hooks,
+        emit: (event) => Queue.offer(queue, Take.of(event))
+      }).pipe(
+        Effect.matchCauseEffect({
+          onSuccess: (result) => Queue.offerAll(queue, [Take.of<AgentEvent>({ _tag: "Done", result }), Take.end]),
+          onFailure: (cause) => Queue.offer(queue, Take.failCause(cause))
+        }),
+        Effect.forkScoped
+      )
+      return Stream.flattenTake(Stream.fromQueue(queue))
+    })
   )

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Exit, Fiber, Schema, TestClock } from "effect"
+import { Chat, ModelError, Registry, Retry, Tool, Transcript, Turn } from "../src/index.js"
+import { Scripted } from "../src/testing.js"
+import { add, registry } from "./fixtures.js"
+
+describe("Chat", () => {
+  it.effect("successive messages share one transcript", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry, system: "s" })
+      const first = yield* chat.send("2+2?")
+      const second = yield* chat.send("and 3+3?")
+      expect([first.text, second.text]).toEqual(["4", "6"])
+      const transcript = yield* chat.transcript
+      expect(transcript.map((t) => t.role)).toEqual(["user", "model", "user", "model", "user", "model", "user", "model"])
+      const requests = yield* (yield* Scripted.ScriptedModel).requests
+      expect(requests[2]!.transcript.slice(0, 4)).toEqual(transcript.slice(0, 4))
+    }).pipe(
+      Effect.provide(Scripted.layer([Scripted.call("add", { a: 2, b: 2 }), Scripted.text("4"), Scripted.call("add", { a: 3, b: 3 }), Scripted.text("6")]))
+    ))
+
+  it.effect("export and import continue exactly where the session stopped, even at maxTurns", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry, system: "keep going", maxTurns: 1 })
+      const stopped = yield* chat.send("add things")
+      expect(stopped.stopReason).toEqual({ _tag: "MaxTurns", maxTurns: 1 })
+      const saved = yield* chat.export
+      const restored = yield* Chat.fromJson(saved, { registry, maxTurns: 5 })
+      expect(yield* restored.transcript).toEqual(yield* chat.transcript)
+      const resumed = yield* restored.resume
+      expect(resumed.text).toBe("all added")
+      const requests = yield* (yield* Scripted.ScriptedModel).requests
+      expect(requests[1]!.system).toBe("keep going")
+      expect(requests[1]!.transcript).toEqual(yield* chat.transcript)
+    }).pipe(Effect.provide(Scripted.layer([Scripted.call("add", { a: 1, b: 1 }), Scripted.text("all added")]))))
+
+  it.effect("a corrupt or invalid saved session is a typed error", () =>
+    Effect.gen(function* () {
+      const notJson = yield* Effect.flip(Chat.fromJson("{oops", { registry }))
+      expect(notJson._tag).toBe("SessionDecodeError")
+      const broken = JSON.stringify({
+        version: 1,
+        transcript: [Turn.user("hi"), { role: "model", parts: [{ _tag: "FunctionCall", id: "a", name: "add", args: {} }] }]
+      })
+      const invalid = yield* Effect.flip(Chat.fromJson(broken, { registry }))
+      expect(invalid).toMatchObject({ _tag: "TranscriptViolation", reason: "1 calls are unanswered" })
+    }))
+
+  it.effect("system instruction and tools can change between messages", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry: Registry.unsafeMake(add), system: "first" })
+      yield* chat.send("one")
+      const echo = Tool.make("echo", { description: "", parameters: Schema.Struct({ s: Schema.String }), handler: ({ s }) => Effect.succeed(s) })
+      yield* chat.update({ system: "second", registry: Registry.unsafeMake(echo) })
+      yield* chat.send("two")
+      const requests = yield* (yield* Scripted.ScriptedModel).requests
+      expect(requests.map((r) => [r.system, r.declarations.map((d) => d.name)])).toEqual([
+        ["first", ["add"]],
+        ["second", ["echo"]]
+      ])
+    }).pipe(Effect.provide(Scripted.layer([Scripted.text("a"), Scripted.text("b")]))))
+
+  it.effect("a message that fails keeps every answered turn; the session goes on", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry, retry: Retry.never })
+      const error = yield* Effect.flip(chat.send("go"))
+      expect(error._tag).toBe("Overloaded")
+      const kept = yield* chat.transcript
+      expect(kept.map((t) => t.role)).toEqual(["user", "model", "user"])
+      expect(Either.isRight(Transcript.validate(kept))).toBe(true)
+      const next = yield* chat.resume
+      expect(next.text).toBe("recovered")
+    }).pipe(
+      Effect.provide(Scripted.layer([Scripted.call("add", { a: 1, b: 2 }), { error: new ModelError.Overloaded({ message: "busy", status: 503 }) }, Scripted.text("recovered")]))
+    ))
+
+  it.effect("an interrupted message (Ctrl-C) keeps the session usable", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry })
+      const fiber = yield* Effect.fork(chat.send("slow one"))
+      yield* TestClock.adjust("10 millis")
+      const exit = yield* Fiber.interrupt(fiber)
+      expect(Exit.isInterrupted(exit)).toBe(true)
+      expect((yield* chat.transcript).map((t) => t.role)).toEqual(["user"])
+      const next = yield* chat.send("again")
+      expect(next.text).toBe("fast")
+    }).pipe(Effect.provide(Scripted.layer([{ text: "never", delay: "1 hour" }, Scripted.text("fast")]))))
+
+  it.effect("setHistory validates what it is given", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry })
+      const error = yield* Effect.flip(chat.setHistory([{ role: "user", parts: [{ _tag: "FunctionResponse", id: "x", name: "f", response: {}, isError: false }] }]))
+      expect(error._tag).toBe("TranscriptViolation")
+      yield* chat.setHistory([Turn.user("hello"), Turn.model("hi")])
+      expect(yield* chat.transcript).toHaveLength(2)
+    }))
+})
