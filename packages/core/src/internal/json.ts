@@ -75,8 +75,17 @@ export const checkArguments = (
 }
 
 /** ParseError → one issue per failing path, readable by a person and by a model. */
-export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<ArgumentIssue> =>
-  ArrayFormatter.formatErrorSync(error).map((issue) => ({ path: formatPath(issue.path), message: issue.message }))
+export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<ArgumentIssue> => {
+  // A union reports one issue per member at the same path; one line per path reads better.
+  const byPath = new Map<string, Array<string>>()
+  for (const issue of ArrayFormatter.formatErrorSync(error)) {
+    const path = formatPath(issue.path)
+    const messages = byPath.get(path)
+    if (messages === undefined) byPath.set(path, [issue.message])
+    else if (!messages.includes(issue.message)) messages.push(issue.message)
+  }
+  return [...byPath].map(([path, messages]) => ({ path, message: messages.join(", or ") }))
+}
 
 const isJsonTree = (value: unknown): boolean => {
   const stack: Array<unknown> = [value]
