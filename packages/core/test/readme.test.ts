@@ -1,0 +1,22 @@
+// The README's example, kept compiling and true.
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { Agent, Registry, Tool } from "../src/index.js"
+import { Scripted } from "../src/testing.js"
+
+const getWeather = Tool.make("get_weather", {
+  description: "Current temperature of a city in °C",
+  parameters: Schema.Struct({ city: Schema.String }),
+  success: Schema.Struct({ celsius: Schema.Number }),
+  handler: ({ city }) => Effect.succeed({ celsius: city === "Oslo" ? 7 : 20 })
+})
+
+describe("README example", () => {
+  it.effect("runs as written", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry.make(getWeather)
+      const result = yield* Agent.run({ registry, system: "Be brief.", prompt: "Weather in Oslo?" })
+      expect(result.text).toBe("7 °C in Oslo.")
+      expect(result.calls[0]?.response.response).toEqual({ celsius: 7 })
+    }).pipe(Effect.provide(Scripted.layer([{ calls: [{ name: "get_weather", args: { city: "Oslo" } }] }, { text: "7 °C in Oslo." }]))))
+})
