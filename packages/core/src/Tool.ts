@@ -23,6 +23,7 @@ import * as Dialect from "./Dialect.js"
 import type { FunctionDeclaration } from "./FunctionDeclaration.js"
 import { describeFailure, issuesOf, toJson } from "./internal/json.js"
 import type { JsonObject } from "./Json.js"
+import { isPlainObject } from "./Json.js"
 import type { ArgumentIssue } from "./ToolError.js"
 
 /** A tool definition that cannot work (bad name, parameters that are not an object schema, ...). */
@@ -189,9 +190,14 @@ export const make = <
         Effect.mapError((error): HandlerFailure => {
           if (encodeFailure === undefined) return { cause: describeFailure(error), defect: false }
           const encoded = encodeFailure(error)
-          return Either.isRight(encoded) && isJsonLike(encoded.right)
-            ? { cause: encoded.right, defect: false }
-            : { cause: describeFailure(error), defect: false }
+          if (Either.isLeft(encoded) || !isJsonLike(encoded.right)) return { cause: describeFailure(error), defect: false }
+          // A typed error's own `message` getter is absent from its encoding: keep it for the model. (The
+          // default message of a TaggedError only repeats its fields, so it is left out.)
+          const message = error instanceof Error && ownMessage(error) ? error.message : undefined
+          return {
+            cause: message !== undefined && isPlainObject(encoded.right) && !("message" in encoded.right) ? { ...encoded.right, message } : encoded.right,
+            defect: false
+          }
         }),
         Effect.flatMap((value) => asJson(value))
       )
@@ -199,6 +205,9 @@ export const make = <
 }
 
 const isJsonLike = (value: unknown): boolean => Either.isRight(toJson(value))
+
+const ownMessage = (error: Error): boolean =>
+  error.message !== "" && Object.getOwnPropertyDescriptor(Object.getPrototypeOf(error), "message") !== undefined
 
 const issuesText = (error: ParseResult.ParseError): string =>
   issuesOf(error)

@@ -329,3 +329,29 @@ describe("Registry", () => {
       expect(error).toMatchObject({ _tag: "InvalidToolDefinition", name: "bad name" })
     }))
 })
+
+describe("typed failures keep their message", () => {
+  class Refused extends Schema.TaggedError<Refused>()("Refused", { path: Schema.String }) {
+    override get message() {
+      return `the path ${this.path} leaves the root`
+    }
+  }
+  it.effect("the encoded failure carries the error's message for the model", () =>
+    Effect.gen(function* () {
+      const read = Tool.make("read", {
+        description: "",
+        parameters: Schema.Struct({ path: Schema.String }),
+        failure: Refused,
+        handler: ({ path }) => Effect.fail(new Refused({ path }))
+      })
+      const result = yield* Executor.executeAll(Registry.unsafeMake(read), [call("read", { path: "../x" })])
+      const [response] = Either.getOrThrow(Executor.buildResponses([call("read", { path: "../x" })], result))
+      expect(response!.response).toEqual({
+        error: {
+          type: "ExecutionFailed",
+          message: '"read" failed: the path ../x leaves the root',
+          details: { _tag: "Refused", path: "../x", message: "the path ../x leaves the root" }
+        }
+      })
+    }))
+})

@@ -1,0 +1,133 @@
+/**
+ * The dispatcher of one scenario: it exposes only the scenario's functions (a call to anything else is an
+ * `UnknownFunction` error the model is told about) and logs every dispatched call with its arguments, result
+ * and duration — to its own call log (`calls`) and to Effect's logger at debug level.
+ *
+ * @example
+ * const dispatcher = yield* Dispatcher.make(scenario)
+ * const result = yield* dispatcher.run({ prompt: email })       // the agent loop, with the scenario's instructions
+ * const log = yield* dispatcher.calls                            // every call, even if the run failed midway
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import type { FunctionCall, Json, LanguageModel, Registry, ToolError, Turn } from "@agentfx/core"
+import { Agent, Executor } from "@agentfx/core"
+import type * as Scenario from "./Scenario.js"
+
+/** One dispatched call, as logged. */
+export interface DispatchedCall {
+  readonly id: string
+  readonly name: string
+  readonly args: Json.JsonObject
+  readonly result: Either.Either<unknown, ToolError.ToolError>
+  /** Exactly what the model was sent for this call. */
+  readonly response: Json.JsonObject
+  readonly isError: boolean
+  readonly duration: Duration.Duration
+  /** The model turn (1-based) that asked for it, when it came from a run. */
+  readonly turn?: number | undefined
+}
+
+/** The options of `run`: those of `Agent.run`, less the registry (always the scenario's). */
+export interface RunOptions<R> extends Omit<Agent.Options<R>, "registry" | "system" | "prompt"> {
+  readonly prompt?: string | Turn.Turn | undefined
+  /** Overrides the scenario's instructions as the system prompt. */
+  readonly system?: string | undefined
+}
+
+/** A scenario's dispatcher: its registry, its call log, and ways to dispatch through it. */
+export interface Dispatcher<R> {
+  readonly scenario: Scenario.Scenario<R>
+  /** Only the scenario's functions, declared as the scenario declares them. */
+  readonly registry: Registry.Registry<R>
+  /** The calls dispatched so far, in completion order. */
+  readonly calls: Effect.Effect<ReadonlyArray<DispatchedCall>>
+  /** Dispatches one call (outside a run, e.g. for a Live session). */
+  readonly execute: (call: FunctionCall.FunctionCall, options?: Executor.Options) => Effect.Effect<Executor.CallResult, never, R>
+  /** Dispatches a batch; results in call order. */
+  readonly executeAll: (
+    calls: ReadonlyArray<FunctionCall.FunctionCall>,
+    options?: Omit<Executor.BatchOptions, "onStart" | "onFinish">
+  ) => Effect.Effect<ReadonlyArray<Executor.CallResult>, never, R>
+  /** Runs the agent loop with the scenario's instructions and functions, logging each call as it finishes. */
+  readonly run: (options: RunOptions<R>) => Effect.Effect<Agent.AgentResult, Agent.AgentError, LanguageModel.LanguageModel | R>
+}
+
+/** A dispatcher for a (resolved) scenario, with an empty call log. */
+export const make = <R>(scenario: Scenario.Scenario<R>): Effect.Effect<Dispatcher<R>> =>
+  Effect.map(Ref.make<ReadonlyArray<DispatchedCall>>([]), (log) => {
+    const registry = scenario.registry
+
+    const record = (entry: DispatchedCall): Effect.Effect<void> =>
+      Ref.update(log, (calls) => [...calls, entry]).pipe(
+        Effect.zipRight(
+          Effect.logDebug(`dispatched ${entry.name}`).pipe(
+            Effect.annotateLogs({
+              scenario: scenario.name,
+              callId: entry.id,
+              function: entry.name,
+              args: entry.args,
+              ...(Either.isRight(entry.result) ? { result: entry.result.right } : { error: entry.response.error }),
+              durationMs: Duration.toMillis(entry.duration)
+            })
+          )
+        )
+      )
+
+    const entryOf = (call: FunctionCall.FunctionCall, result: Executor.CallResult, duration: Duration.Duration, turn?: number): DispatchedCall => {
+      const response = Executor.responseFor(call, result)
+      return { id: call.id, name: call.name, args: call.args, result, response: response.response, isError: response.isError, duration, turn }
+    }
+
+    const executeAll: Dispatcher<R>["executeAll"] = (calls, options = {}) =>
+      Executor.executeAll(registry, calls, {
+        ...options,
+        onFinish: (call, result, duration) => record(entryOf(call, result, duration))
+      })
+
+    const run: Dispatcher<R>["run"] = (options) =>
+      Effect.gen(function* () {
+        const done = yield* Ref.make<Agent.AgentResult | undefined>(undefined)
+        yield* Agent.stream({
+          ...options,
+          // `run` semantics: the model's `generate`, unless the caller asks for streaming.
+          streaming: options.streaming ?? false,
+          registry,
+          system: options.system ?? scenario.instructions
+        }).pipe(
+          Stream.runForEach((event) => {
+            if (event._tag === "CallFinished") {
+              const { record: call } = event
+              return record({
+                id: call.id,
+                name: call.name,
+                args: call.args,
+                result: call.result,
+                response: call.response.response,
+                isError: call.response.isError,
+                duration: call.duration,
+                turn: call.turn
+              })
+            }
+            return event._tag === "Done" ? Ref.set(done, event.result) : Effect.void
+          })
+        )
+        const result = yield* Ref.get(done)
+        // Agent.stream always ends with Done when it succeeds.
+        return result ?? (yield* Effect.dieMessage("the agent stream ended without a result"))
+      })
+
+    return {
+      scenario,
+      registry,
+      calls: Ref.get(log),
+      execute: (call, options) => Effect.map(executeAll([call], { ...options, concurrency: 1 }), (results) => results[0]!),
+      executeAll,
+      run
+    }
+  })

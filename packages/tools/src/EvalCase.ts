@@ -1,0 +1,199 @@
+/**
+ * Eval case files (YAML). A file holds one case (a mapping), a list of cases, or several `---` documents.
+ *
+ * ```yaml
+ * id: valid-warranty-two-serials
+ * description: The customer gives two serial numbers
+ * input: |
+ *   From: ada@example.com
+ *   Subject: Broken kettles
+ *   ...
+ * scenario: valid-warranty                     # the scenario the input should be handled as
+ * mock_function_responses:                     # per function: one outcome, or a list tried in order
+ *   check_warranty:
+ *     - when: { serial_number: SN-1 }          # optional: matches when the arguments contain these
+ *       response: { valid: true, expires: 2026-01-01 }
+ *     - response: { valid: false }             # no `when`: the fallback
+ *   create_ticket:
+ *     response: { ticket_id: T-100 }
+ *   send_email:
+ *     error: mail server unavailable           # a string, or an object with a `message`
+ * expected_function_calls:                     # every call, in order
+ *   - function_name: check_warranty
+ *     arguments: { serial_number: SN-1 }       # exact
+ *   - function_name: create_ticket
+ *     arguments_contain: { serial_number: SN-1 }   # partial
+ *     result_contains: { ticket_id: T-100 }        # partial, on the response the model got
+ *   - function_name: send_email
+ *     body_contains: [T-100, warranty]         # phrases of the `body` argument, case-insensitive
+ * ```
+ *
+ * Unknown fields are errors (a typo must not silently weaken a case), except top-level keys starting with
+ * `x-`, kept in `extensions` for tools that store their own data with a case (e.g. a recorded cassette).
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as NodePath from "node:path"
+import { Json } from "@agentfx/core"
+import * as YamlSource from "./internal/yamlSource.js"
+
+/** A case file cannot be read, is not valid YAML, or a field is invalid. */
+export class EvalCaseError extends Schema.TaggedError<EvalCaseError>()("EvalCaseError", {
+  file: Schema.String,
+  line: Schema.optional(Schema.Number),
+  field: Schema.optional(Schema.String),
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `${this.line === undefined ? this.file : `${this.file}:${this.line}`}: ${this.field === undefined ? "" : `${this.field}: `}${this.reason}`
+  }
+}
+
+/** Two cases share an id. */
+export class DuplicateCaseId extends Schema.TaggedError<DuplicateCaseId>()("DuplicateCaseId", {
+  id: Schema.String,
+  files: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `the case id "${this.id}" is used twice: ${this.files.join(" and ")}`
+  }
+}
+
+/** One mock outcome: a `response` to return or an `error` to raise, for arguments containing `when`. */
+export const MockResponse = Schema.Struct({
+  when: Schema.optional(Json.JsonObject),
+  response: Schema.optionalWith(Schema.Unknown, { exact: true }),
+  error: Schema.optional(Schema.Union(Schema.String, Json.JsonObject))
+}).pipe(
+  Schema.filter((entry) => {
+    const responds = Object.hasOwn(entry, "response")
+    if (responds && entry.error !== undefined) return "give either `response` or `error`, not both"
+    return responds || entry.error !== undefined || "give a `response` to return or an `error` to raise"
+  })
+)
+export type MockResponse = typeof MockResponse.Type
+
+const isList = (value: MockResponse | readonly [MockResponse, ...Array<MockResponse>]): value is readonly [MockResponse, ...Array<MockResponse>] =>
+  Array.isArray(value)
+
+/** Per function, a single outcome or a list; always a list once decoded. */
+const MockResponses = Schema.transform(
+  Schema.Union(MockResponse, Schema.NonEmptyArray(MockResponse)),
+  Schema.NonEmptyArray(Schema.typeSchema(MockResponse)),
+  {
+    strict: true,
+    decode: (value): readonly [MockResponse, ...Array<MockResponse>] => (isList(value) ? value : [value]),
+    encode: (list) => list
+  }
+)
+
+const Phrases = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(Schema.String), {
+  strict: true,
+  decode: (value) => (typeof value === "string" ? [value] : value),
+  encode: (list) => list
+})
+
+/** One expected call. */
+export const ExpectedCall = Schema.Struct({
+  function_name: Schema.NonEmptyString,
+  arguments: Schema.optional(Json.JsonObject),
+  arguments_contain: Schema.optional(Json.JsonObject),
+  result_contains: Schema.optional(Json.JsonObject),
+  body_contains: Schema.optional(Phrases)
+})
+export type ExpectedCall = typeof ExpectedCall.Type
+
+/** A case as written in its file (`mock_function_responses` and `body_contains` normalised to lists). */
+export const CaseFields = Schema.Struct({
+  id: Schema.NonEmptyString,
+  description: Schema.optionalWith(Schema.String, { default: () => "" }),
+  input: Schema.String,
+  scenario: Schema.NonEmptyString,
+  mock_function_responses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: MockResponses }), { default: () => ({}) }),
+  expected_function_calls: Schema.Array(ExpectedCall)
+})
+
+/** An eval case, with where it came from. */
+export interface EvalCase extends Schema.Schema.Type<typeof CaseFields> {
+  /** The file it was read from (`<inline>` for cases built in code). */
+  readonly file: string
+  readonly line?: number | undefined
+  /** Top-level `x-` keys of the case, untouched. */
+  readonly extensions: Readonly<Record<string, unknown>>
+}
+
+const fromSource = (source: YamlSource.Source, path: ReadonlyArray<number>, file: string): Either.Either<EvalCase, EvalCaseError> => {
+  const value = path.reduce<unknown>((node, index) => (Array.isArray(node) ? node[index] : undefined), source.value)
+  const line = source.lineOf(path)
+  const fail = (problem: YamlSource.Problem) =>
+    new EvalCaseError({
+      file,
+      reason: problem.reason,
+      ...(problem.line === undefined ? {} : { line: problem.line }),
+      ...(problem.field === undefined ? {} : { field: problem.field })
+    })
+  if (!Json.isPlainObject(value)) {
+    return Either.left(fail({ line, reason: "a case must be a YAML mapping with id, input, scenario and expected_function_calls" }))
+  }
+  const extensions: Record<string, unknown> = {}
+  const fields: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value)) (key.startsWith("x-") ? extensions : fields)[key] = field
+  const scoped: YamlSource.Source = { value: fields, lineOf: (inner) => source.lineOf([...path, ...inner]) }
+  return Either.map(Either.mapLeft(YamlSource.decode(CaseFields, scoped), fail), (decoded) => ({ ...decoded, file, line, extensions }))
+}
+
+/** Parses a case file's text: one case, a list of cases, or several documents. */
+export const parse = (text: string, file: string): Either.Either<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId> =>
+  Either.gen(function* () {
+    const sources = yield* Either.mapLeft(YamlSource.parseAll(text), (problem) =>
+      new EvalCaseError({ file, reason: problem.reason, ...(problem.line === undefined ? {} : { line: problem.line }) })
+    )
+    const cases: Array<EvalCase> = []
+    for (const source of sources) {
+      const paths = Array.isArray(source.value) ? source.value.map((_, i) => [i]) : [[]]
+      for (const path of paths) cases.push(yield* fromSource(source, path, file))
+    }
+    if (cases.length === 0) return yield* Either.left(new EvalCaseError({ file, reason: "the file holds no case" }))
+    return yield* checkUnique(cases)
+  })
+
+/** A case built in code (generated suites, benchmarks), checked like a file's. */
+export const make = (fields: Schema.Schema.Encoded<typeof CaseFields>, file = "<inline>"): Either.Either<EvalCase, EvalCaseError> =>
+  fromSource({ value: fields, lineOf: () => undefined }, [], file)
+
+const checkUnique = (cases: ReadonlyArray<EvalCase>): Either.Either<ReadonlyArray<EvalCase>, DuplicateCaseId> => {
+  const seen = new Map<string, EvalCase>()
+  for (const evalCase of cases) {
+    const twin = seen.get(evalCase.id)
+    const at = (c: EvalCase) => (c.line === undefined ? c.file : `${c.file}:${c.line}`)
+    if (twin !== undefined) return Either.left(new DuplicateCaseId({ id: evalCase.id, files: [at(twin), at(evalCase)] }))
+    seen.set(evalCase.id, evalCase)
+  }
+  return Either.right(cases)
+}
+
+/** Reads and parses one case file. */
+export const load = (file: string): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* Effect.mapError(fs.readFileString(file), (error) => new EvalCaseError({ file, reason: `cannot be read: ${error.message}` }))
+    return yield* parse(text, file)
+  }).pipe(Effect.withSpan("EvalCase.load", { attributes: { file } }))
+
+/** Every `*.yaml` / `*.yml` file under `directory` (recursively, sorted by path); case ids must be unique. */
+export const loadDirectory = (directory: string): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const names = yield* Effect.mapError(
+      fs.readDirectory(directory, { recursive: true }),
+      (error) => new EvalCaseError({ file: directory, reason: `the case directory cannot be read: ${error.message}` })
+    )
+    const files = names.filter((name) => /\.ya?ml$/i.test(name)).map((name) => NodePath.join(directory, name)).sort()
+    const cases: Array<EvalCase> = []
+    for (const file of files) cases.push(...(yield* load(file)))
+    return yield* checkUnique(cases)
+  })

@@ -1,0 +1,217 @@
+/**
+ * Runs eval cases through the agent loop and validates what it did. Each case is isolated: its own mocks, its
+ * own dispatcher (call log) and transcript, and its own model — `model` is a Layer, or a function from the case
+ * to a Layer (a per-case cassette replayed through an emulator), built afresh for every case. Cases run with
+ * bounded concurrency; each is timed and has a timeout; a case that cannot finish is an `error`, never a crash.
+ *
+ * Per case: choose the scenario (the case's own, or `detectScenario`), replace the handlers of the functions the
+ * case mocks (arguments are still checked by the implementation's Schema), run the agent with the scenario's
+ * instructions as system prompt and the case's input as prompt, then validate the calls.
+ *
+ * @example
+ * const report = yield* EvalRunner.run(cases, {
+ *   scenarios,                                    // Scenario.loadDirectory(...)
+ *   model: (evalCase) => cassetteModel(evalCase), // or one Layer for every case
+ *   concurrency: 8
+ * })
+ * process.exitCode = EvalReport.exitCode(report)
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Cause from "effect/Cause"
+import type * as Layer from "effect/Layer"
+import type { LanguageModel, Turn } from "@agentfx/core"
+import { Json, Registry } from "@agentfx/core"
+import type { Agent } from "@agentfx/core"
+import type { Tool } from "@agentfx/core"
+import * as Dispatcher from "./Dispatcher.js"
+import type { EvalCase, MockResponse } from "./EvalCase.js"
+import * as EvalReport from "./EvalReport.js"
+import type { ObservedCall } from "./EvalValidator.js"
+import * as EvalValidator from "./EvalValidator.js"
+import { contains, show } from "./internal/jsonValue.js"
+import * as Scenario from "./Scenario.js"
+
+/** How to run a suite: `R` is what the scenarios' tools need, `RM` the model layers, `RD` `detectScenario`. */
+export interface Options<R, RM, RD> {
+  /** The scenarios cases may use (resolved against implementations; see `Scenario.loadDirectory`). */
+  readonly scenarios: Iterable<Scenario.Scenario<R>>
+  /** The model: one Layer for all cases, or a Layer per case. It is built afresh for every case. */
+  readonly model: Layer.Layer<LanguageModel.LanguageModel, unknown, RM> | ((evalCase: EvalCase) => Layer.Layer<LanguageModel.LanguageModel, unknown, RM>)
+  /** The report's name (default "eval"). */
+  readonly suite?: string
+  /** Cases running at once (default 4). */
+  readonly concurrency?: number
+  /** Pass-rate threshold (default 0.99). */
+  readonly threshold?: number
+  /** Per case, for the whole agent run (default 2 minutes). */
+  readonly timeout?: Duration.DurationInput
+  /** Chooses the scenario from the case (e.g. classify the e-mail); default: the case's `scenario`. */
+  readonly detectScenario?: (evalCase: EvalCase) => Effect.Effect<string, unknown, RD>
+  /** The user message; default: the case's `input`. */
+  readonly prompt?: (evalCase: EvalCase) => string | Turn.Turn
+  /** Further options of the agent loop (maxTurns, stop conditions, retry policy, ...). */
+  readonly agent?: Omit<Dispatcher.RunOptions<R>, "prompt">
+}
+
+/** Cases running at once unless `concurrency` says otherwise. */
+export const defaultConcurrency = 4
+/** Per-case time limit unless `timeout` says otherwise. */
+export const defaultTimeout = Duration.minutes(2)
+
+/** What the case's mocks answer for these arguments: the first entry whose `when` the arguments contain. */
+export const mockOutcome = (
+  functionName: string,
+  entries: ReadonlyArray<MockResponse>,
+  args: Json.JsonObject
+): Either.Either<unknown, Json.JsonObject> => {
+  const entry = entries.find((candidate) => candidate.when === undefined || contains(candidate.when, args))
+  if (entry === undefined) {
+    return Either.left({ message: `the eval case gives no mock response for ${functionName} with these arguments: ${show(args, 500)}` })
+  }
+  if (entry.error !== undefined) return Either.left(typeof entry.error === "string" ? { message: entry.error } : entry.error)
+  return Either.right(entry.response)
+}
+
+/**
+ * The implementation's tool with its handler replaced by the mock. Arguments are still decoded by the
+ * implementation (so invalid arguments fail as they would for real), but the mock matches the raw arguments.
+ */
+const mocked = <R>(tool: Tool.Tool<R>, entries: ReadonlyArray<MockResponse>): Tool.Tool<R> => ({
+  ...tool,
+  decode: (args) => Either.map(tool.decode(args), () => args),
+  needsApproval: (args) => Either.match(tool.decode(args as Json.JsonObject), { onLeft: () => false, onRight: tool.needsApproval }),
+  run: (args) =>
+    Either.match(mockOutcome(tool.name, entries, args as Json.JsonObject), {
+      onLeft: (cause) => Effect.fail({ cause, defect: false }),
+      onRight: (value) => Effect.succeed(value)
+    })
+})
+
+/** The scenario with the case's mocks in place of the mocked handlers; a mock for a function it lacks is an error. */
+const withMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): Either.Either<Scenario.Scenario<R>, string> => {
+  const mocks = evalCase.mock_function_responses
+  const foreign = Object.keys(mocks).filter((name) => !scenario.registry.tools.has(name))
+  if (foreign.length > 0) {
+    return Either.left(
+      `mock_function_responses names ${foreign.map((n) => `"${n}"`).join(", ")}, which scenario "${scenario.name}" does not offer (it offers: ${scenario.registry.names.join(", ") || "nothing"})`
+    )
+  }
+  const tools = scenario.registry.names.map((name) => {
+    const tool = scenario.registry.tools.get(name)!
+    const entries = mocks[name]
+    return entries === undefined ? tool : mocked(tool, entries)
+  })
+  return Either.right({ ...scenario, registry: Registry.unsafeMake(...tools) })
+}
+
+const observed = (call: Dispatcher.DispatchedCall): ObservedCall => ({
+  id: call.id,
+  name: call.name,
+  args: call.args,
+  response: call.response,
+  isError: call.isError,
+  durationMs: Duration.toMillis(call.duration),
+  ...(call.turn === undefined ? {} : { turn: call.turn })
+})
+
+const messageOf = (error: unknown): string => {
+  if (typeof error === "string") return error
+  if (error instanceof Error) return error.message
+  if (Json.isPlainObject(error) && typeof error.message === "string") return error.message
+  return show(error, 1000)
+}
+
+const stopReasonText = (reason: Agent.StopReason): string =>
+  reason._tag === "Finished"
+    ? "finished"
+    : reason._tag === "MaxTurns"
+      ? `max turns (${reason.maxTurns})`
+      : reason._tag === "ToolCalled"
+        ? `tool called (${reason.name})`
+        : `repeated call (${reason.name} ×${reason.times})`
+
+/** Runs one case; never fails (problems are an `error` status). */
+export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, options: Options<R, RM, RD>): Effect.Effect<EvalReport.CaseResult, never, R | RM | RD> => {
+  const base = {
+    id: evalCase.id,
+    description: evalCase.description,
+    ...(evalCase.file === "<inline>" ? {} : { file: evalCase.file }),
+    expectedScenario: evalCase.scenario
+  }
+  const timeout = Duration.decode(options.timeout ?? defaultTimeout)
+  const errored = (scenario: string | undefined, error: string, calls: ReadonlyArray<ObservedCall> = []) => ({
+    ...base,
+    ...(scenario === undefined ? {} : { scenario }),
+    status: "error" as const,
+    calls,
+    mismatches: [],
+    error,
+    text: "",
+    turns: 0,
+    stopReason: "error"
+  })
+
+  const attempt = Effect.gen(function* () {
+    const detected = options.detectScenario === undefined
+      ? Either.right(evalCase.scenario)
+      : yield* Effect.either(Effect.mapError(options.detectScenario(evalCase), (error) => `the scenario could not be chosen: ${messageOf(error)}`))
+    if (Either.isLeft(detected)) return errored(undefined, detected.left)
+    const name = detected.right
+    const scenario = Scenario.get(options.scenarios, name)
+    if (Either.isLeft(scenario)) return errored(name, scenario.left.message)
+    const prepared = withMocks(scenario.right, evalCase)
+    if (Either.isLeft(prepared)) return errored(name, prepared.left)
+    const dispatcher = yield* Dispatcher.make(prepared.right)
+    const layer = typeof options.model === "function" ? options.model(evalCase) : options.model
+    const outcome = yield* dispatcher
+      .run({ ...options.agent, prompt: options.prompt === undefined ? evalCase.input : options.prompt(evalCase) })
+      .pipe(
+        Effect.provide(layer),
+        Effect.timeoutFail({ duration: timeout, onTimeout: () => `the case timed out after ${Duration.format(timeout)}` }),
+        Effect.mapError(messageOf),
+        Effect.catchAllDefect((defect) => Effect.fail(`the run died: ${messageOf(defect)}`)),
+        Effect.either
+      )
+    const calls = (yield* dispatcher.calls).map(observed)
+    if (Either.isLeft(outcome)) return errored(name, outcome.left, calls)
+    const mismatches = EvalValidator.validate(evalCase, { scenario: name, calls })
+    return {
+      ...base,
+      scenario: name,
+      status: mismatches.length === 0 ? ("passed" as const) : ("failed" as const),
+      calls,
+      mismatches,
+      text: outcome.right.text,
+      turns: outcome.right.turns,
+      stopReason: stopReasonText(outcome.right.stopReason)
+    }
+  })
+
+  return attempt.pipe(
+    Effect.catchAllCause((cause) => Effect.succeed(errored(undefined, `the case crashed: ${Cause.pretty(cause).split("\n")[0]}`))),
+    Effect.timed,
+    Effect.map(([duration, result]): EvalReport.CaseResult => ({ ...result, durationMs: Duration.toMillis(duration) })),
+    Effect.withSpan("EvalRunner.runCase", { attributes: { case: evalCase.id } })
+  )
+}
+
+/** Runs every case (bounded concurrency; results in case order) and builds the report. */
+export const run = <R = never, RM = never, RD = never>(cases: ReadonlyArray<EvalCase>, options: Options<R, RM, RD>): Effect.Effect<EvalReport.Report, never, R | RM | RD> =>
+  // A bad threshold or concurrency is a configuration bug: a defect, raised when the run starts.
+  Effect.suspend(() => {
+  const threshold = EvalReport.checkThreshold(options.threshold ?? EvalReport.defaultThreshold)
+  const concurrency = options.concurrency ?? defaultConcurrency
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${concurrency}`)
+  const scenarios = [...options.scenarios]
+  return Effect.forEach(cases, (evalCase) => runCase(evalCase, { ...options, scenarios }), { concurrency }).pipe(
+    Effect.timed,
+    Effect.map(([duration, results]) =>
+      EvalReport.make({ suite: options.suite ?? "eval", cases: results, threshold, durationMs: Duration.toMillis(duration) })
+    ),
+    Effect.withSpan("EvalRunner.run", { attributes: { suite: options.suite ?? "eval", cases: cases.length } })
+  )
+  })

@@ -1,0 +1,267 @@
+/**
+ * Checks what an agent did against a case's expectations and reports every mismatch precisely, as data
+ * (`Mismatch`, serialisable) with a readable `describe`.
+ *
+ * Calls are aligned by function name, keeping order (longest common subsequence); aligned pairs are checked for
+ * `arguments` (exact), `arguments_contain` (partial), `result_contains` (partial, on the response the model
+ * got: the result object, `{output: value}`, or `{error: {...}}`) and `body_contains` (phrases of the `body`
+ * argument, case-insensitive, runs of white space counting as one space). Expected calls left over are
+ * missing, or out of order when the same function was called elsewhere; actual calls left over are unexpected.
+ *
+ * @example
+ * const mismatches = EvalValidator.validate(evalCase, { scenario: "valid-warranty", calls })
+ * mismatches.map(EvalValidator.describe)   // ["call 2 create_ticket: arguments.priority: expected \"high\", got \"low\"", ...]
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { Json } from "@agentfx/core"
+import type { EvalCase } from "./EvalCase.js"
+import type { Difference } from "./internal/jsonValue.js"
+import { differences, show } from "./internal/jsonValue.js"
+
+// A local schema rather than core's `Json.JsonObject`, so the declarations of every module embedding these
+// Schemas can name their types.
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** A call the agent made, as the validator and the reports see it. */
+export const ObservedCall = Schema.Struct({
+  id: Schema.optional(Schema.String),
+  name: Schema.String,
+  args: JsonObject,
+  /** What the model was sent for this call. */
+  response: JsonObject,
+  isError: Schema.Boolean,
+  durationMs: Schema.Number,
+  turn: Schema.optional(Schema.Number)
+})
+export interface ObservedCall extends Schema.Schema.Type<typeof ObservedCall> {}
+
+/** What the agent did for one case. */
+export interface Observation {
+  /** The scenario the input was handled as. */
+  readonly scenario?: string | undefined
+  readonly calls: ReadonlyArray<ObservedCall>
+}
+
+const Problem = Schema.Literal("missing", "unexpected", "different")
+
+/** The input was handled as another scenario (or none). */
+export const ScenarioMismatch = Schema.TaggedStruct("ScenarioMismatch", {
+  expected: Schema.String,
+  actual: Schema.optional(Schema.String)
+})
+
+/** More or fewer calls than expected. */
+export const CallCountMismatch = Schema.TaggedStruct("CallCountMismatch", {
+  expected: Schema.Number,
+  actual: Schema.Number,
+  expectedNames: Schema.Array(Schema.String),
+  actualNames: Schema.Array(Schema.String)
+})
+
+/** An expected call was not made. `expectedIndex` is 1-based. */
+export const MissingCall = Schema.TaggedStruct("MissingCall", {
+  expectedIndex: Schema.Number,
+  functionName: Schema.String
+})
+
+/** A call was made that no expectation accounts for. `actualIndex` is 1-based. */
+export const UnexpectedCall = Schema.TaggedStruct("UnexpectedCall", {
+  actualIndex: Schema.Number,
+  functionName: Schema.String,
+  args: JsonObject
+})
+
+/** The function was called, but not where expected. */
+export const OutOfOrder = Schema.TaggedStruct("OutOfOrder", {
+  functionName: Schema.String,
+  expectedIndex: Schema.Number,
+  actualIndex: Schema.Number
+})
+
+const pair = { expectedIndex: Schema.Number, actualIndex: Schema.Number, functionName: Schema.String }
+const difference = { path: Schema.String, problem: Problem, expected: Schema.optional(Schema.Unknown), actual: Schema.optional(Schema.Unknown) }
+
+/** An argument differs from `arguments` (exact) or `arguments_contain` (partial). */
+export const ArgumentMismatch = Schema.TaggedStruct("ArgumentMismatch", {
+  ...pair,
+  rule: Schema.Literal("arguments", "arguments_contain"),
+  ...difference
+})
+
+/** The response the model got lacks what `result_contains` expects. `callError` is set when the call failed. */
+export const ResultMismatch = Schema.TaggedStruct("ResultMismatch", {
+  ...pair,
+  ...difference,
+  callError: Schema.optional(Schema.String)
+})
+
+/** `body_contains` was given, but the call has no string `body` argument. */
+export const BodyMissing = Schema.TaggedStruct("BodyMissing", pair)
+
+/** The `body` argument does not contain a phrase. */
+export const BodyPhraseMissing = Schema.TaggedStruct("BodyPhraseMissing", {
+  ...pair,
+  phrase: Schema.String,
+  body: Schema.String
+})
+
+/** Every kind of mismatch (a Schema, so reports round-trip through JSON). */
+export const Mismatch = Schema.Union(
+  ScenarioMismatch,
+  CallCountMismatch,
+  MissingCall,
+  UnexpectedCall,
+  OutOfOrder,
+  ArgumentMismatch,
+  ResultMismatch,
+  BodyMissing,
+  BodyPhraseMissing
+)
+export type Mismatch = typeof Mismatch.Type
+
+/** Indices of an order-preserving alignment of `a` and `b` by equality (longest common subsequence). */
+const align = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArray<readonly [number, number]> => {
+  const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0))
+  for (let i = a.length - 1; i >= 0; i--) {
+    for (let j = b.length - 1; j >= 0; j--) {
+      table[i]![j] = a[i] === b[j] ? table[i + 1]![j + 1]! + 1 : Math.max(table[i + 1]![j]!, table[i]![j + 1]!)
+    }
+  }
+  const pairs: Array<readonly [number, number]> = []
+  let i = 0
+  let j = 0
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      pairs.push([i, j])
+      i++
+      j++
+    } else if (table[i + 1]![j]! >= table[i]![j + 1]!) {
+      i++
+    } else {
+      j++
+    }
+  }
+  return pairs
+}
+
+const normaliseSpace = (text: string): string => text.replace(/\s+/g, " ").trim().toLowerCase()
+
+const fromDifference = (d: Difference) => ({
+  path: d.path,
+  problem: d.problem,
+  ...(Object.hasOwn(d, "expected") ? { expected: d.expected } : {}),
+  ...(Object.hasOwn(d, "actual") ? { actual: d.actual } : {})
+})
+
+const errorMessageOf = (call: ObservedCall): string | undefined => {
+  if (!call.isError) return undefined
+  const error = call.response.error
+  return Json.isPlainObject(error) && typeof error.message === "string" ? error.message : show(error)
+}
+
+/** Checks one aligned pair; indices are 0-based here, 1-based in the mismatches. */
+const checkPair = (expected: EvalCase["expected_function_calls"][number], actual: ObservedCall, e: number, a: number): Array<Mismatch> => {
+  const at = { expectedIndex: e + 1, actualIndex: a + 1, functionName: actual.name }
+  const out: Array<Mismatch> = []
+  if (expected.arguments !== undefined) {
+    for (const d of differences(expected.arguments, actual.args, false)) out.push(ArgumentMismatch.make({ ...at, rule: "arguments", ...fromDifference(d) }))
+  }
+  if (expected.arguments_contain !== undefined) {
+    for (const d of differences(expected.arguments_contain, actual.args, true)) out.push(ArgumentMismatch.make({ ...at, rule: "arguments_contain", ...fromDifference(d) }))
+  }
+  if (expected.result_contains !== undefined) {
+    const callError = errorMessageOf(actual)
+    for (const d of differences(expected.result_contains, actual.response, true)) {
+      out.push(ResultMismatch.make({ ...at, ...fromDifference(d), ...(callError === undefined ? {} : { callError }) }))
+    }
+  }
+  if (expected.body_contains !== undefined && expected.body_contains.length > 0) {
+    const body = actual.args.body
+    if (typeof body !== "string") {
+      out.push(BodyMissing.make(at))
+    } else {
+      const haystack = normaliseSpace(body)
+      for (const phrase of expected.body_contains) {
+        if (!haystack.includes(normaliseSpace(phrase))) out.push(BodyPhraseMissing.make({ ...at, phrase, body }))
+      }
+    }
+  }
+  return out
+}
+
+/** Every way the observation differs from the case's expectations; empty when the case passes. */
+export const validate = (evalCase: EvalCase, observation: Observation): ReadonlyArray<Mismatch> => {
+  const out: Array<Mismatch> = []
+  if (observation.scenario !== evalCase.scenario) {
+    out.push(ScenarioMismatch.make({ expected: evalCase.scenario, ...(observation.scenario === undefined ? {} : { actual: observation.scenario }) }))
+  }
+  const expected = evalCase.expected_function_calls
+  const actual = observation.calls
+  const expectedNames = expected.map((call) => call.function_name)
+  const actualNames = actual.map((call) => call.name)
+  if (expected.length !== actual.length) {
+    out.push(CallCountMismatch.make({ expected: expected.length, actual: actual.length, expectedNames, actualNames }))
+  }
+  const pairs = align(expectedNames, actualNames)
+  const pairedExpected = new Set(pairs.map(([e]) => e))
+  const pairedActual = new Set(pairs.map(([, a]) => a))
+  // Left-over expected calls whose function was called at a left-over position came out of order.
+  const reordered: Array<readonly [number, number]> = []
+  for (let e = 0; e < expected.length; e++) {
+    if (pairedExpected.has(e)) continue
+    const a = actualNames.findIndex((name, index) => name === expectedNames[e] && !pairedActual.has(index))
+    if (a === -1) {
+      out.push(MissingCall.make({ expectedIndex: e + 1, functionName: expectedNames[e]! }))
+    } else {
+      pairedActual.add(a)
+      reordered.push([e, a])
+      out.push(OutOfOrder.make({ functionName: expectedNames[e]!, expectedIndex: e + 1, actualIndex: a + 1 }))
+    }
+  }
+  for (let a = 0; a < actual.length; a++) {
+    if (!pairedActual.has(a)) out.push(UnexpectedCall.make({ actualIndex: a + 1, functionName: actualNames[a]!, args: actual[a]!.args }))
+  }
+  for (const [e, a] of [...pairs, ...reordered].sort((x, y) => x[1] - y[1])) out.push(...checkPair(expected[e]!, actual[a]!, e, a))
+  return out
+}
+
+const callLabel = (m: { readonly actualIndex: number; readonly expectedIndex: number; readonly functionName: string }): string =>
+  m.actualIndex === m.expectedIndex ? `call ${m.actualIndex} ${m.functionName}` : `call ${m.actualIndex} ${m.functionName} (expected as call ${m.expectedIndex})`
+
+const describeDifference = (field: string, d: { readonly path: string; readonly problem: string; readonly expected?: unknown; readonly actual?: unknown }, max: number): string => {
+  const where = d.path === "" ? field : `${field}.${d.path}`
+  switch (d.problem) {
+    case "missing":
+      return `${where}: expected ${show(d.expected, max)}, but it is absent`
+    case "unexpected":
+      return `${where}: not expected, got ${show(d.actual, max)}`
+    default:
+      return `${where}: expected ${show(d.expected, max)}, got ${show(d.actual, max)}`
+  }
+}
+
+/** A one-line description of a mismatch; JSON values longer than `max` characters are cut. */
+export const describe = (mismatch: Mismatch, max = 300): string => {
+  switch (mismatch._tag) {
+    case "ScenarioMismatch":
+      return `scenario: expected "${mismatch.expected}", got ${mismatch.actual === undefined ? "none" : `"${mismatch.actual}"`}`
+    case "CallCountMismatch":
+      return `expected ${mismatch.expected} call${mismatch.expected === 1 ? "" : "s"} (${mismatch.expectedNames.join(", ") || "none"}), got ${mismatch.actual} (${mismatch.actualNames.join(", ") || "none"})`
+    case "MissingCall":
+      return `expected call ${mismatch.expectedIndex} ${mismatch.functionName} was not made`
+    case "UnexpectedCall":
+      return `call ${mismatch.actualIndex} ${mismatch.functionName}(${show(mismatch.args, max)}) was not expected`
+    case "OutOfOrder":
+      return `${mismatch.functionName} was expected as call ${mismatch.expectedIndex} but came as call ${mismatch.actualIndex}`
+    case "ArgumentMismatch":
+      return `${callLabel(mismatch)}: ${describeDifference(mismatch.rule, mismatch, max)}`
+    case "ResultMismatch":
+      return `${callLabel(mismatch)}: ${describeDifference("result", mismatch, max)}${mismatch.callError === undefined ? "" : ` (the call failed: ${mismatch.callError})`}`
+    case "BodyMissing":
+      return `${callLabel(mismatch)}: body_contains needs a string "body" argument, and there is none`
+    case "BodyPhraseMissing":
+      return `${callLabel(mismatch)}: the body does not contain ${JSON.stringify(mismatch.phrase)} (case-insensitive); body: ${show(mismatch.body, max)}`
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * Scenario files: Markdown with YAML front matter. The front matter says what the scenario is and which functions
+ * the model may call; the body is the instructions (the system prompt).
+ *
+ * ```markdown
+ * ---
+ * name: valid-warranty
+ * description: The customer's product is under warranty
+ * version: 1
+ * trigger: the e-mail asks for a repair and gives a serial number
+ * available_functions:
+ *   - name: check_warranty
+ *     description: Looks up the warranty of a serial number
+ *     parameters:
+ *       type: object
+ *       properties:
+ *         serial_number: { type: string }
+ *       required: [serial_number]
+ * ---
+ * You answer warranty e-mails. Check the warranty first, then ...
+ * ```
+ *
+ * Loading resolves every declared function to a registered implementation and checks that the declared
+ * parameters agree with the implementation's (names, required set, types): adding a scenario, or changing which
+ * functions it offers, is a file edit, never a code change.
+ *
+ * @example
+ * const scenarios = yield* Scenario.loadDirectory("scenarios", implementations)   // needs FileSystem
+ * const scenario = Scenario.get(scenarios, "valid-warranty")
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as NodePath from "node:path"
+import type { FunctionDeclaration } from "@agentfx/core"
+import { Dialect, Json, Registry, Tool } from "@agentfx/core"
+import { diff } from "./internal/schemaDiff.js"
+import * as YamlSource from "./internal/yamlSource.js"
+
+const where = (file: string, line: number | undefined): string => (line === undefined ? file : `${file}:${line}`)
+
+/** The file cannot be read, has no (or broken) front matter, or a field is invalid. */
+export class ScenarioFileError extends Schema.TaggedError<ScenarioFileError>()("ScenarioFileError", {
+  file: Schema.String,
+  line: Schema.optional(Schema.Number),
+  field: Schema.optional(Schema.String),
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `${where(this.file, this.line)}: ${this.field === undefined ? "" : `${this.field}: `}${this.reason}`
+  }
+}
+
+/** A declared function has no registered implementation. */
+export class MissingImplementation extends Schema.TaggedError<MissingImplementation>()("MissingImplementation", {
+  file: Schema.String,
+  line: Schema.optional(Schema.Number),
+  scenario: Schema.String,
+  function: Schema.String,
+  available: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `${where(this.file, this.line)}: scenario "${this.scenario}" declares function "${this.function}", which has no registered implementation (registered: ${this.available.length === 0 ? "none" : this.available.join(", ")})`
+  }
+}
+
+/** A declared function's parameters disagree with its implementation's; `differences` lists every one. */
+export class SchemaDrift extends Schema.TaggedError<SchemaDrift>()("SchemaDrift", {
+  file: Schema.String,
+  line: Schema.optional(Schema.Number),
+  scenario: Schema.String,
+  function: Schema.String,
+  differences: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `${where(this.file, this.line)}: the parameters of "${this.function}" in scenario "${this.scenario}" disagree with its implementation: ${this.differences.join("; ")}`
+  }
+}
+
+/** Two scenario files use the same `name`. */
+export class DuplicateScenario extends Schema.TaggedError<DuplicateScenario>()("DuplicateScenario", {
+  name: Schema.String,
+  files: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `scenario "${this.name}" is defined twice: ${this.files.join(" and ")}`
+  }
+}
+
+/** Everything that can make loading scenarios fail. */
+export type ScenarioError = ScenarioFileError | MissingImplementation | SchemaDrift | DuplicateScenario
+
+/** No scenario has the name asked for. */
+export class UnknownScenario extends Schema.TaggedError<UnknownScenario>()("UnknownScenario", {
+  name: Schema.String,
+  available: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `unknown scenario "${this.name}" (known: ${this.available.length === 0 ? "none" : this.available.join(", ")})`
+  }
+}
+
+const FunctionName = Schema.String.pipe(
+  Schema.filter((name) => Either.isRight(Tool.validateName(name)) || "a function name starts with a letter or _, holds only letters, digits, _ and -, and is at most 64 characters")
+)
+
+/** One entry of `available_functions`. */
+export const FunctionSpec = Schema.Struct({
+  name: FunctionName,
+  description: Schema.String,
+  parameters: Schema.optional(Json.JsonObject)
+})
+
+/** The front matter of a scenario file, as written. */
+export const FrontMatter = Schema.Struct({
+  name: Schema.String.pipe(
+    Schema.filter((name) => /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || "a scenario name holds letters, digits, '.', '_' and '-' and starts with a letter or digit")
+  ),
+  description: Schema.String,
+  version: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
+  trigger: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
+  available_functions: Schema.Array(FunctionSpec)
+})
+export interface FrontMatter extends Schema.Schema.Type<typeof FrontMatter> {}
+
+/** A declared function: what the model is told, and where it was declared. */
+export interface DeclaredFunction extends FunctionDeclaration.FunctionDeclaration {
+  readonly line?: number | undefined
+}
+
+/** A parsed scenario file, not yet resolved against implementations. */
+export interface Definition {
+  readonly file: string
+  readonly name: string
+  readonly description: string
+  readonly version?: string | undefined
+  /** When the scenario applies (a string in the file becomes a one-element list). */
+  readonly trigger: ReadonlyArray<string>
+  readonly functions: ReadonlyArray<DeclaredFunction>
+  /** The Markdown body: the system prompt. */
+  readonly instructions: string
+}
+
+/**
+ * A scenario resolved against implementations. `registry` holds exactly the declared functions, in declared
+ * order, each with the scenario's description and parameters and the implementation's handler.
+ */
+export interface Scenario<out R = never> extends Definition {
+  readonly registry: Registry.Registry<R>
+}
+
+const emptyParameters: Json.JsonObject = { type: "object", properties: {} }
+
+/** Splits the front matter from the body; lines are 1-based file lines. */
+const splitFrontMatter = (
+  text: string,
+  file: string
+): Either.Either<{ yaml: string; yamlLine: number; body: string }, ScenarioFileError> => {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/)
+  if (lines[0]?.trimEnd() !== "---") {
+    return Either.left(new ScenarioFileError({ file, line: 1, reason: "the file must start with YAML front matter: a line holding only `---`" }))
+  }
+  const close = lines.findIndex((line, i) => i > 0 && (line.trimEnd() === "---" || line.trimEnd() === "..."))
+  if (close === -1) {
+    return Either.left(new ScenarioFileError({ file, line: 1, reason: "the front matter is never closed by a line holding only `---`" }))
+  }
+  return Either.right({ yaml: lines.slice(1, close).join("\n"), yamlLine: 2, body: lines.slice(close + 1).join("\n").trim() })
+}
+
+/** Parses a scenario file's text; `file` names it in errors. */
+export const parse = (text: string, file: string): Either.Either<Definition, ScenarioFileError> =>
+  Either.gen(function* () {
+    const fail = (problem: YamlSource.Problem) => Either.left(new ScenarioFileError({ file, ...dropUndefined(problem) }))
+    const { yaml, yamlLine, body } = yield* splitFrontMatter(text, file)
+    const source = yield* Either.orElse(YamlSource.parse(yaml, yamlLine - 1), fail)
+    if (source.value === null || source.value === undefined || typeof source.value !== "object" || Array.isArray(source.value)) {
+      return yield* fail({ line: yamlLine, reason: "the front matter must be a YAML mapping of fields (name, description, available_functions, ...)" })
+    }
+    const front = yield* Either.orElse(YamlSource.decode(FrontMatter, source), fail)
+    const functions: Array<DeclaredFunction> = []
+    for (const [index, spec] of front.available_functions.entries()) {
+      const line = source.lineOf(["available_functions", index])
+      const field = `available_functions[${index}]`
+      if (functions.some((f) => f.name === spec.name)) {
+        return yield* fail({ line, field: `${field}.name`, reason: `"${spec.name}" is declared twice` })
+      }
+      const parameters = yield* Either.orElse(
+        Dialect.normalise({ name: spec.name, description: spec.description, parameters: spec.parameters ?? emptyParameters }),
+        (error) => fail({ line: source.lineOf(["available_functions", index, "parameters"]), field: `${field}.parameters`, reason: error.reason })
+      )
+      const properties = Json.isPlainObject(parameters.properties) ? parameters.properties : {}
+      const required = Array.isArray(parameters.required) ? parameters.required : []
+      const unknownRequired = required.filter((name) => typeof name !== "string" || !Object.hasOwn(properties, name))
+      if (unknownRequired.length > 0) {
+        return yield* fail({
+          line: source.lineOf(["available_functions", index, "parameters", "required"]),
+          field: `${field}.parameters.required`,
+          reason: `lists ${unknownRequired.map((name) => JSON.stringify(name)).join(", ")}, which ${unknownRequired.length === 1 ? "is not a property" : "are not properties"}`
+        })
+      }
+      functions.push({ name: spec.name, description: spec.description, parameters, line })
+    }
+    if (body === "") {
+      return yield* fail({ line: yamlLine + yaml.split("\n").length + 1, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })
+    }
+    const trigger = front.trigger === undefined ? [] : typeof front.trigger === "string" ? [front.trigger] : front.trigger
+    return {
+      file,
+      name: front.name,
+      description: front.description,
+      version: front.version === undefined ? undefined : String(front.version),
+      trigger,
+      functions,
+      instructions: body
+    }
+  })
+
+const dropUndefined = (problem: YamlSource.Problem) => ({
+  reason: problem.reason,
+  ...(problem.line === undefined ? {} : { line: problem.line }),
+  ...(problem.field === undefined ? {} : { field: problem.field })
+})
+
+/**
+ * Resolves every declared function to its implementation in `implementations`. A function without one is
+ * `MissingImplementation`; parameters that disagree with the implementation's declaration are `SchemaDrift`.
+ */
+export const resolve = <R>(
+  definition: Definition,
+  implementations: Registry.Registry<R>
+): Either.Either<Scenario<R>, MissingImplementation | SchemaDrift> =>
+  Either.gen(function* () {
+    const tools: Array<Tool.Tool<R>> = []
+    for (const declared of definition.functions) {
+      const implementation = implementations.tools.get(declared.name)
+      const at = { file: definition.file, scenario: definition.name, function: declared.name, ...(declared.line === undefined ? {} : { line: declared.line }) }
+      if (implementation === undefined) {
+        return yield* Either.left(new MissingImplementation({ ...at, available: implementations.names }))
+      }
+      const differences = diff(declared.parameters, implementation.declaration.parameters)
+      if (differences.length > 0) return yield* Either.left(new SchemaDrift({ ...at, differences }))
+      tools.push(redeclare(implementation, declared))
+    }
+    return { ...definition, registry: Registry.unsafeMake(...tools) }
+  })
+
+/** The implementation's handler under the scenario's declaration (its descriptions are what the model reads). */
+const redeclare = <R>(tool: Tool.Tool<R>, declared: DeclaredFunction): Tool.Tool<R> => ({
+  name: tool.name,
+  description: declared.description,
+  declaration: { name: declared.name, description: declared.description, parameters: declared.parameters },
+  timeout: tool.timeout,
+  decode: tool.decode,
+  needsApproval: tool.needsApproval,
+  run: tool.run
+})
+
+/** Reads, parses and resolves one scenario file. */
+export const load = <R>(
+  file: string,
+  implementations: Registry.Registry<R>
+): Effect.Effect<Scenario<R>, ScenarioFileError | MissingImplementation | SchemaDrift, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* Effect.mapError(fs.readFileString(file), (error) => new ScenarioFileError({ file, reason: `cannot be read: ${error.message}` }))
+    const definition = yield* parse(text, file)
+    return yield* resolve(definition, implementations)
+  }).pipe(Effect.withSpan("Scenario.load", { attributes: { file } }))
+
+/**
+ * Loads every `*.md` file of a directory (not recursive, sorted by file name; `README.md` is skipped), each
+ * resolved against `implementations`. Two files with one scenario name are `DuplicateScenario`.
+ */
+export const loadDirectory = <R>(
+  directory: string,
+  implementations: Registry.Registry<R>
+): Effect.Effect<ReadonlyArray<Scenario<R>>, ScenarioError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const names = yield* Effect.mapError(
+      fs.readDirectory(directory),
+      (error) => new ScenarioFileError({ file: directory, reason: `the scenario directory cannot be read: ${error.message}` })
+    )
+    const files = names.filter((name) => name.toLowerCase().endsWith(".md") && name.toLowerCase() !== "readme.md").sort()
+    const scenarios: Array<Scenario<R>> = []
+    for (const name of files) {
+      const scenario = yield* load(NodePath.join(directory, name), implementations)
+      const twin = scenarios.find((s) => s.name === scenario.name)
+      if (twin !== undefined) return yield* Effect.fail(new DuplicateScenario({ name: scenario.name, files: [twin.file, scenario.file] }))
+      scenarios.push(scenario)
+    }
+    return scenarios
+  })
+
+/** The scenario named `name`, or `UnknownScenario`. */
+export const get = <R>(scenarios: Iterable<Scenario<R>>, name: string): Either.Either<Scenario<R>, UnknownScenario> => {
+  const all = [...scenarios]
+  const found = all.find((scenario) => scenario.name === name)
+  return found === undefined ? Either.left(new UnknownScenario({ name, available: all.map((s) => s.name) })) : Either.right(found)
+}

@@ -1,0 +1,133 @@
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { Document, Node } from "yaml"
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument } from "yaml"
+
+/** A problem in a YAML source: where (1-based line, when known), which field, what. */
+export interface Problem {
+  readonly line?: number | undefined
+  readonly field?: string | undefined
+  readonly reason: string
+}
+
+/** A parsed YAML document: its value, and the source line of any path inside it. */
+export interface Source {
+  readonly value: unknown
+  /** 1-based line of the node at `path`, or of its nearest existing ancestor. */
+  readonly lineOf: (path: ReadonlyArray<PropertyKey>) => number | undefined
+}
+
+// Aliases can expand exponentially ("billion laughs"); no hand-written case or scenario needs many.
+const maxAliasCount = 50
+
+const options = (lineCounter: LineCounter) => ({ lineCounter, prettyErrors: true, uniqueKeys: true, strict: true })
+
+const firstError = (document: Document.Parsed, lineOffset: number): Problem | undefined => {
+  const error = document.errors[0]
+  if (error === undefined) return undefined
+  const line = error.linePos?.[0].line
+  return { line: line === undefined ? undefined : line + lineOffset, reason: error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "") }
+}
+
+const sourceOf = (document: Document.Parsed, lineCounter: LineCounter, lineOffset: number): Either.Either<Source, Problem> => {
+  let value: unknown
+  try {
+    value = document.toJS({ maxAliasCount })
+  } catch (error) {
+    return Either.left({ reason: error instanceof Error ? error.message : String(error) })
+  }
+  const lineAt = (offset: number) => lineCounter.linePos(offset).line + lineOffset
+  const lineOf = (path: ReadonlyArray<PropertyKey>): number | undefined => {
+    let node: unknown = document.contents
+    let line = node !== null && typeof node === "object" && "range" in node ? lineAt((node as Node).range![0]) : undefined
+    for (const key of path) {
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(key))
+        if (pair === undefined) return line
+        if (isScalar(pair.key) && pair.key.range !== undefined && pair.key.range !== null) line = lineAt(pair.key.range[0])
+        node = pair.value
+      } else if (isSeq(node) && typeof key === "number") {
+        const item: unknown = node.items[key]
+        if (item === undefined || item === null) return line
+        if (typeof item === "object" && "range" in item && (item as Node).range) line = lineAt((item as Node).range![0])
+        node = item
+      } else {
+        return line
+      }
+    }
+    return line
+  }
+  return Either.right({ value, lineOf })
+}
+
+/** Parses one YAML document; `lineOffset` is added to every line (for front matter below a `---` line). */
+export const parse = (text: string, lineOffset = 0): Either.Either<Source, Problem> => {
+  const lineCounter = new LineCounter()
+  const document = parseDocument(text, options(lineCounter))
+  const problem = firstError(document, lineOffset)
+  return problem === undefined ? sourceOf(document, lineCounter, lineOffset) : Either.left(problem)
+}
+
+/** Parses every document of a multi-document stream (`---` separated); empty documents are skipped. */
+export const parseAll = (text: string): Either.Either<ReadonlyArray<Source>, Problem> => {
+  const lineCounter = new LineCounter()
+  const documents = parseAllDocuments(text, options(lineCounter))
+  if (!Array.isArray(documents)) return Either.right([])
+  const sources: Array<Source> = []
+  for (const document of documents) {
+    const problem = firstError(document, 0)
+    if (problem !== undefined) return Either.left(problem)
+    // A trailing `---` makes an empty document; it holds no case.
+    if (document.contents === null || (isScalar(document.contents) && document.contents.value === null)) continue
+    const source = sourceOf(document, lineCounter, 0)
+    if (Either.isLeft(source)) return Either.left(source.left)
+    sources.push(source.right)
+  }
+  return Either.right(sources)
+}
+
+/** `a.b[2].c` for a Schema issue path. */
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`), "")
+
+const isPrefix = (prefix: ReadonlyArray<PropertyKey>, path: ReadonlyArray<PropertyKey>): boolean =>
+  prefix.length < path.length && prefix.every((key, i) => key === path[i])
+
+// At one path, a specific complaint beats "Expected <type>": the latter is usually a union's other branch.
+const tagRank = (tag: string): number => (tag === "Type" ? 1 : 0)
+
+/**
+ * Decodes a YAML source with a Schema and turns the most useful issue into a `Problem` naming the field and its
+ * line. Issues at a path that has deeper issues are dropped (they are a union's failed alternatives), then the
+ * first in document order is chosen. `prefix` is prepended to paths (e.g. the key a sub-document sits under).
+ */
+export const decode = <A, I>(
+  schema: Schema.Schema<A, I>,
+  source: Source,
+  prefix: ReadonlyArray<PropertyKey> = []
+): Either.Either<A, Problem> =>
+  Either.mapLeft(Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(source.value), (error) => {
+    const all = ParseResult.ArrayFormatter.formatErrorSync(error)
+    const specific = all
+      .filter((issue) => !all.some((other) => isPrefix(issue.path, other.path)))
+      .map((issue) => ({ ...issue, line: source.lineOf(issue.path) }))
+      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || tagRank(a._tag) - tagRank(b._tag))
+    const first = specific[0]!
+    const paths = new Set(specific.map((issue) => formatPath(issue.path)))
+    // An empty list that needs an entry shows up as "element 0 is missing".
+    const emptyList = first._tag === "Missing" && typeof first.path.at(-1) === "number"
+    const path = emptyList ? first.path.slice(0, -1) : first.path
+    const field = formatPath([...prefix, ...path])
+    const more = paths.size > 1 ? ` (and ${paths.size - 1} more problem${paths.size > 2 ? "s" : ""})` : ""
+    const reason = emptyList ? "the list is empty: give at least one entry" : humanise(first.message)
+    return { line: first.line, field: field === "" ? undefined : field, reason: reason + more }
+  })
+
+/** Effect's messages, phrased for someone editing a YAML file. */
+const humanise = (message: string): string =>
+  message
+    .replace(/^is unexpected, expected: (.*)$/s, (_, keys: string) => `unknown field; expected one of ${keys.replace(/"/g, "")}`)
+    .replace(/^is missing$/, "is required but missing")
+    // Effect spells out whole struct types; past a few words they help nobody editing a file.
+    .replace(/^Expected (.+), actual (.*)$/s, (whole, expected: string, actual: string) => (expected.length > 60 ? `has the wrong shape (got ${actual})` : whole))

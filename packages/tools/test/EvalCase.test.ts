@@ -1,0 +1,176 @@
+import { NodeFileSystem } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as NodePath from "node:path"
+import { EvalCase } from "@agentfx/tools"
+
+const full = `id: valid-two-serials
+description: The customer gives two serial numbers
+input: |
+  From: ada@example.com
+  Subject: Broken kettles
+scenario: valid-warranty
+x-cassette: cassettes/valid-two-serials.json
+mock_function_responses:
+  check_warranty:
+    - when: { serial_number: SN-1 }
+      response: { valid: true, expires: "2026-01-01" }
+    - response: { valid: false }
+  create_ticket:
+    response: { ticket_id: T-100 }
+  send_email:
+    error: mail server unavailable
+  archive:
+    error: { message: disk full, code: 507 }
+expected_function_calls:
+  - function_name: check_warranty
+    arguments: { serial_number: SN-1 }
+  - function_name: create_ticket
+    arguments_contain: { serial_number: SN-1 }
+    result_contains: { ticket_id: T-100 }
+  - function_name: send_email
+    body_contains: T-100
+`
+
+const parsed = (text: string) => Either.getOrThrowWith(EvalCase.parse(text, "cases/c.yaml"), (e) => new Error(e.message))
+const failure = (text: string) => Either.getOrThrowWith(Either.flip(EvalCase.parse(text, "cases/c.yaml")), () => new Error("parsed"))
+const caseError = (text: string) => {
+  const error = failure(text)
+  if (error._tag !== "EvalCaseError") throw new Error(`expected EvalCaseError, got ${error.message}`)
+  return error
+}
+
+describe("EvalCase.parse", () => {
+  it("reads every field, normalising mocks and body phrases to lists", () => {
+    const [evalCase] = parsed(full)
+    expect(evalCase).toStrictEqual({
+      id: "valid-two-serials",
+      description: "The customer gives two serial numbers",
+      input: "From: ada@example.com\nSubject: Broken kettles\n",
+      scenario: "valid-warranty",
+      mock_function_responses: {
+        check_warranty: [{ when: { serial_number: "SN-1" }, response: { valid: true, expires: "2026-01-01" } }, { response: { valid: false } }],
+        create_ticket: [{ response: { ticket_id: "T-100" } }],
+        send_email: [{ error: "mail server unavailable" }],
+        archive: [{ error: { message: "disk full", code: 507 } }]
+      },
+      expected_function_calls: [
+        { function_name: "check_warranty", arguments: { serial_number: "SN-1" } },
+        { function_name: "create_ticket", arguments_contain: { serial_number: "SN-1" }, result_contains: { ticket_id: "T-100" } },
+        { function_name: "send_email", body_contains: ["T-100"] }
+      ],
+      file: "cases/c.yaml",
+      line: 1,
+      extensions: { "x-cassette": "cassettes/valid-two-serials.json" }
+    })
+  })
+
+  it("defaults description and mocks, and keeps a null response", () => {
+    const [evalCase] = parsed("id: a\ninput: hi\nscenario: s\nexpected_function_calls: []\n")
+    expect(evalCase).toMatchObject({ description: "", mock_function_responses: {}, expected_function_calls: [] })
+    const [nullResponse] = parsed("id: a\ninput: hi\nscenario: s\nmock_function_responses:\n  f: { response: null }\nexpected_function_calls: []\n")
+    expect(nullResponse!.mock_function_responses).toStrictEqual({ f: [{ response: null }] })
+  })
+
+  it("reads a list of cases, and several documents, each with its line", () => {
+    const list = parsed("- id: a\n  input: x\n  scenario: s\n  expected_function_calls: []\n- id: b\n  input: y\n  scenario: s\n  expected_function_calls: []\n")
+    expect(list.map((c) => [c.id, c.line])).toStrictEqual([["a", 1], ["b", 5]])
+    const documents = parsed("id: a\ninput: x\nscenario: s\nexpected_function_calls: []\n---\nid: b\ninput: y\nscenario: s\nexpected_function_calls: []\n---\n")
+    expect(documents.map((c) => [c.id, c.line])).toStrictEqual([["a", 1], ["b", 6]])
+  })
+
+  describe("refuses an invalid case, naming the file, the line and the field", () => {
+    it("a missing field", () => {
+      const error = failure("id: a\ninput: x\nexpected_function_calls: []\n")
+      expect(error).toMatchObject({ _tag: "EvalCaseError", file: "cases/c.yaml", line: 1, field: "scenario", reason: "is required but missing" })
+      expect(error.message).toBe("cases/c.yaml:1: scenario: is required but missing")
+    })
+
+    it("a misspelt field of an expected call", () => {
+      const error = caseError("id: a\ninput: x\nscenario: s\nexpected_function_calls:\n  - function_name: f\n    argument: { a: 1 }\n")
+      expect(error).toMatchObject({ line: 6, field: "expected_function_calls[0].argument" })
+      expect(error.reason).toMatch(/^unknown field; expected one of function_name \| arguments \| arguments_contain \| result_contains \| body_contains/)
+    })
+
+    it("a field of the wrong type", () => {
+      expect(failure("id: a\ninput: x\nscenario: s\nexpected_function_calls:\n  - function_name: f\n    arguments: [1, 2]\n")).toMatchObject({
+        line: 6,
+        field: "expected_function_calls[0].arguments"
+      })
+      expect(failure("id: a\ninput: 12\nscenario: s\nexpected_function_calls: []\n")).toMatchObject({ line: 2, field: "input", reason: "Expected string, actual 12" })
+      expect(failure("id: ''\ninput: x\nscenario: s\nexpected_function_calls: []\n")).toMatchObject({ line: 1, field: "id" })
+    })
+
+    it("a mock with both or neither of response and error, or an empty list", () => {
+      const both = caseError("id: a\ninput: x\nscenario: s\nmock_function_responses:\n  f:\n    response: 1\n    error: boom\nexpected_function_calls: []\n")
+      expect(both).toMatchObject({ field: "mock_function_responses.f", line: 5 })
+      expect(both.reason).toContain("give either `response` or `error`, not both")
+      const neither = caseError("id: a\ninput: x\nscenario: s\nmock_function_responses:\n  f:\n    - when: { a: 1 }\nexpected_function_calls: []\n")
+      expect(neither).toMatchObject({ field: "mock_function_responses.f[0]", line: 6 })
+      expect(neither.reason).toContain("give a `response` to return or an `error` to raise")
+      const typo = failure("id: a\ninput: x\nscenario: s\nmock_function_responses:\n  f:\n    respone: 1\nexpected_function_calls: []\n")
+      expect(typo).toMatchObject({ field: "mock_function_responses.f.respone", line: 6 })
+      expect(failure("id: a\ninput: x\nscenario: s\nmock_function_responses:\n  f: []\nexpected_function_calls: []\n")).toMatchObject({
+        field: "mock_function_responses.f",
+        line: 5,
+        reason: "the list is empty: give at least one entry"
+      })
+      const shape = failure("id: a\ninput: x\nscenario: s\nmock_function_responses:\n  f: 42\nexpected_function_calls: []\n")
+      expect(shape).toMatchObject({ field: "mock_function_responses.f", line: 5, reason: "has the wrong shape (got 42)" })
+    })
+
+    it("invalid YAML, a case that is not a mapping, an empty file", () => {
+      const yaml = failure("id: a\ninput: [x\nscenario: s\n")
+      expect(yaml).toMatchObject({ _tag: "EvalCaseError", line: 3, reason: expect.stringContaining("Flow sequence") })
+      expect(failure("just a string\n")).toMatchObject({ line: 1, reason: "a case must be a YAML mapping with id, input, scenario and expected_function_calls" })
+      expect(failure("- id: a\n  input: x\n  scenario: s\n  expected_function_calls: []\n- 42\n")).toMatchObject({ line: 5 })
+      expect(failure("# nothing\n")).toMatchObject({ reason: "the file holds no case" })
+    })
+
+    it("a repeated id", () => {
+      const error = failure("- id: a\n  input: x\n  scenario: s\n  expected_function_calls: []\n- id: a\n  input: y\n  scenario: s\n  expected_function_calls: []\n")
+      expect(error).toMatchObject({ _tag: "DuplicateCaseId", id: "a", files: ["cases/c.yaml:1", "cases/c.yaml:5"] })
+    })
+  })
+})
+
+describe("EvalCase.make", () => {
+  it("checks a case built in code like a file's", () => {
+    const made = EvalCase.make({ id: "g1", input: "x", scenario: "s", expected_function_calls: [{ function_name: "f", body_contains: "a" }] })
+    expect(Either.getOrThrow(made)).toMatchObject({ file: "<inline>", expected_function_calls: [{ body_contains: ["a"] }] })
+    const bad = EvalCase.make({ id: "g2", input: "x", scenario: "s", expected_function_calls: [{ function_name: "" }] })
+    expect(Either.flip(bad).pipe(Either.getOrThrow)).toMatchObject({ file: "<inline>", field: "expected_function_calls[0].function_name" })
+  })
+})
+
+describe("EvalCase.loadDirectory", () => {
+  it.scoped("loads every YAML file under a directory, recursively and in path order; ids are unique across files", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "agentfx-cases-" })
+      const one = (id: string) => `id: ${id}\ninput: x\nscenario: s\nexpected_function_calls: []\n`
+      yield* fs.makeDirectory(NodePath.join(dir, "valid"))
+      yield* fs.writeFileString(NodePath.join(dir, "valid", "b.yaml"), one("b"))
+      yield* fs.writeFileString(NodePath.join(dir, "a.yml"), one("a"))
+      yield* fs.writeFileString(NodePath.join(dir, "z.yaml"), `${one("z1")}---\n${one("z2")}`)
+      yield* fs.writeFileString(NodePath.join(dir, "notes.md"), "ignored")
+      const cases = yield* EvalCase.loadDirectory(dir)
+      expect(cases.map((c) => [c.id, NodePath.relative(dir, c.file)])).toStrictEqual([
+        ["a", "a.yml"],
+        ["b", NodePath.join("valid", "b.yaml")],
+        ["z1", "z.yaml"],
+        ["z2", "z.yaml"]
+      ])
+      yield* fs.writeFileString(NodePath.join(dir, "valid", "c.yaml"), one("a"))
+      const duplicate = yield* Effect.flip(EvalCase.loadDirectory(dir))
+      expect(duplicate).toMatchObject({ _tag: "DuplicateCaseId", id: "a", files: [`${NodePath.join(dir, "a.yml")}:1`, `${NodePath.join(dir, "valid", "c.yaml")}:1`] })
+      yield* fs.writeFileString(NodePath.join(dir, "valid", "c.yaml"), "id: [\n")
+      const broken = yield* Effect.flip(EvalCase.loadDirectory(dir))
+      expect(broken).toMatchObject({ _tag: "EvalCaseError", file: NodePath.join(dir, "valid", "c.yaml"), line: 2 })
+      const missing = yield* Effect.flip(EvalCase.load(NodePath.join(dir, "nope.yaml")))
+      expect(missing.message).toContain("cannot be read")
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+})

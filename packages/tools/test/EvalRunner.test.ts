@@ -1,0 +1,304 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import type * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
+import { ModelError, Retry } from "@agentfx/core"
+import { Scripted } from "@agentfx/core/testing"
+import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
+import { checkWarrantyYaml, createTicketYaml, implementations, scenarioText, sendEmailYaml } from "./support/warranty.js"
+
+const scenario = (name: string, functions: ReadonlyArray<string>) =>
+  Either.getOrThrow(Either.flatMap(Scenario.parse(scenarioText(name, functions, `Rules for ${name}.`), `${name}.md`), (d) => Scenario.resolve(d, implementations)))
+
+const scenarios = [
+  scenario("valid-warranty", [checkWarrantyYaml, createTicketYaml, sendEmailYaml]),
+  scenario("invalid-warranty", [checkWarrantyYaml, sendEmailYaml]),
+  scenario("missing-info", [sendEmailYaml])
+]
+
+const caseOf = (fields: Partial<Schema.Schema.Encoded<typeof EvalCase.CaseFields>> & { readonly id: string }) =>
+  Either.getOrThrow(EvalCase.make({ input: `e-mail of ${fields.id}`, scenario: "valid-warranty", expected_function_calls: [], ...fields }))
+
+const reply = (body: string) => Scripted.call("send_email", { to: "ada@example.com", subject: "Re: kettle", body })
+
+describe("EvalRunner.run", () => {
+  it.effect("runs each case against its own model and validates what the agent did", () =>
+    Effect.gen(function* () {
+      const cases = [
+        caseOf({
+          id: "pass",
+          description: "valid, ticket opened",
+          mock_function_responses: { create_ticket: { response: { ticket_id: "T-100" } } },
+          expected_function_calls: [
+            { function_name: "check_warranty", arguments: { serial_number: "SN-1" }, result_contains: { valid: true } },
+            { function_name: "create_ticket", arguments_contain: { serial_number: "SN-1" }, result_contains: { ticket_id: "T-100" } },
+            { function_name: "send_email", body_contains: ["T-100"] }
+          ]
+        }),
+        caseOf({
+          id: "fail",
+          scenario: "missing-info",
+          expected_function_calls: [{ function_name: "send_email", body_contains: ["serial number"] }]
+        })
+      ]
+      const scripts: Record<string, ReadonlyArray<Scripted.Step>> = {
+        pass: [
+          Scripted.call("check_warranty", { serial_number: "SN-1" }),
+          Scripted.call("create_ticket", { serial_number: "SN-1", summary: "kettle" }),
+          reply("Ticket T-100 is open."),
+          Scripted.text("Sent.")
+        ],
+        fail: [reply("Please send a photo."), Scripted.text("Sent.")]
+      }
+      const report = yield* EvalRunner.run(cases, { scenarios, model: (c) => Scripted.layer(scripts[c.id]!), suite: "warranty" })
+      expect(report.suite).toBe("warranty")
+      expect(report.summary).toStrictEqual({ total: 2, passed: 1, failed: 1, errored: 0, passRate: 0.5, threshold: 0.99, ok: false })
+      const [pass, fail] = report.cases
+      expect(pass).toMatchObject({
+        id: "pass",
+        description: "valid, ticket opened",
+        expectedScenario: "valid-warranty",
+        scenario: "valid-warranty",
+        status: "passed",
+        mismatches: [],
+        text: "Sent.",
+        turns: 4,
+        stopReason: "finished"
+      })
+      expect(pass!.calls.map((c) => [c.name, c.response, c.turn])).toStrictEqual([
+        ["check_warranty", { valid: true, expires: "2026-01-01" }, 1],
+        ["create_ticket", { ticket_id: "T-100" }, 2],
+        ["send_email", { sent: true, to: "ada@example.com" }, 3]
+      ])
+      expect(fail).toMatchObject({ status: "failed", scenario: "missing-info" })
+      expect(fail!.mismatches).toStrictEqual([
+        { _tag: "BodyPhraseMissing", expectedIndex: 1, actualIndex: 1, functionName: "send_email", phrase: "serial number", body: "Please send a photo." }
+      ])
+    })
+  )
+
+  it.effect("uses the scenario's instructions as system prompt and the input as prompt", () =>
+    Effect.gen(function* () {
+      const seen = yield* Ref.make<ReadonlyArray<unknown>>([])
+      const model = Scripted.layer((request) =>
+        Effect.as(Ref.update(seen, (all) => [...all, { system: request.system, first: request.transcript[0], tools: request.declarations.map((d) => d.name) }]), Scripted.text("ok"))
+      )
+      yield* EvalRunner.run([caseOf({ id: "a", scenario: "invalid-warranty", input: "Hello" })], { scenarios, model })
+      expect(yield* Ref.get(seen)).toStrictEqual([
+        { system: "Rules for invalid-warranty.", first: { role: "user", parts: [{ _tag: "Text", text: "Hello" }] }, tools: ["check_warranty", "send_email"] }
+      ])
+    })
+  )
+
+  it.effect("answers from the case's mocks: per argument match, a fallback, an error, and no match", () =>
+    Effect.gen(function* () {
+      const evalCase = caseOf({
+        id: "two-serials",
+        mock_function_responses: {
+          check_warranty: [
+            { when: { serial_number: "SN-1" }, response: { valid: true, expires: "2027-01-01" } },
+            { when: { serial_number: "SN-2" }, error: "warranty service unavailable" },
+            { when: { serial_number: "SN-3" }, error: { message: "rate limited", retry_in: 5 } }
+          ],
+          send_email: { response: "queued" }
+        },
+        expected_function_calls: [
+          { function_name: "check_warranty", result_contains: { valid: true, expires: "2027-01-01" } },
+          { function_name: "check_warranty", result_contains: { error: { type: "ExecutionFailed", message: `"check_warranty" failed: warranty service unavailable` } } },
+          { function_name: "check_warranty", result_contains: { error: { details: { message: "rate limited", retry_in: 5 } } } },
+          { function_name: "check_warranty", arguments: { serial_number: "SN-4" } },
+          { function_name: "send_email", result_contains: { output: "queued" } }
+        ]
+      })
+      const model = Scripted.layer([
+        { calls: ["SN-1", "SN-2", "SN-3", "SN-4"].map((serial_number) => ({ name: "check_warranty", args: { serial_number } })) },
+        reply("Sorry."),
+        Scripted.text("done")
+      ])
+      const report = yield* EvalRunner.run([evalCase], { scenarios, model })
+      const [result] = report.cases
+      expect(result!.mismatches).toStrictEqual([])
+      expect(result!.status).toBe("passed")
+      expect(result!.calls[3]!.response).toStrictEqual({
+        error: {
+          type: "ExecutionFailed",
+          message: `"check_warranty" failed: the eval case gives no mock response for check_warranty with these arguments: {"serial_number":"SN-4"}`
+        }
+      })
+    })
+  )
+
+  it.effect("checks mocked arguments with the implementation's Schema, and runs unmocked functions for real", () =>
+    Effect.gen(function* () {
+      const evalCase = caseOf({
+        id: "c",
+        mock_function_responses: { check_warranty: { response: { valid: true } } },
+        expected_function_calls: [
+          { function_name: "check_warranty", result_contains: { error: { type: "InvalidArguments" } } },
+          { function_name: "create_ticket", result_contains: { ticket_id: "T-SN-7" } }
+        ]
+      })
+      const model = Scripted.layer([
+        { calls: [{ name: "check_warranty", args: { serial_number: 42 } }, { name: "create_ticket", args: { serial_number: "SN-7", summary: "s" } }] },
+        Scripted.text("done")
+      ])
+      const [result] = (yield* EvalRunner.run([evalCase], { scenarios, model })).cases
+      expect(result!.mismatches).toStrictEqual([])
+    })
+  )
+
+  it.effect("feeds calls outside the scenario back as UnknownFunction and reports them", () =>
+    Effect.gen(function* () {
+      const evalCase = caseOf({ id: "c", scenario: "missing-info", expected_function_calls: [{ function_name: "send_email" }] })
+      const model = Scripted.layer([Scripted.call("create_ticket", { serial_number: "SN-1", summary: "x" }), reply("Please send the serial number."), Scripted.text("done")])
+      const [result] = (yield* EvalRunner.run([evalCase], { scenarios, model })).cases
+      expect(result!.calls[0]).toMatchObject({ name: "create_ticket", isError: true, response: { error: { type: "UnknownFunction", available: ["send_email"] } } })
+      expect(result!.mismatches.map((m) => m._tag)).toStrictEqual(["CallCountMismatch", "UnexpectedCall"])
+    })
+  )
+
+  it.effect("builds the model afresh for every case: a shared script restarts, and calls never mix", () =>
+    Effect.gen(function* () {
+      const cases = ["a", "b", "c", "d"].map((id) => caseOf({ id, scenario: "missing-info", expected_function_calls: [{ function_name: "send_email", body_contains: "hello" }] }))
+      const model = Scripted.layer([reply("hello"), Scripted.text("done")])
+      const report = yield* EvalRunner.run(cases, { scenarios, model, concurrency: 4 })
+      expect(report.cases.map((c) => [c.id, c.status, c.calls.length])).toStrictEqual([
+        ["a", "passed", 1],
+        ["b", "passed", 1],
+        ["c", "passed", 1],
+        ["d", "passed", 1]
+      ])
+      expect(report.summary.ok).toBe(true)
+    })
+  )
+
+  it.effect("runs at most `concurrency` cases at once, keeps case order, and times each case (TestClock)", () =>
+    Effect.gen(function* () {
+      const cases = ["a", "b", "c", "d", "e"].map((id) => caseOf({ id, scenario: "missing-info" }))
+      const active = yield* Ref.make(0)
+      const peak = yield* Ref.make(0)
+      const model = (evalCase: EvalCase.EvalCase) =>
+        Layer.scopedContext(
+          Effect.acquireRelease(
+            Effect.zipRight(
+              Ref.updateAndGet(active, (n) => n + 1).pipe(Effect.flatMap((n) => Ref.update(peak, (p) => Math.max(p, n)))),
+              Scripted.make([{ text: `done ${evalCase.id}`, delay: evalCase.id === "a" ? "3 seconds" : "1 second" }])
+            ),
+            () => Ref.update(active, (n) => n - 1)
+          )
+        )
+      const fiber = yield* Effect.fork(EvalRunner.run(cases, { scenarios, model, concurrency: 2 }))
+      // a holds one slot for 3 s; b, c, d and e take turns in the other, one second each.
+      yield* TestClock.adjust("4 seconds")
+      const report = yield* Fiber.join(fiber)
+      expect(yield* Ref.get(peak)).toBe(2)
+      expect(report.cases.map((c) => [c.id, c.text, c.durationMs])).toStrictEqual([
+        ["a", "done a", 3000],
+        ["b", "done b", 1000],
+        ["c", "done c", 1000],
+        ["d", "done d", 1000],
+        ["e", "done e", 1000]
+      ])
+      expect(report.durationMs).toBe(4000)
+    })
+  )
+
+  it.effect("turns a case that runs too long into an error, without stopping the others", () =>
+    Effect.gen(function* () {
+      const cases = [caseOf({ id: "slow", scenario: "missing-info" }), caseOf({ id: "quick", scenario: "missing-info" })]
+      const model = (evalCase: EvalCase.EvalCase) => Scripted.layer([{ text: "late", delay: evalCase.id === "slow" ? "1 minute" : "1 second" }])
+      const fiber = yield* Effect.fork(EvalRunner.run(cases, { scenarios, model, timeout: "5 seconds", agent: { turnTimeout: "1 hour" } }))
+      yield* TestClock.adjust("5 seconds")
+      const report = yield* Fiber.join(fiber)
+      expect(report.cases.map((c) => [c.id, c.status, c.error])).toStrictEqual([
+        ["slow", "error", "the case timed out after 5s"],
+        ["quick", "passed", undefined]
+      ])
+      expect(report.summary).toMatchObject({ passed: 1, errored: 1, failed: 0 })
+    })
+  )
+
+  it.effect("reports model errors, model layers that fail and unknown scenarios as errors, keeping the calls made", () =>
+    Effect.gen(function* () {
+      const cases = [
+        caseOf({ id: "model-error", scenario: "missing-info" }),
+        caseOf({ id: "no-model", scenario: "missing-info" }),
+        caseOf({ id: "no-scenario", scenario: "refunds" }),
+        caseOf({ id: "foreign-mock", scenario: "missing-info", mock_function_responses: { create_ticket: { response: {} } } })
+      ]
+      const model = (evalCase: EvalCase.EvalCase) =>
+        evalCase.id === "no-model"
+          ? Layer.fail(new Error("no API key and no cassette"))
+          : Scripted.layer([reply("hi"), { error: new ModelError.Unauthorized({ message: "bad key" }) }])
+      const report = yield* EvalRunner.run(cases, { scenarios, model, agent: { retry: Retry.never } })
+      expect(report.cases.map((c) => [c.id, c.status, c.error, c.calls.map((call) => call.name)])).toStrictEqual([
+        ["model-error", "error", "bad key", ["send_email"]],
+        ["no-model", "error", "no API key and no cassette", []],
+        ["no-scenario", "error", `unknown scenario "refunds" (known: valid-warranty, invalid-warranty, missing-info)`, []],
+        [
+          "foreign-mock",
+          "error",
+          `mock_function_responses names "create_ticket", which scenario "missing-info" does not offer (it offers: send_email)`,
+          []
+        ]
+      ])
+      expect(report.summary).toMatchObject({ total: 4, errored: 4, ok: false })
+    })
+  )
+
+  it.effect("chooses the scenario with detectScenario, reporting a wrong choice and a failed one", () =>
+    Effect.gen(function* () {
+      const cases = [
+        caseOf({ id: "right", scenario: "missing-info", input: "no serial", expected_function_calls: [{ function_name: "send_email" }] }),
+        caseOf({ id: "wrong", scenario: "valid-warranty", input: "no serial", expected_function_calls: [{ function_name: "send_email" }] }),
+        caseOf({ id: "broken", scenario: "valid-warranty", input: "" })
+      ]
+      const detectScenario = (evalCase: EvalCase.EvalCase) =>
+        evalCase.input === "" ? Effect.fail(new Error("malformed e-mail: no From line")) : Effect.succeed(evalCase.input.includes("serial") ? "missing-info" : "valid-warranty")
+      const model = Scripted.layer([reply("Please send the serial number."), Scripted.text("done")])
+      const report = yield* EvalRunner.run(cases, { scenarios, model, detectScenario })
+      expect(report.cases.map((c) => [c.id, c.status, c.scenario, c.error])).toStrictEqual([
+        ["right", "passed", "missing-info", undefined],
+        ["wrong", "failed", "missing-info", undefined],
+        ["broken", "error", undefined, "the scenario could not be chosen: malformed e-mail: no From line"]
+      ])
+      expect(report.cases[1]!.mismatches).toStrictEqual([{ _tag: "ScenarioMismatch", expected: "valid-warranty", actual: "missing-info" }])
+    })
+  )
+
+  it.effect("uses a custom prompt and threshold", () =>
+    Effect.gen(function* () {
+      const seen = yield* Ref.make<ReadonlyArray<string>>([])
+      const model = Scripted.layer((request) =>
+        Effect.as(Ref.update(seen, (all) => [...all, JSON.stringify(request.transcript[0])]), Scripted.text("ok"))
+      )
+      const cases = [caseOf({ id: "a", scenario: "missing-info" }), caseOf({ id: "b", scenario: "missing-info", expected_function_calls: [{ function_name: "send_email" }] })]
+      const report = yield* EvalRunner.run(cases, { scenarios, model, threshold: 0.5, concurrency: 1, prompt: (c) => `Subject: ${c.id}` })
+      expect(report.summary).toMatchObject({ passed: 1, failed: 1, passRate: 0.5, threshold: 0.5, ok: true })
+      expect((yield* Ref.get(seen)).map((t) => JSON.parse(t).parts[0].text)).toStrictEqual(["Subject: a", "Subject: b"])
+    })
+  )
+
+  it.effect("treats a bad threshold or concurrency as a defect", () =>
+    Effect.gen(function* () {
+      const model = Scripted.layer([])
+      const badThreshold = yield* Effect.exit(EvalRunner.run([], { scenarios, model, threshold: 99 }))
+      expect(badThreshold._tag === "Failure" && badThreshold.cause._tag).toBe("Die")
+      const badConcurrency = yield* Effect.exit(EvalRunner.run([], { scenarios, model, concurrency: 0 }))
+      expect(badConcurrency._tag === "Failure" && badConcurrency.cause._tag).toBe("Die")
+    })
+  )
+})
+
+describe("EvalRunner.mockOutcome", () => {
+  it("takes the first entry whose `when` the arguments contain", () => {
+    const entries = [{ when: { a: 1 }, response: "one" }, { when: { a: 1, b: 2 }, response: "never" }, { response: "fallback" }]
+    expect(EvalRunner.mockOutcome("f", entries, { a: 1, b: 2 })).toStrictEqual(Either.right("one"))
+    expect(EvalRunner.mockOutcome("f", entries, { a: 2 })).toStrictEqual(Either.right("fallback"))
+    expect(EvalRunner.mockOutcome("f", [{ error: { message: "m", code: 1 } }], {})).toStrictEqual(Either.left({ message: "m", code: 1 }))
+  })
+})

@@ -1,0 +1,244 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as fc from "effect/FastCheck"
+import * as Schema from "effect/Schema"
+import type { Json } from "@agentfx/core"
+import { EvalCase, EvalValidator } from "@agentfx/tools"
+
+type Expected = Schema.Schema.Encoded<typeof EvalCase.ExpectedCall>
+
+const caseOf = (expected: ReadonlyArray<Expected>, scenario = "valid-warranty") =>
+  Either.getOrThrow(EvalCase.make({ id: "c", input: "x", scenario, expected_function_calls: expected }))
+
+const call = (name: string, args: Json.JsonObject = {}, response: Json.JsonObject = { ok: true }, isError = false): EvalValidator.ObservedCall => ({
+  name,
+  args,
+  response,
+  isError,
+  durationMs: 1
+})
+
+const check = (expected: ReadonlyArray<Expected>, calls: ReadonlyArray<EvalValidator.ObservedCall>, scenario = "valid-warranty") =>
+  EvalValidator.validate(caseOf(expected), { scenario, calls })
+
+const described = (mismatches: ReadonlyArray<EvalValidator.Mismatch>) => mismatches.map((m) => EvalValidator.describe(m))
+
+const flow = [{ function_name: "check_warranty" }, { function_name: "create_ticket" }, { function_name: "send_email" }]
+
+describe("EvalValidator.validate", () => {
+  it("passes when every expectation is met", () => {
+    const mismatches = check(
+      [
+        { function_name: "check_warranty", arguments: { serial_number: "SN-1" } },
+        { function_name: "create_ticket", arguments_contain: { serial_number: "SN-1", details: { model: "K2" } }, result_contains: { ticket_id: "T-1" } },
+        { function_name: "send_email", arguments_contain: { to: "ada@example.com" }, body_contains: ["ticket T-1", "UNDER WARRANTY"] }
+      ],
+      [
+        call("check_warranty", { serial_number: "SN-1" }, { valid: true }),
+        call("create_ticket", { serial_number: "SN-1", summary: "x", details: { model: "K2", color: "red" } }, { ticket_id: "T-1", eta: 3 }),
+        call("send_email", { to: "ada@example.com", subject: "Re", body: "Your kettle is under\n  warranty; Ticket   T-1 is open." })
+      ]
+    )
+    expect(mismatches).toStrictEqual([])
+  })
+
+  it("reports the wrong scenario, or none", () => {
+    expect(described(check([], [], "invalid-warranty"))).toStrictEqual([`scenario: expected "valid-warranty", got "invalid-warranty"`])
+    expect(EvalValidator.validate(caseOf([]), { calls: [] })).toStrictEqual([{ _tag: "ScenarioMismatch", expected: "valid-warranty" }])
+    expect(described(EvalValidator.validate(caseOf([]), { calls: [] }))).toStrictEqual([`scenario: expected "valid-warranty", got none`])
+  })
+
+  it("reports a missing call with the count", () => {
+    const mismatches = check(flow, [call("check_warranty"), call("send_email")])
+    expect(mismatches).toStrictEqual([
+      {
+        _tag: "CallCountMismatch",
+        expected: 3,
+        actual: 2,
+        expectedNames: ["check_warranty", "create_ticket", "send_email"],
+        actualNames: ["check_warranty", "send_email"]
+      },
+      { _tag: "MissingCall", expectedIndex: 2, functionName: "create_ticket" }
+    ])
+    expect(described(mismatches)).toStrictEqual([
+      "expected 3 calls (check_warranty, create_ticket, send_email), got 2 (check_warranty, send_email)",
+      "expected call 2 create_ticket was not made"
+    ])
+  })
+
+  it("reports an unexpected call with its arguments", () => {
+    const mismatches = check([{ function_name: "send_email" }], [call("create_ticket", { serial_number: "SN-9" }), call("send_email")])
+    expect(mismatches).toStrictEqual([
+      { _tag: "CallCountMismatch", expected: 1, actual: 2, expectedNames: ["send_email"], actualNames: ["create_ticket", "send_email"] },
+      { _tag: "UnexpectedCall", actualIndex: 1, functionName: "create_ticket", args: { serial_number: "SN-9" } }
+    ])
+    expect(described(mismatches)[1]).toBe(`call 1 create_ticket({"serial_number":"SN-9"}) was not expected`)
+    expect(described(check([], [call("send_email")]))).toStrictEqual(["expected 0 calls (none), got 1 (send_email)", "call 1 send_email({}) was not expected"])
+  })
+
+  it("reports calls out of order, and still checks their arguments", () => {
+    const mismatches = check(
+      [{ function_name: "check_warranty", arguments: { serial_number: "SN-1" } }, { function_name: "send_email" }],
+      [call("send_email"), call("check_warranty", { serial_number: "SN-2" })]
+    )
+    expect(mismatches).toStrictEqual([
+      { _tag: "OutOfOrder", functionName: "check_warranty", expectedIndex: 1, actualIndex: 2 },
+      {
+        _tag: "ArgumentMismatch",
+        expectedIndex: 1,
+        actualIndex: 2,
+        functionName: "check_warranty",
+        rule: "arguments",
+        path: "serial_number",
+        problem: "different",
+        expected: "SN-1",
+        actual: "SN-2"
+      }
+    ])
+    expect(described(mismatches)).toStrictEqual([
+      "check_warranty was expected as call 1 but came as call 2",
+      `call 2 check_warranty (expected as call 1): arguments.serial_number: expected "SN-1", got "SN-2"`
+    ])
+  })
+
+  it("reports a wrong function at a position as a missing and an unexpected call", () => {
+    expect(described(check(flow, [call("check_warranty"), call("refund"), call("send_email")]))).toStrictEqual([
+      "expected call 2 create_ticket was not made",
+      "call 2 refund({}) was not expected"
+    ])
+  })
+
+  it("reports each exact-argument difference: different, missing and unexpected", () => {
+    const mismatches = check(
+      [{ function_name: "create_ticket", arguments: { serial_number: "SN-1", summary: "Broken", items: [1, 2], meta: { a: 1 } } }],
+      [call("create_ticket", { serial_number: "SN-2", items: [1, 3], meta: { a: 1, b: 2 }, priority: "high" })]
+    )
+    expect(mismatches.map((m) => (m._tag === "ArgumentMismatch" ? [m.path, m.problem, m.expected, m.actual] : m._tag))).toStrictEqual([
+      ["serial_number", "different", "SN-1", "SN-2"],
+      ["summary", "missing", "Broken", undefined],
+      ["items[1]", "different", 2, 3],
+      ["meta.b", "unexpected", undefined, 2],
+      ["priority", "unexpected", undefined, "high"]
+    ])
+    expect(described(mismatches)).toStrictEqual([
+      `call 1 create_ticket: arguments.serial_number: expected "SN-1", got "SN-2"`,
+      `call 1 create_ticket: arguments.summary: expected "Broken", but it is absent`,
+      `call 1 create_ticket: arguments.items[1]: expected 2, got 3`,
+      `call 1 create_ticket: arguments.meta.b: not expected, got 2`,
+      `call 1 create_ticket: arguments.priority: not expected, got "high"`
+    ])
+  })
+
+  it("reports partial-argument differences, ignoring extra arguments", () => {
+    const mismatches = check(
+      [{ function_name: "send_email", arguments_contain: { to: "ada@example.com", cc: ["b@x"], headers: { lang: "en" } } }],
+      [call("send_email", { to: "bob@example.com", cc: ["b@x", "c@x"], headers: { lang: "en", x: 1 }, body: "hi" })]
+    )
+    expect(described(mismatches)).toStrictEqual([
+      `call 1 send_email: arguments_contain.to: expected "ada@example.com", got "bob@example.com"`,
+      `call 1 send_email: arguments_contain.cc: expected ["b@x"], got ["b@x","c@x"]`
+    ])
+    expect(mismatches[0]).toMatchObject({ _tag: "ArgumentMismatch", rule: "arguments_contain" })
+  })
+
+  it("reports result fields the response lacks, and says when the call failed", () => {
+    const wrong = check([{ function_name: "create_ticket", result_contains: { ticket_id: "T-1", status: "open" } }], [call("create_ticket", {}, { ticket_id: "T-2" })])
+    expect(described(wrong)).toStrictEqual([
+      `call 1 create_ticket: result.ticket_id: expected "T-1", got "T-2"`,
+      `call 1 create_ticket: result.status: expected "open", but it is absent`
+    ])
+    const failed = check(
+      [{ function_name: "check_warranty", result_contains: { valid: true } }],
+      [call("check_warranty", {}, { error: { type: "ExecutionFailed", message: "warranty service down" } }, true)]
+    )
+    expect(failed).toStrictEqual([
+      {
+        _tag: "ResultMismatch",
+        expectedIndex: 1,
+        actualIndex: 1,
+        functionName: "check_warranty",
+        path: "valid",
+        problem: "missing",
+        expected: true,
+        callError: "warranty service down"
+      }
+    ])
+    expect(described(failed)).toStrictEqual([`call 1 check_warranty: result.valid: expected true, but it is absent (the call failed: warranty service down)`])
+    expect(check([{ function_name: "check_warranty", result_contains: { error: { type: "ExecutionFailed" } } }], [call("check_warranty", {}, { error: { type: "ExecutionFailed", message: "m" } }, true)])).toStrictEqual([])
+  })
+
+  it("reports each body phrase that is missing (case-insensitive), and a missing body", () => {
+    const mismatches = check(
+      [{ function_name: "send_email", body_contains: ["Ticket T-1", "sorry", "warranty"] }],
+      [call("send_email", { body: "Your WARRANTY is valid; ticket t-1 is open." })]
+    )
+    expect(mismatches).toStrictEqual([
+      {
+        _tag: "BodyPhraseMissing",
+        expectedIndex: 1,
+        actualIndex: 1,
+        functionName: "send_email",
+        phrase: "sorry",
+        body: "Your WARRANTY is valid; ticket t-1 is open."
+      }
+    ])
+    expect(described(mismatches)).toStrictEqual([
+      `call 1 send_email: the body does not contain "sorry" (case-insensitive); body: "Your WARRANTY is valid; ticket t-1 is open."`
+    ])
+    expect(check([{ function_name: "send_email", body_contains: "x" }], [call("send_email", { body: 42 })])).toStrictEqual([
+      { _tag: "BodyMissing", expectedIndex: 1, actualIndex: 1, functionName: "send_email" }
+    ])
+    expect(described(check([{ function_name: "send_email", body_contains: "x" }], [call("send_email", {})]))).toStrictEqual([
+      `call 1 send_email: body_contains needs a string "body" argument, and there is none`
+    ])
+  })
+
+  it("reports every mismatch of a case at once", () => {
+    const mismatches = check(
+      [
+        { function_name: "check_warranty", arguments: { serial_number: "SN-1" } },
+        { function_name: "create_ticket" },
+        { function_name: "send_email", body_contains: ["ticket"] }
+      ],
+      [call("check_warranty", { serial_number: "SN-3" }), call("send_email", { body: "Sorry." })],
+      "degradation"
+    )
+    expect(mismatches.map((m) => m._tag)).toStrictEqual(["ScenarioMismatch", "CallCountMismatch", "MissingCall", "ArgumentMismatch", "BodyPhraseMissing"])
+  })
+
+  it("cuts long values in descriptions only", () => {
+    const body = "x".repeat(1000)
+    const [mismatch] = check([{ function_name: "send_email", body_contains: "y" }], [call("send_email", { body })])
+    expect(mismatch).toMatchObject({ body })
+    expect(EvalValidator.describe(mismatch!, 50)).toBe(`call 1 send_email: the body does not contain "y" (case-insensitive); body: "${"x".repeat(48)}…`)
+  })
+
+  const names = fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 6 })
+  it.prop("the calls an agent made always satisfy the expectations listing them", [names], ([list]) => {
+    expect(check(list.map((function_name) => ({ function_name })), list.map((name) => call(name)))).toStrictEqual([])
+  })
+
+  it.prop("every expected call is accounted for once: matched, missing or out of order", [names, names], ([expected, actual]) => {
+    const mismatches = check(expected.map((function_name) => ({ function_name })), actual.map((name) => call(name)))
+    const missing = mismatches.filter((m) => m._tag === "MissingCall").length
+    const reordered = mismatches.filter((m) => m._tag === "OutOfOrder").length
+    const unexpected = mismatches.filter((m) => m._tag === "UnexpectedCall").length
+    const matched = expected.length - missing - reordered
+    expect(matched + reordered + unexpected).toBe(actual.length)
+    expect(mismatches.length === 0).toBe(expected.join() === actual.join())
+  })
+})
+
+describe("Mismatch", () => {
+  it("round-trips through its Schema as JSON", () => {
+    const mismatches = check(
+      [{ function_name: "create_ticket", arguments: { a: 1 }, result_contains: { t: 1 } }, { function_name: "send_email", body_contains: "x" }],
+      [call("send_email", { body: "y" }), call("create_ticket", { b: null }, { error: { message: "m" } }, true), call("z")],
+      "other"
+    )
+    const schema = Schema.parseJson(Schema.Array(EvalValidator.Mismatch))
+    const decoded = Schema.decodeUnknownSync(schema)(Schema.encodeSync(schema)(mismatches))
+    expect(decoded).toStrictEqual(mismatches)
+    expect(new Set(mismatches.map((m) => m._tag)).size).toBeGreaterThanOrEqual(6)
+  })
+})

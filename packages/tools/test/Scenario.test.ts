@@ -1,0 +1,312 @@
+import { NodeFileSystem } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as NodePath from "node:path"
+import { Executor, FunctionCall, Registry } from "@agentfx/core"
+import { Scenario } from "@agentfx/tools"
+import { checkWarrantyYaml, createTicketYaml, implementations, scenarioText, sendEmailYaml } from "./support/warranty.js"
+
+const parseError = (text: string) =>
+  Either.getOrThrowWith(Either.flip(Scenario.parse(text, "scenarios/x.md")), () => new Error("the file parsed"))
+
+const resolveError = (text: string, registry: Registry.Registry<unknown> = implementations) =>
+  Either.getOrThrowWith(
+    Either.flip(Either.flatMap(Scenario.parse(text, "scenarios/x.md"), (definition) => Scenario.resolve(definition, registry))),
+    () => new Error("the file resolved")
+  )
+
+describe("Scenario.parse", () => {
+  it("reads the front matter, the declared functions and the instructions", () => {
+    const definition = Either.getOrThrow(Scenario.parse(scenarioText("valid-warranty", [checkWarrantyYaml, sendEmailYaml], "# Rules\n\nBe kind."), "s/valid.md"))
+    expect(definition).toMatchObject({
+      file: "s/valid.md",
+      name: "valid-warranty",
+      description: "The valid-warranty scenario",
+      version: "2",
+      trigger: ["customer writes about valid-warranty"],
+      instructions: "# Rules\n\nBe kind."
+    })
+    expect(definition.functions).toStrictEqual([
+      {
+        name: "check_warranty",
+        description: "Looks up the warranty of a serial number",
+        parameters: {
+          type: "object",
+          properties: { serial_number: { type: "string", description: "The serial number on the product" } },
+          required: ["serial_number"]
+        },
+        line: 7
+      },
+      {
+        name: "send_email",
+        description: "Sends the reply to the customer",
+        parameters: {
+          type: "object",
+          properties: { to: { type: "string" }, subject: { type: "string" }, body: { type: "string" } },
+          required: ["to", "subject", "body"]
+        },
+        line: 14
+      }
+    ])
+  })
+
+  it("accepts CRLF line ends, a BOM, a list of triggers, no version and functions without parameters", () => {
+    const text = "\uFEFF---\r\nname: ping\r\ndescription: d\r\ntrigger: [a, b]\r\navailable_functions:\r\n  - name: ping\r\n    description: p\r\n---\r\nSay pong.\r\n"
+    const definition = Either.getOrThrow(Scenario.parse(text, "ping.md"))
+    expect(definition).toMatchObject({ name: "ping", version: undefined, trigger: ["a", "b"], instructions: "Say pong." })
+    expect(definition.functions[0]).toMatchObject({ name: "ping", parameters: { type: "object", properties: {} } })
+  })
+
+  describe("refuses an invalid file, naming the file, the line and the field", () => {
+    it("no front matter", () => {
+      const error = parseError("# Just markdown\n")
+      expect(error).toMatchObject({ _tag: "ScenarioFileError", file: "scenarios/x.md", line: 1 })
+      expect(error.message).toBe("scenarios/x.md:1: the file must start with YAML front matter: a line holding only `---`")
+    })
+
+    it("front matter never closed", () => {
+      expect(parseError("---\nname: a\ndescription: b\n").message).toBe("scenarios/x.md:1: the front matter is never closed by a line holding only `---`")
+    })
+
+    it("YAML syntax error, at its line in the file", () => {
+      const error = parseError("---\nname: a\ndescription: b\navailable_functions: [\n---\nbody\n")
+      expect(error).toMatchObject({ _tag: "ScenarioFileError", line: 4, reason: expect.stringContaining("Flow sequence") })
+      expect(error.field).toBeUndefined()
+    })
+
+    it("a duplicated key", () => {
+      const error = parseError("---\nname: a\ndescription: b\nname: c\navailable_functions: []\n---\nbody\n")
+      expect(error).toMatchObject({ line: 4 })
+      expect(error.reason).toContain("Map keys must be unique")
+    })
+
+    it("front matter that is not a mapping", () => {
+      expect(parseError("---\n- a\n- b\n---\nbody\n")).toMatchObject({ line: 2, reason: expect.stringContaining("must be a YAML mapping") })
+      expect(parseError("---\n---\nbody\n")).toMatchObject({ line: 2, reason: expect.stringContaining("must be a YAML mapping") })
+    })
+
+    it("a missing field", () => {
+      const error = parseError("---\nname: a\navailable_functions: []\n---\nbody\n")
+      expect(error).toMatchObject({ field: "description", line: 2, reason: "is required but missing" })
+      expect(error.message).toBe("scenarios/x.md:2: description: is required but missing")
+    })
+
+    it("a field of the wrong type, at its own line", () => {
+      const error = parseError("---\nname: a\ndescription: b\navailable_functions:\n  - name: f\n    description: 42\n---\nbody\n")
+      expect(error).toMatchObject({ field: "available_functions[0].description", line: 6 })
+      expect(error.reason).toContain("Expected string, actual 42")
+    })
+
+    it("an unknown field (a typo)", () => {
+      const error = parseError("---\nname: a\ndescription: b\navailable_function: []\n---\nbody\n")
+      expect(error.message).toContain("scenarios/x.md:")
+      const typo = parseError("---\nname: a\ndescription: b\navailable_functions: []\ntriger: x\n---\nbody\n")
+      expect(typo).toMatchObject({ field: "triger", line: 5 })
+      expect(typo.reason).toMatch(/^unknown field; expected one of name \| description \| version \| trigger \| available_functions/)
+    })
+
+    it("an invalid scenario or function name", () => {
+      expect(parseError("---\nname: bad name\ndescription: b\navailable_functions: []\n---\nbody\n")).toMatchObject({ field: "name", line: 2 })
+      const fn = parseError("---\nname: a\ndescription: b\navailable_functions:\n  - name: check warranty\n    description: x\n---\nbody\n")
+      expect(fn).toMatchObject({ field: "available_functions[0].name", line: 5 })
+      expect(fn.reason).toContain("a function name starts with a letter or _")
+    })
+
+    it("a function declared twice", () => {
+      const error = parseError(scenarioText("a", [checkWarrantyYaml, sendEmailYaml, checkWarrantyYaml]))
+      expect(error).toMatchObject({ field: "available_functions[2].name", line: 23, reason: `"check_warranty" is declared twice` })
+    })
+
+    it("parameters that are not an object schema", () => {
+      const error = parseError("---\nname: a\ndescription: b\navailable_functions:\n  - name: f\n    description: x\n    parameters:\n      type: string\n---\nbody\n")
+      expect(error).toMatchObject({ field: "available_functions[0].parameters", line: 7 })
+      expect(error.reason).toContain("parameters must be an object schema")
+    })
+
+    it("required names that are not properties", () => {
+      const error = parseError(
+        "---\nname: a\ndescription: b\navailable_functions:\n  - name: f\n    description: x\n    parameters:\n      type: object\n      properties: { a: { type: string } }\n      required: [a, b]\n---\nbody\n"
+      )
+      expect(error).toMatchObject({ field: "available_functions[0].parameters.required", line: 10, reason: `lists "b", which is not a property` })
+    })
+
+    it("an empty body", () => {
+      const error = parseError("---\nname: a\ndescription: b\navailable_functions: []\n---\n\n  \n")
+      expect(error).toMatchObject({ line: 6, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })
+    })
+  })
+})
+
+describe("Scenario.resolve", () => {
+  it("binds each declared function to its implementation, in declared order, under the scenario's declaration", () =>
+    Effect.gen(function* () {
+      const definition = Either.getOrThrow(Scenario.parse(scenarioText("valid-warranty", [sendEmailYaml, checkWarrantyYaml]), "v.md"))
+      const scenario = Either.getOrThrow(Scenario.resolve(definition, implementations))
+      expect(scenario.registry.names).toStrictEqual(["send_email", "check_warranty"])
+      expect(scenario.registry.declarations[1]).toStrictEqual({
+        name: "check_warranty",
+        description: "Looks up the warranty of a serial number",
+        parameters: definition.functions[1]!.parameters
+      })
+      const result = yield* Executor.execute(scenario.registry, FunctionCall.make({ id: "c1", name: "check_warranty", args: { serial_number: "SN-1" } }))
+      expect(result).toStrictEqual({ valid: true, expires: "2026-01-01" })
+    }).pipe(Effect.runSync))
+
+  it("offers no tools when the list is empty", () => {
+    const scenario = Either.getOrThrow(Either.flatMap(Scenario.parse(scenarioText("missing-info", []), "m.md"), (d) => Scenario.resolve(d, implementations)))
+    expect(scenario.registry.names).toStrictEqual([])
+    expect(scenario.registry.declarations).toStrictEqual([])
+  })
+
+  it("refuses a function without an implementation, saying which and what is registered", () => {
+    const error = resolveError(scenarioText("a", [checkWarrantyYaml, "  - name: refund\n    description: Refunds"]), Registry.unsafeMake())
+    expect(error).toMatchObject({ _tag: "MissingImplementation", function: "check_warranty", line: 7, available: [] })
+    const refund = resolveError(scenarioText("a", [checkWarrantyYaml, "  - name: refund\n    description: Refunds"]))
+    expect(refund.message).toBe(
+      `scenarios/x.md:14: scenario "a" declares function "refund", which has no registered implementation (registered: check_warranty, create_ticket, send_email, lookup_customer, slow)`
+    )
+  })
+
+  const drift = (parameters: string, name = "create_ticket") => {
+    const error = resolveError(scenarioText("a", [`  - name: ${name}\n    description: d\n    parameters:\n${parameters.replace(/^/gm, "      ")}`]))
+    if (error._tag !== "SchemaDrift") throw new Error(`expected SchemaDrift, got ${error.message}`)
+    return error
+  }
+
+  it("refuses renamed, missing and extra parameters", () => {
+    const error = drift("type: object\nproperties:\n  serial: { type: string }\n  summary: { type: string }\n  urgent: { type: boolean }\nrequired: [serial, summary]")
+    expect(error).toMatchObject({ _tag: "SchemaDrift", function: "create_ticket", scenario: "a", line: 7 })
+    expect(error.differences).toStrictEqual([
+      `parameter "serial" is declared, but the implementation has no such parameter`,
+      `parameter "urgent" is declared, but the implementation has no such parameter`,
+      `parameter "serial_number" of the implementation is not declared`,
+      `parameter "priority" of the implementation is not declared`
+    ])
+    expect(error.message).toContain(`scenarios/x.md:7: the parameters of "create_ticket" in scenario "a" disagree with its implementation: parameter "serial" is declared`)
+  })
+
+  it("refuses a different required set", () => {
+    const error = drift("type: object\nproperties:\n  serial_number: { type: string }\n  summary: { type: string }\n  priority: { type: string }\nrequired: [serial_number, priority]")
+    expect(error.differences).toStrictEqual([
+      `parameter "summary" is optional in the declaration but required in the implementation`,
+      `parameter "priority" is required in the declaration but optional in the implementation`
+    ])
+  })
+
+  it("refuses different types, nested ones included", () => {
+    expect(drift("type: object\nproperties:\n  serial_number: { type: integer }\n  summary: { type: string }\n  priority: { type: string }\nrequired: [serial_number, summary]").differences).toStrictEqual([
+      `parameter "serial_number": declared as integer, the implementation expects string`
+    ])
+    const nested = drift(
+      "type: object\nproperties:\n  customer:\n    type: object\n    properties:\n      id: { type: number }\n      tags: { type: array, items: { type: integer } }\n      note: { type: string }\n    required: [id, tags, note]\nrequired: [customer]",
+      "lookup_customer"
+    )
+    expect(nested.differences).toStrictEqual([
+      `parameter "customer.id": declared as number, the implementation expects integer`,
+      `parameter "customer.tags[]": declared as integer, the implementation expects string`,
+      `parameter "customer.note": declared as string, the implementation expects null | string`
+    ])
+  })
+
+  it("accepts a faithful declaration whatever its descriptions and enum, and nullable written as a type list", () => {
+    const ok = Either.flatMap(
+      Scenario.parse(
+        scenarioText("a", [
+          createTicketYaml,
+          "  - name: lookup_customer\n    description: d\n    parameters:\n      type: object\n      properties:\n        customer:\n          type: object\n          description: who\n          properties:\n            id: { type: integer }\n            tags: { type: array, items: { type: string } }\n            note: { type: [string, 'null'] }\n          required: [id, tags, note]\n      required: [customer]"
+        ]),
+        "a.md"
+      ),
+      (d) => Scenario.resolve(d, implementations)
+    )
+    expect(Either.isRight(ok)).toBe(true)
+  })
+
+  it.effect("accepts any declaration for an untyped function", () =>
+    Effect.gen(function* () {
+      const untyped = yield* Registry.fromFunctions({ check_warranty: () => ({ valid: true }) })
+      const scenario = Either.flatMap(Scenario.parse(scenarioText("a", [checkWarrantyYaml]), "a.md"), (d) => Scenario.resolve(d, untyped))
+      expect(Either.isRight(scenario)).toBe(true)
+    })
+  )
+})
+
+const inTempDir = <A, E>(f: (dir: string, fs: FileSystem.FileSystem) => Effect.Effect<A, E, FileSystem.FileSystem>) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "agentfx-scenarios-" })
+    return yield* f(dir, fs)
+  }).pipe(Effect.provide(NodeFileSystem.layer))
+
+describe("Scenario.load / loadDirectory", () => {
+  it.scoped("loads every scenario file of a directory, sorted, skipping README.md", () =>
+    inTempDir((dir, fs) =>
+      Effect.gen(function* () {
+        yield* fs.writeFileString(NodePath.join(dir, "b.md"), scenarioText("invalid-warranty", [checkWarrantyYaml, sendEmailYaml]))
+        yield* fs.writeFileString(NodePath.join(dir, "a.md"), scenarioText("valid-warranty", [checkWarrantyYaml, createTicketYaml, sendEmailYaml]))
+        yield* fs.writeFileString(NodePath.join(dir, "README.md"), "# Scenarios\n")
+        yield* fs.writeFileString(NodePath.join(dir, "notes.txt"), "not a scenario")
+        const scenarios = yield* Scenario.loadDirectory(dir, implementations)
+        expect(scenarios.map((s) => [s.name, s.registry.names])).toStrictEqual([
+          ["valid-warranty", ["check_warranty", "create_ticket", "send_email"]],
+          ["invalid-warranty", ["check_warranty", "send_email"]]
+        ])
+        expect(scenarios[0]!.file).toBe(NodePath.join(dir, "a.md"))
+        expect(Either.getOrThrow(Scenario.get(scenarios, "invalid-warranty")).name).toBe("invalid-warranty")
+        expect(Either.flip(Scenario.get(scenarios, "nope")).pipe(Either.getOrThrow).message).toBe(
+          `unknown scenario "nope" (known: valid-warranty, invalid-warranty)`
+        )
+      })
+    )
+  )
+
+  it.scoped("adding a scenario or changing its functions needs no code change", () =>
+    inTempDir((dir, fs) =>
+      Effect.gen(function* () {
+        // The code under test: the same call, the same implementations, every time.
+        const load = Scenario.loadDirectory(dir, implementations)
+        yield* fs.writeFileString(NodePath.join(dir, "first.md"), scenarioText("first", [checkWarrantyYaml]))
+        expect((yield* load).map((s) => [s.name, s.registry.names])).toStrictEqual([["first", ["check_warranty"]]])
+
+        yield* fs.writeFileString(NodePath.join(dir, "second.md"), scenarioText("second", [sendEmailYaml]))
+        yield* fs.writeFileString(NodePath.join(dir, "first.md"), scenarioText("first", [checkWarrantyYaml, createTicketYaml, sendEmailYaml]))
+        expect((yield* load).map((s) => [s.name, s.registry.names])).toStrictEqual([
+          ["first", ["check_warranty", "create_ticket", "send_email"]],
+          ["second", ["send_email"]]
+        ])
+
+        yield* fs.writeFileString(NodePath.join(dir, "first.md"), scenarioText("first", []))
+        expect((yield* load).map((s) => [s.name, s.registry.names])).toStrictEqual([["first", []], ["second", ["send_email"]]])
+      })
+    )
+  )
+
+  it.scoped("refuses two files with one scenario name", () =>
+    inTempDir((dir, fs) =>
+      Effect.gen(function* () {
+        yield* fs.writeFileString(NodePath.join(dir, "a.md"), scenarioText("same", []))
+        yield* fs.writeFileString(NodePath.join(dir, "b.md"), scenarioText("same", []))
+        const error = yield* Effect.flip(Scenario.loadDirectory(dir, implementations))
+        expect(error).toMatchObject({ _tag: "DuplicateScenario", name: "same", files: [NodePath.join(dir, "a.md"), NodePath.join(dir, "b.md")] })
+      })
+    )
+  )
+
+  it.scoped("names the file of a load error, and refuses missing files and directories", () =>
+    inTempDir((dir, fs) =>
+      Effect.gen(function* () {
+        const file = NodePath.join(dir, "broken.md")
+        yield* fs.writeFileString(file, scenarioText("broken", ["  - name: refund\n    description: x"]))
+        const fromDir = yield* Effect.flip(Scenario.loadDirectory(dir, implementations))
+        expect(fromDir).toMatchObject({ _tag: "MissingImplementation", file, line: 7 })
+        const missing = yield* Effect.flip(Scenario.load(NodePath.join(dir, "nope.md"), implementations))
+        expect(missing).toMatchObject({ _tag: "ScenarioFileError", file: NodePath.join(dir, "nope.md") })
+        expect(missing.message).toContain("cannot be read")
+        const noDir = yield* Effect.flip(Scenario.loadDirectory(NodePath.join(dir, "nowhere"), implementations))
+        expect(noDir.message).toContain("the scenario directory cannot be read")
+      })
+    )
+  )
+})
