@@ -1,4 +1,130 @@
-import { NodeRuntime } from "@effect/platform-node"
+/**
+ * The demo: the warranty e-mail agent processes the sample e-mails, then the eval suite runs and its report and
+ * pass rate are printed. Offline by default (the emulator replays recorded model turns through the real Gemini
+ * provider layer); with GEMINI_API_KEY or ZAI_API_KEY set it talks to the real service and says so.
+ *
+ *   node apps/demo/dist/main.js [--record] [--json FILE] [--junit FILE] [--executor-tour]
+ */
+import { Registry } from "@agentfx/core"
+import { EvalReport } from "@agentfx/tools"
+import type { Scenario } from "@agentfx/tools"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Duration, Effect, Either, Layer, Schema } from "effect"
+import { fileURLToPath } from "node:url"
 import { executorTour } from "./executorTour.js"
+import * as ModelSource from "./ModelSource.js"
+import { processEmail } from "./Pipeline.js"
+import type { Processed } from "./Pipeline.js"
+import { Recorder, storeCassettes } from "./Recorder.js"
+import * as Sample from "./Sample.js"
+import * as Suite from "./Suite.js"
+import * as Tools from "./tools.js"
+import { demoWarranties, Mailer, Ticketing, WarrantyRegistry } from "./Warranty.js"
 
-NodeRuntime.runMain(executorTour)
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const directories = { scenarios: here("../scenarios"), evals: here("../evals"), samples: here("../samples") }
+
+class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { message: Schema.String }) {}
+
+interface Arguments {
+  readonly record: boolean
+  readonly json: string | undefined
+  readonly junit: string | undefined
+  readonly executorTour: boolean
+}
+
+const parseArguments = (argv: ReadonlyArray<string>): Either.Either<Arguments, UsageError> => {
+  const args = { record: false, json: undefined as string | undefined, junit: undefined as string | undefined, executorTour: false }
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!
+    if (flag === "--record") args.record = true
+    else if (flag === "--executor-tour") args.executorTour = true
+    else if (flag === "--json" || flag === "--junit") {
+      const file = argv[++i]
+      if (file === undefined) return Either.left(new UsageError({ message: `${flag} needs a file name` }))
+      args[flag === "--json" ? "json" : "junit"] = file
+    } else return Either.left(new UsageError({ message: `unknown option ${flag}; options: --record, --json FILE, --junit FILE, --executor-tour` }))
+  }
+  return Either.right(args)
+}
+
+const show = (value: unknown, max = 160) => {
+  const text = JSON.stringify(value) ?? "undefined"
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+}
+
+const printProcessed = (processed: Processed) => {
+  console.log(`  scenario  ${processed.scenario} (trigger ${processed.trigger})`)
+  processed.calls.forEach((call, i) => {
+    const outcome = Either.isRight(call.result) ? show(call.result.right) : `${call.result.left._tag}: ${call.result.left.message}`
+    console.log(`  ${i + 1}. ${call.name} ${show(call.args, 120)}\n       → ${outcome}  [${Duration.toMillis(call.duration).toFixed(1)} ms]`)
+  })
+  console.log(`  reply to ${processed.reply.to} — ${processed.reply.subject}`)
+  for (const line of processed.reply.body.split("\n")) console.log(`    │ ${line}`)
+  const usage = processed.result.usage
+  console.log(`  model said: ${show(processed.result.text)} (${processed.result.turns} turns, ${usage.totalTokens} tokens)`)
+}
+
+const runSamples = <R>(source: ModelSource.ModelSource, scenarios: ReadonlyArray<Scenario.Scenario<R>>) =>
+  Effect.gen(function* () {
+    const samples = yield* Sample.loadDirectory(directories.samples)
+    for (const sample of samples) {
+      const subject = /^Subject:\s*(.*)$/im.exec(sample.email)?.[1] ?? sample.file
+      console.log(`\n━━ ${subject}${sample.warranty_service === "down" ? "   (warranty service down)" : ""}`)
+      const warranties = sample.warranty_service === "down" ? WarrantyRegistry.down : WarrantyRegistry.fromTable(demoWarranties)
+      const outcome = yield* processEmail(sample.email, scenarios).pipe(
+        Effect.provide(Layer.merge(ModelSource.layer(source, sample.cassette), warranties)),
+        Effect.either
+      )
+      Either.match(outcome, {
+        onRight: printProcessed,
+        onLeft: (error: unknown) => console.log(`  ✗ ${error instanceof Error ? `${error.name}: ${error.message}` : show(error)}`)
+      })
+    }
+  })
+
+const program = Effect.gen(function* () {
+  const args = yield* parseArguments(process.argv.slice(2))
+  if (args.executorTour) return yield* executorTour
+  const source = yield* ModelSource.fromEnvironment
+  console.log(`agentfx warranty demo — model: ${ModelSource.describe(source)}`)
+  if (args.record && source._tag === "Offline") {
+    return yield* Effect.fail(new UsageError({ message: "--record needs a real model: set GEMINI_API_KEY (or ZAI_API_KEY)" }))
+  }
+  const implementations = yield* Registry.make(...Tools.all)
+  const { scenarios, cases } = yield* Suite.load(directories, implementations)
+  console.log(`scenarios: ${scenarios.map((s) => `${s.name} [${s.registry.names.join(", ")}]`).join("; ")}`)
+
+  yield* runSamples(source, scenarios)
+
+  console.log(`\n━━ Eval suite: ${cases.length} cases`)
+  const recorder = args.record ? new Recorder() : undefined
+  const report = yield* Suite.run({ scenarios, cases, source, recorder })
+  console.log(EvalReport.pretty(report, { color: process.stdout.isTTY === true }))
+  const fs = yield* FileSystem.FileSystem
+  if (args.json !== undefined) yield* fs.writeFileString(args.json, EvalReport.json(report))
+  if (args.junit !== undefined) yield* fs.writeFileString(args.junit, EvalReport.junit(report))
+  if (recorder !== undefined) {
+    for (const file of new Set(cases.map((c) => c.file))) {
+      const stored = yield* storeCassettes(file, recorder)
+      console.log(`recorded ${stored} cassettes into ${file}`)
+    }
+  }
+  const { passed, total, passRate, threshold } = report.summary
+  console.log(`pass rate ${(passRate * 100).toFixed(1)} % (${passed}/${total}), threshold ${(threshold * 100).toFixed(0)} %`)
+  process.exitCode = EvalReport.exitCode(report)
+})
+
+const backOffice = Layer.mergeAll(NodeContext.layer, Ticketing.sequential, Mailer.inMemory, WarrantyRegistry.fromTable(demoWarranties))
+
+program.pipe(
+  Effect.provide(backOffice),
+  Effect.catchAll((error) =>
+    Effect.sync(() => {
+      console.error(`agentfx demo: ${error instanceof Error ? error.message : show(error)}`)
+      process.exitCode = 2
+    })
+  ),
+  NodeRuntime.runMain
+)

@@ -1,0 +1,85 @@
+/**
+ * The warranty eval suite: every case in `evals/` through the agent loop, each case with its own mocks and its own
+ * model (offline: a fresh emulator replaying the case's cassette through the real Gemini layer).
+ */
+import type { LanguageModel, Registry } from "@agentfx/core"
+import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
+import type { EvalReport } from "@agentfx/tools"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import { Effect, Either, Layer, Schema } from "effect"
+import * as Cassette from "./Cassette.js"
+import * as Email from "./Email.js"
+import * as ModelSource from "./ModelSource.js"
+import { promptOf, scenarioFor } from "./Pipeline.js"
+import type { Recorder } from "./Recorder.js"
+import * as Triage from "./Triage.js"
+import { WarrantyRecord, WarrantyRegistry, WarrantyServiceUnavailable } from "./Warranty.js"
+
+export interface SuiteOptions<R> {
+  readonly scenarios: ReadonlyArray<Scenario.Scenario<R>>
+  readonly cases: ReadonlyArray<EvalCase.EvalCase>
+  readonly source: ModelSource.ModelSource
+  readonly recorder?: Recorder | undefined
+  readonly concurrency?: number
+  readonly threshold?: number
+}
+
+/** The warranty registry as the case's `check_warranty` mocks describe it (what triage sees for this case). */
+export const mockedWarranties = (evalCase: EvalCase.EvalCase): Layer.Layer<WarrantyRegistry> => {
+  const entries = evalCase.mock_function_responses.check_warranty
+  return Layer.succeed(WarrantyRegistry, {
+    check: (serial) => {
+      if (entries === undefined) return Effect.succeed({ serial_number: serial, status: "unknown" as const })
+      return Either.match(EvalRunner.mockOutcome("check_warranty", entries, { serial_number: serial }), {
+        onLeft: (error) => Effect.fail(new WarrantyServiceUnavailable({ message: typeof error.message === "string" ? error.message : "unavailable" })),
+        onRight: (value) =>
+          Either.match(Schema.decodeUnknownEither(WarrantyRecord)(value), {
+            onLeft: () => Effect.succeed({ serial_number: serial, status: "unknown" as const }),
+            onRight: Effect.succeed
+          })
+      })
+    }
+  })
+}
+
+/** Parses the case's e-mail and triages it against its mocks; a malformed e-mail fails the case. */
+const detectScenario = <R>(scenarios: ReadonlyArray<Scenario.Scenario<R>>) => (evalCase: EvalCase.EvalCase) =>
+  Effect.gen(function* () {
+    const email = yield* Email.parse(evalCase.input)
+    const trigger = yield* Triage.detect(email).pipe(Effect.provide(mockedWarranties(evalCase)))
+    return (yield* scenarioFor(scenarios, trigger)).name
+  })
+
+const promptFor = (evalCase: EvalCase.EvalCase): string => Either.match(Email.parse(evalCase.input), { onLeft: () => evalCase.input, onRight: promptOf })
+
+/** The model of one case. Offline, a case without a valid cassette fails (as an `error` case, with the reason). */
+export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined) =>
+  (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, unknown> => {
+    if (source._tag !== "Offline") {
+      const real = ModelSource.layer(source, undefined)
+      return recorder === undefined ? real : recorder.wrap(evalCase.id, real)
+    }
+    return Either.match(Cassette.decode(evalCase.extensions["x-cassette"], `${evalCase.file} (${evalCase.id})`), {
+      onLeft: (error) => Layer.fail(error),
+      onRight: (cassette) => ModelSource.layer(source, cassette)
+    })
+  }
+
+/** Runs the suite and returns its report. */
+export const run = <R>(options: SuiteOptions<R>): Effect.Effect<EvalReport.Report, never, R> =>
+  EvalRunner.run(options.cases, {
+    suite: "warranty",
+    scenarios: options.scenarios,
+    model: modelFor(options.source, options.recorder),
+    detectScenario: detectScenario(options.scenarios),
+    prompt: promptFor,
+    concurrency: options.concurrency ?? 8,
+    ...(options.threshold === undefined ? {} : { threshold: options.threshold })
+  })
+
+/** Loads the scenarios (resolved against `implementations`) and the cases. */
+export const load = <R>(directories: { readonly scenarios: string; readonly evals: string }, implementations: Registry.Registry<R>) =>
+  Effect.all({
+    scenarios: Scenario.loadDirectory(directories.scenarios, implementations),
+    cases: EvalCase.loadDirectory(directories.evals)
+  }) satisfies Effect.Effect<unknown, unknown, FileSystem.FileSystem>

@@ -1,0 +1,115 @@
+import { Agent, Registry, Turn } from "@agentfx/core"
+import { EvalCase, EvalReport } from "@agentfx/tools"
+import { describe, expect, it } from "@effect/vitest"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { NodeContext } from "@effect/platform-node"
+import { Effect, Either, Layer } from "effect"
+import { fileURLToPath } from "node:url"
+import * as NodePath from "node:path"
+import { tmpdir } from "node:os"
+import * as Cassette from "../src/Cassette.js"
+import * as ModelSource from "../src/ModelSource.js"
+import { processEmail } from "../src/Pipeline.js"
+import { Recorder, storeCassettes } from "../src/Recorder.js"
+import * as Sample from "../src/Sample.js"
+import * as Suite from "../src/Suite.js"
+import * as Tools from "../src/tools.js"
+import { demoWarranties, Mailer, Ticketing, WarrantyRegistry } from "../src/Warranty.js"
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const directories = { scenarios: here("../scenarios"), evals: here("../evals"), samples: here("../samples") }
+const offline = { _tag: "Offline" } as const
+const backOffice = Layer.mergeAll(NodeContext.layer, Ticketing.sequential, Mailer.inMemory, WarrantyRegistry.fromTable(demoWarranties))
+const loadAll = Effect.flatMap(Registry.make(...Tools.all), (implementations) => Suite.load(directories, implementations))
+
+describe("warranty demo", () => {
+  it.live("the eval suite passes offline: every case, through the emulator and the real Gemini layer", () =>
+    Effect.gen(function* () {
+      const { scenarios, cases } = yield* loadAll
+      expect(cases.length).toBeGreaterThanOrEqual(16)
+      expect(new Set(cases.map((c) => c.scenario))).toEqual(new Set(["valid-warranty", "invalid-warranty", "missing-info", "degradation"]))
+      const report = yield* Suite.run({ scenarios, cases, source: offline })
+      const failures = report.cases.filter((c) => c.status !== "passed").map((c) => `${c.id}: ${JSON.stringify(c)}`)
+      expect(failures).toEqual([])
+      expect(report.summary).toMatchObject({ total: cases.length, passed: cases.length, ok: true })
+    }).pipe(Effect.provide(backOffice)))
+
+  it.live("a case whose cassette calls the wrong function fails with a precise mismatch", () =>
+    Effect.gen(function* () {
+      const { scenarios, cases } = yield* loadAll
+      const original = cases.find((c) => c.id === "vw-kettle")!
+      const tampered: EvalCase.EvalCase = {
+        ...original,
+        extensions: { "x-cassette": [{ calls: [{ name: "send_email", args: { to: "ada@example.com", subject: "Re: x", body: "no ticket" } }] }, { text: "done" }] }
+      }
+      const report = yield* Suite.run({ scenarios, cases: [tampered], source: offline })
+      expect(report.cases[0]!.status).toBe("failed")
+      expect(EvalReport.pretty(report)).toContain("check_warranty")
+      const missing = Suite.modelFor(offline, undefined)({ ...original, extensions: {} })
+      const error = yield* Effect.flip(Layer.build(missing).pipe(Effect.scoped))
+      expect(String((error as Error).message)).toContain("there is no cassette (x-cassette)")
+    }).pipe(Effect.provide(backOffice)))
+
+  it.live("every sample is processed and answered by its scenario", () =>
+    Effect.gen(function* () {
+      const { scenarios } = yield* loadAll
+      const samples = yield* Sample.loadDirectory(directories.samples)
+      const seen: Array<string> = []
+      for (const sample of samples) {
+        const warranties = sample.warranty_service === "down" ? WarrantyRegistry.down : WarrantyRegistry.fromTable(demoWarranties)
+        const processed = yield* processEmail(sample.email, scenarios).pipe(Effect.provide(Layer.merge(ModelSource.layer(offline, sample.cassette), warranties)))
+        seen.push(processed.scenario)
+        expect(processed.reply.to).toBe(processed.email.address)
+      }
+      expect(seen).toEqual(["valid-warranty", "invalid-warranty", "missing-info", "degradation"])
+      const outbox = yield* Effect.flatMap(Mailer, (mailer) => mailer.outbox)
+      expect(outbox).toHaveLength(4)
+    }).pipe(Effect.provide(backOffice)))
+
+  it.live("no reply sent is a ProcessingError naming the scenario; a malformed e-mail is an EmailParseError", () =>
+    Effect.gen(function* () {
+      const { scenarios } = yield* loadAll
+      const email = "From: a@example.com\nSubject: Kettle\n\nMy kettle SN-KT2024A is broken."
+      const silent = yield* Effect.flip(
+        processEmail(email, scenarios).pipe(Effect.provide(ModelSource.layer(offline, [{ text: "I will not reply." }])))
+      )
+      expect(silent).toMatchObject({ _tag: "ProcessingError", scenario: "valid-warranty", reason: "the agent finished without sending a reply" })
+      const malformed = yield* Effect.flip(processEmail("no headers at all", scenarios).pipe(Effect.provide(ModelSource.layer(offline, [{ text: "x" }]))))
+      expect(malformed._tag).toBe("EmailParseError")
+    }).pipe(Effect.provide(backOffice)))
+
+  it.effect("--record stores each case's model turns as its x-cassette, and the file still loads", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ directory: tmpdir() })
+      const file = NodePath.join(dir, "cases.yaml")
+      yield* fs.writeFileString(file, "# kept comment\n- id: a\n  scenario: missing-info\n  input: hi\n  expected_function_calls: []\n- id: b\n  scenario: missing-info\n  input: yo\n  expected_function_calls: []\n")
+      const recorder = new Recorder()
+      const turns: ReadonlyArray<Turn.Turn> = [
+        { role: "model", parts: [{ _tag: "FunctionCall", id: "1", name: "send_email", args: { to: "x@example.com", subject: "s", body: "b" } }] },
+        Turn.model("sent")
+      ]
+      for (const turn of turns) recorder.record("a", turn)
+      expect(yield* storeCassettes(file, recorder)).toBe(1)
+      const text = yield* fs.readFileString(file)
+      expect(text).toContain("# kept comment")
+      const [a, b] = yield* EvalCase.load(file)
+      expect(a!.extensions["x-cassette"]).toEqual([{ calls: [{ name: "send_email", args: { to: "x@example.com", subject: "s", body: "b" } }] }, { text: "sent" }])
+      expect(b!.extensions["x-cassette"]).toBeUndefined()
+      expect(Either.isRight(Cassette.decode(a!.extensions["x-cassette"], "a"))).toBe(true)
+    }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))
+})
+
+describe("Recorder.wrap", () => {
+  it.live("records every turn the wrapped model produces, generated or streamed", () =>
+    Effect.gen(function* () {
+      const recorder = new Recorder()
+      const cassette: Cassette.Cassette = [{ calls: [{ name: "send_email", args: { to: "a@example.com", subject: "s", body: "b" } }] }, { text: "done" }]
+      const { scenarios } = yield* loadAll
+      const missingInfo = scenarios.find((s) => s.name === "missing-info")!
+      yield* Agent.run({ registry: missingInfo.registry, prompt: "hi", streaming: true }).pipe(
+        Effect.provide(recorder.wrap("case", ModelSource.layer(offline, cassette)))
+      )
+      expect(recorder.cassette("case")).toEqual(cassette)
+    }).pipe(Effect.provide(backOffice)))
+})
