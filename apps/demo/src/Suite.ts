@@ -3,6 +3,7 @@
  * model (offline: a fresh emulator replaying the case's cassette through the real Gemini layer).
  */
 import type { LanguageModel, Registry } from "@agentfx/core"
+import { Emulator } from "@agentfx/providers/emulator"
 import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
 import type { EvalReport } from "@agentfx/tools"
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -52,30 +53,41 @@ const detectScenario = <R>(scenarios: ReadonlyArray<Scenario.Scenario<R>>) => (e
 
 const promptFor = (evalCase: EvalCase.EvalCase): string => Either.match(Email.parse(evalCase.input), { onLeft: () => evalCase.input, onRight: promptOf })
 
-/** The model of one case. Offline, a case without a valid cassette fails (as an `error` case, with the reason). */
-export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined) =>
-  (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, unknown> => {
+/**
+ * The model of one case. Offline, every case talks to one shared emulator as the model named by its key (see
+ * `ModelSource.cassettePolicy`); a case without a valid cassette fails as an `error` case, with the reason.
+ */
+export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined, keys: ReadonlyMap<string, string>) =>
+  (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, unknown, Emulator.Emulator> => {
     if (source._tag !== "Offline") {
       const real = ModelSource.layer(source, undefined)
       return recorder === undefined ? real : recorder.wrap(evalCase.id, real)
     }
-    return Either.match(Cassette.decode(evalCase.extensions["x-cassette"], `${evalCase.file} (${evalCase.id})`), {
+    return Either.match(cassetteOf(evalCase), {
       onLeft: (error) => Layer.fail(error),
-      onRight: (cassette) => ModelSource.layer(source, cassette)
+      onRight: () => Emulator.gemini({ model: keys.get(evalCase.id)! })
     })
   }
 
+const cassetteOf = (evalCase: EvalCase.EvalCase) => Cassette.decode(evalCase.extensions["x-cassette"], `${evalCase.file} (${evalCase.id})`)
+
 /** Runs the suite and returns its report. */
-export const run = <R>(options: SuiteOptions<R>): Effect.Effect<EvalReport.Report, never, R> =>
-  EvalRunner.run(options.cases, {
+export const run = <R>(options: SuiteOptions<R>): Effect.Effect<EvalReport.Report, never, R> => {
+  const keys = new Map(options.cases.map((evalCase, i) => [evalCase.id, `cassette-${i}`]))
+  const cassettes = new Map(
+    options.cases.flatMap((evalCase) => Either.match(cassetteOf(evalCase), { onLeft: () => [], onRight: (cassette) => [[keys.get(evalCase.id)!, cassette] as const] }))
+  )
+  return EvalRunner.run(options.cases, {
     suite: "warranty",
     scenarios: options.scenarios,
-    model: modelFor(options.source, options.recorder),
+    model: modelFor(options.source, options.recorder, keys),
     detectScenario: detectScenario(options.scenarios),
     prompt: promptFor,
     concurrency: options.concurrency ?? 8,
     ...(options.threshold === undefined ? {} : { threshold: options.threshold })
-  })
+    // Online runs never call it; one idle local server is cheaper than a second code path.
+  }).pipe(Effect.provide(Emulator.layer({ policy: ModelSource.cassettePolicy(cassettes) })))
+}
 
 /** Loads the scenarios (resolved against `implementations`) and the cases. */
 export const load = <R>(directories: { readonly scenarios: string; readonly evals: string }, implementations: Registry.Registry<R>) =>

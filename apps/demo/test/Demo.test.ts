@@ -1,4 +1,5 @@
 import { Agent, Registry, Turn } from "@agentfx/core"
+import { Emulator } from "@agentfx/providers/emulator"
 import { EvalCase, EvalReport } from "@agentfx/tools"
 import { describe, expect, it } from "@effect/vitest"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -45,8 +46,8 @@ describe("warranty demo", () => {
       const report = yield* Suite.run({ scenarios, cases: [tampered], source: offline })
       expect(report.cases[0]!.status).toBe("failed")
       expect(EvalReport.pretty(report)).toContain("check_warranty")
-      const missing = Suite.modelFor(offline, undefined)({ ...original, extensions: {} })
-      const error = yield* Effect.flip(Layer.build(missing).pipe(Effect.scoped))
+      const missing = Suite.modelFor(offline, undefined, new Map())({ ...original, extensions: {} })
+      const error = yield* Effect.flip(Layer.build(missing).pipe(Effect.scoped, Effect.provide(Emulator.layer())))
       expect(String((error as Error).message)).toContain("there is no cassette (x-cassette)")
     }).pipe(Effect.provide(backOffice)))
 

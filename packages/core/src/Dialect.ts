@@ -167,17 +167,35 @@ const compile = (
 export const normalise = (declaration: FunctionDeclaration): Either.Either<JsonObject, DeclarationError> =>
   compile(declaration, "openai")
 
+/**
+ * Declarations are sent with every request but rarely change: each compiled form is kept per declaration
+ * object (declarations are immutable values), so a long conversation compiles each tool once.
+ */
+const memoise = <A>(compileOne: (declaration: FunctionDeclaration) => A): ((declaration: FunctionDeclaration) => A) => {
+  const cache = new WeakMap<FunctionDeclaration, A>()
+  return (declaration) => {
+    let compiled = cache.get(declaration)
+    if (compiled === undefined) {
+      compiled = compileOne(declaration)
+      cache.set(declaration, compiled)
+    }
+    return compiled
+  }
+}
+
 /** @example Dialect.gemini(declaration) // Right({ name, description, parametersJsonSchema }) */
-export const gemini = (declaration: FunctionDeclaration): Either.Either<GeminiDeclaration, DeclarationError> =>
+export const gemini: (declaration: FunctionDeclaration) => Either.Either<GeminiDeclaration, DeclarationError> = memoise((declaration) =>
   Either.map(compile(declaration, "gemini"), (parametersJsonSchema) => ({
     name: declaration.name,
     description: declaration.description,
     parametersJsonSchema
   }))
+)
 
 /** @example Dialect.openAI(declaration) // Right({ type: "function", function: { name, description, parameters } }) */
-export const openAI = (declaration: FunctionDeclaration): Either.Either<OpenAITool, DeclarationError> =>
+export const openAI: (declaration: FunctionDeclaration) => Either.Either<OpenAITool, DeclarationError> = memoise((declaration) =>
   Either.map(compile(declaration, "openai"), (parameters) => ({
     type: "function" as const,
     function: { name: declaration.name, description: declaration.description, parameters }
   }))
+)

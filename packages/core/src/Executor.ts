@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Approval } from "./Approval.js"
 import type { FunctionCall } from "./FunctionCall.js"
-import * as FunctionResponse from "./FunctionResponse.js"
+import type * as FunctionResponse from "./FunctionResponse.js"
 import type { ArgumentLimits } from "./internal/json.js"
 import { checkArguments, defaultLimits, describeFailure } from "./internal/json.js"
 import type { JsonObject } from "./Json.js"
@@ -157,13 +157,14 @@ export const renderError = (error: ToolError): JsonObject => {
 export const renderSuccess = (value: unknown): JsonObject => (isPlainObject(value) ? value : { output: value })
 
 /** One response for one call: id and name echoed, the result or error rendered as a JSON object. */
-export const responseFor = (call: FunctionCall, result: CallResult): FunctionResponse.FunctionResponse =>
-  FunctionResponse.make({
-    id: call.id,
-    name: call.name,
-    response: Either.isRight(result) ? renderSuccess(result.right) : renderError(result.left),
-    isError: Either.isLeft(result)
-  })
+export const responseFor = (call: FunctionCall, result: CallResult): FunctionResponse.FunctionResponse => ({
+  // Built directly, not through the validating constructor: every field is correct by construction (hot path).
+  _tag: "FunctionResponse",
+  id: call.id,
+  name: call.name,
+  response: Either.isRight(result) ? renderSuccess(result.right) : renderError(result.left),
+  isError: Either.isLeft(result)
+})
 
 /** One response per call, in call order; a length mismatch is `ResponseCountMismatch`. */
 export const buildResponses = (

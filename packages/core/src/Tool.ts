@@ -193,7 +193,8 @@ export const make = <
           if (Either.isLeft(encoded) || !isJsonLike(encoded.right)) return { cause: describeFailure(error), defect: false }
           // A typed error's own `message` getter is absent from its encoding: keep it for the model. (The
           // default message of a TaggedError only repeats its fields, so it is left out.)
-          const message = error instanceof Error && ownMessage(error) ? error.message : undefined
+          const failure: unknown = error
+          const message = failure instanceof Error && ownMessage(failure) ? failure.message : undefined
           return {
             cause: message !== undefined && isPlainObject(encoded.right) && !("message" in encoded.right) ? { ...encoded.right, message } : encoded.right,
             defect: false
