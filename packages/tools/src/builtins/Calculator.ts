@@ -13,7 +13,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { Tool } from "@agentfx/core"
-import { withMessage } from "../internal/failure.js"
 
 /** The expression cannot be parsed; `position` is the 0-based character offset of the problem. */
 export class InvalidExpression extends Schema.TaggedError<InvalidExpression>()("InvalidExpression", {
@@ -228,6 +227,6 @@ export const tool = Tool.make("calculator", {
     "Evaluates an arithmetic expression exactly as written: + - * / ^ (power), parentheses, decimals and unary minus.",
   parameters: Parameters,
   success: Result,
-  failure: withMessage(Failures),
+  failure: Failures,
   handler: ({ expression }) => Effect.map(evaluate(expression), (result) => ({ expression, result }))
 })

@@ -13,7 +13,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { Tool } from "@agentfx/core"
-import { withMessage } from "../internal/failure.js"
 
 /** The time zone is not one the runtime's IANA database knows. */
 export class UnknownTimeZone extends Schema.TaggedError<UnknownTimeZone>()("UnknownTimeZone", {
@@ -90,6 +89,6 @@ export const tool = Tool.make("clock", {
   description: "Current date and time in an IANA time zone (default UTC).",
   parameters: Parameters,
   success: Result,
-  failure: withMessage(UnknownTimeZone),
+  failure: UnknownTimeZone,
   handler: ({ time_zone }) => Effect.flatMap(Clock.currentTimeMillis, (now) => at(now, time_zone ?? "UTC"))
 })

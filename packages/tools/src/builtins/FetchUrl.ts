@@ -12,7 +12,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Tool } from "@agentfx/core"
-import { withMessage } from "../internal/failure.js"
 
 /** The URL may not be fetched; `reason` says why. */
 export class UrlRefused extends Schema.TaggedError<UrlRefused>()("UrlRefused", {
@@ -208,6 +207,6 @@ export const make = (options: Options) =>
     description: `Fetches a web page or API response with an HTTP GET (hosts: ${options.allowHosts.join(", ") || "none"}). Returns status, content type and body text.`,
     parameters: Parameters,
     success: Result,
-    failure: withMessage(FetchError),
+    failure: FetchError,
     handler: ({ url }) => get(options, url)
   })

@@ -17,7 +17,6 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { Tool } from "@agentfx/core"
-import { withMessage } from "../internal/failure.js"
 
 /** The path is not one the tool may touch; `reason` says why. */
 export class PathRefused extends Schema.TaggedError<PathRefused>()("PathRefused", {
@@ -186,7 +185,7 @@ export const readFile = (options: Options) => {
     description: `Reads a UTF-8 text file (at most ${limit} bytes) under the root directory; the path is relative to the root.`,
     parameters: ReadFileParameters,
     success: ReadFileResult,
-    failure: withMessage(FilesError),
+    failure: FilesError,
     handler: ({ path }) =>
       Effect.gen(function* () {
         if (path.trim() === "") return yield* Effect.fail(new PathRefused({ path, reason: "the path is empty" }))
@@ -230,7 +229,7 @@ export const listDir = (options: Options) => {
     description: "Lists a directory under the root directory (names, types and file sizes); the path is relative to the root.",
     parameters: ListDirParameters,
     success: ListDirResult,
-    failure: withMessage(FilesError),
+    failure: FilesError,
     handler: ({ path: given }) =>
       Effect.gen(function* () {
         const path = given === undefined || given.trim() === "" ? "." : given
