@@ -30,7 +30,7 @@ export { defaultMaxTurns, defaultTurnTimeout }
  * - `system`: the system instruction.
  * - `maxTurns` (default 10): model turns before the run stops with `MaxTurns` (a result, not an error).
  * - `concurrency` (default 10): handlers running at once; `"sequential"` runs them one by one.
- * - `toolTimeout` (default 60 s, a tool's own timeout wins); `turnTimeout` (default 15 s) per model request.
+ * - `toolTimeout` (default none; a tool's own timeout wins); `turnTimeout` (default 15 s) per model request.
  * - `retry` (default `Retry.defaultPolicy`): schedule for retryable model errors; honours `retryAfter`.
  * - `toolChoice`, `temperature` (default 0), `maxOutputTokens`: passed to the model.
  * - `stopWhen`: `StopCondition`s checked after each turn's calls were answered.

@@ -10,6 +10,7 @@ import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Approval } from "./Approval.js"
@@ -30,7 +31,10 @@ export type { ArgumentLimits } from "./internal/json.js"
 export type CallResult = Either.Either<unknown, ToolError>
 
 export interface Options {
-  /** Timeout for tools that set none of their own (default 60 seconds). */
+  /**
+   * Timeout for tools that set none of their own. Default: none — a timeout is opt-in, per tool or here, because
+   * supervising a call costs more than running a pure handler.
+   */
   readonly timeout?: Duration.DurationInput
   /** Limits on untrusted arguments (defaults: depth 64, 100,000 values, 1,000,000 characters). */
   readonly limits?: Partial<ArgumentLimits>
@@ -45,7 +49,6 @@ export interface BatchOptions<R = never> extends Options {
   readonly onFinish?: (call: FunctionCall, result: CallResult, duration: Duration.Duration, index: number) => Effect.Effect<void, never, R>
 }
 
-export const defaultTimeout: Duration.Duration = Duration.seconds(60)
 export const defaultConcurrency = 10
 
 const failureOf = (name: string, cause: Cause.Cause<HandlerFailure>): ExecutionFailed => {
@@ -76,23 +79,44 @@ export const execute = <R>(registry: Registry<R>, call: FunctionCall, options: O
   if (Either.isLeft(checked)) return Effect.fail(new InvalidArguments({ name: call.name, issues: checked.left }))
   const decoded = tool.decode(checked.right)
   if (Either.isLeft(decoded)) return Effect.fail(new InvalidArguments({ name: call.name, issues: decoded.left }))
-  const after = Option.getOrElse(tool.timeout, () => (options.timeout === undefined ? defaultTimeout : Duration.decode(options.timeout)))
-  const run = tool.run(decoded.right, { callId: call.id, name: call.name }).pipe(
-    Effect.catchAllCause((cause) => Effect.fail(failureOf(call.name, cause))),
-    Effect.timeoutFail({ duration: after, onTimeout: () => new ToolTimeout({ name: call.name, after }) })
+  const after = Option.isSome(tool.timeout) ? tool.timeout.value : options.timeout === undefined ? undefined : Duration.decode(options.timeout)
+  const handled = tool.run(decoded.right, { callId: call.id, name: call.name }).pipe(
+    Effect.catchAllCause((cause) => Effect.fail(failureOf(call.name, cause)))
   )
+  const run: Effect.Effect<unknown, ToolError, R> =
+    after === undefined || !Duration.isFinite(after)
+      ? handled
+      : Effect.timeoutFail(handled, { duration: after, onTimeout: () => new ToolTimeout({ name: call.name, after }) })
   return tool.needsApproval(decoded.right) ? Effect.zipRight(approve(tool, call), run) : run
 }
 
-const concurrencyOf = (concurrency: BatchOptions["concurrency"]): number | "unbounded" => {
+const boundOf = (concurrency: BatchOptions["concurrency"], calls: number): number => {
   if (concurrency === undefined) return defaultConcurrency
   if (concurrency === "sequential") return 1
-  if (concurrency === "unbounded") return "unbounded"
+  if (concurrency === "unbounded") return Math.max(1, calls)
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be "sequential", "unbounded" or an integer ≥ 1, got ${concurrency}`)
   }
   return concurrency
 }
+
+/**
+ * Runs `task(0 … count-1)` with at most `bound` at once: `bound` workers each take the next index. One worker
+ * runs in the calling fiber, so a sequential batch forks nothing. Interrupting the pool interrupts every worker
+ * and waits for their finalizers.
+ */
+const pool = <R>(count: number, bound: number, task: (index: number) => Effect.Effect<void, never, R>): Effect.Effect<void, never, R> =>
+  Effect.suspend(() => {
+    let next = 0
+    const worker: Effect.Effect<void, never, R> = Effect.suspend(() => (next < count ? Effect.zipRight(task(next++), worker) : Effect.void))
+    const extra = Math.min(bound, count) - 1
+    if (extra <= 0) return worker
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.forkAll(Array.from({ length: extra }, () => restore(worker))), (others) =>
+        restore(Effect.zipRight(worker, Fiber.join(others))).pipe(Effect.onInterrupt(() => Fiber.interrupt(others)))
+      )
+    )
+  })
 
 /**
  * Runs a batch: one result per call, in call order, whatever each call did. Interrupting the batch interrupts
@@ -104,19 +128,21 @@ export const executeAll = <R, RH = never>(
   options: BatchOptions<RH> = {}
 ): Effect.Effect<ReadonlyArray<CallResult>, never, R | RH> =>
   Effect.suspend(() => {
-    const concurrency = concurrencyOf(options.concurrency)
+    const bound = boundOf(options.concurrency, calls.length)
     const { onStart, onFinish } = options
-    const one = (call: FunctionCall, index: number): Effect.Effect<CallResult, never, R | RH> => {
+    const results = new Array<CallResult>(calls.length)
+    const one = (index: number): Effect.Effect<void, never, R | RH> => {
+      const call = calls[index]!
       const result = Effect.either(execute(registry, call, options))
-      if (onStart === undefined && onFinish === undefined) return result
+      if (onStart === undefined && onFinish === undefined) return Effect.map(result, (outcome) => void (results[index] = outcome))
       return Effect.gen(function* () {
         if (onStart !== undefined) yield* onStart(call, index)
         const [duration, outcome] = yield* Effect.timed(result)
+        results[index] = outcome
         if (onFinish !== undefined) yield* onFinish(call, outcome, duration, index)
-        return outcome
       })
     }
-    return Effect.forEach(calls, one, { concurrency })
+    return Effect.as(pool(calls.length, bound, one), results)
   })
 
 /** `executeAll` with the default bound of 10 handlers at once. */

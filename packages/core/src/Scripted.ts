@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as FunctionCall from "./FunctionCall.js"
+import type * as FunctionCall from "./FunctionCall.js"
 import type { JsonObject } from "./Json.js"
 import * as LanguageModel from "./LanguageModel.js"
 import * as ModelError from "./ModelError.js"
@@ -71,17 +71,16 @@ const usageOf = (step: Step & { readonly text?: string }, turn: Turn.Turn): Lang
 export const turnOf = (step: Exclude<Step, { readonly error: ModelError.ModelError }>, index: number): Turn.Turn => {
   if (step.parts !== undefined) return { role: "model", parts: step.parts }
   const parts: Array<Turn.Part> = []
-  if (step.reasoning !== undefined) parts.push(Turn.Reasoning.make({ text: step.reasoning }))
-  if (step.text !== undefined) parts.push(Turn.Text.make({ text: step.text }))
+  if (step.reasoning !== undefined) parts.push({ _tag: "Reasoning", text: step.reasoning })
+  if (step.text !== undefined) parts.push({ _tag: "Text", text: step.text })
   ;(step.calls ?? []).forEach((call, i) =>
-    parts.push(
-      FunctionCall.make({
-        id: call.id ?? `call_${index}_${i}`,
-        name: call.name,
-        args: call.args ?? {},
-        ...(call.metadata === undefined ? {} : { metadata: call.metadata })
-      })
-    )
+    parts.push({
+      _tag: "FunctionCall",
+      id: call.id ?? `call_${index}_${i}`,
+      name: call.name,
+      args: call.args ?? {},
+      ...(call.metadata === undefined ? {} : { metadata: call.metadata })
+    })
   )
   return { role: "model", parts }
 }

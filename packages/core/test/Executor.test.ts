@@ -139,12 +139,16 @@ describe("Executor.execute", () => {
       expect(error.message).toBe('"slow" timed out after 1s')
     }))
 
-  it.effect("the executor's default timeout applies to tools without one", () =>
+  it.effect("options.timeout applies to tools without their own; without either, nothing times out", () =>
     Effect.gen(function* () {
       const quick = yield* Registry.fromFunctions({ never: () => new Promise(() => {}) })
-      const fiber = yield* Effect.fork(Effect.either(Executor.execute(quick, call("never"), { timeout: "3 seconds" })))
+      const timed = yield* Effect.fork(Effect.either(Executor.execute(quick, call("never"), { timeout: "3 seconds" })))
+      const untimed = yield* Effect.fork(Effect.either(Executor.execute(quick, call("never"))))
       yield* TestClock.adjust("3 seconds")
-      expect(failureOf(yield* Fiber.join(fiber))).toMatchObject({ _tag: "ToolTimeout" })
+      expect(failureOf(yield* Fiber.join(timed))).toMatchObject({ _tag: "ToolTimeout" })
+      yield* TestClock.adjust("1 day")
+      expect(untimed.unsafePoll()).toBeNull()
+      yield* Fiber.interrupt(untimed)
     }))
 
   it.effect("tools that need approval ask the Approval service; a denial is ApprovalDenied", () =>

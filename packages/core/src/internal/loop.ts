@@ -202,6 +202,7 @@ export const loop = <R>(
       for (const call of turnCalls) {
         if (stopNames.has(call.name)) return finish(lastText, turn, { _tag: "ToolCalled", name: call.name })
       }
+      if (repeatLimit === Infinity) continue
       for (const call of turnCalls) {
         const key = canonical(call)
         const seen = (repeats.get(key) ?? 0) + 1
