@@ -41,7 +41,8 @@ const partArb: fc.Arbitrary<Turn.Part> = fc.oneof(
   fc.string().map((text) => Turn.Reasoning.make({ text })),
   fc.record({ id: fc.string({ minLength: 1 }), name: fc.string(), args: fc.dictionary(fc.string(), fc.jsonValue()) }).map((c) => FunctionCall.make(c)),
   fc.record({ id: fc.string({ minLength: 1 }), name: fc.string(), response: fc.dictionary(fc.string(), fc.jsonValue()), isError: fc.boolean() }).map((r) => FunctionResponse.make(r)),
-  fc.jsonValue().map((data) => Turn.Opaque.make({ provider: "gemini", data }))
+  // Through JSON once: JSON has no -0, so a generated -0 could never round-trip.
+  fc.jsonValue().map((data) => Turn.Opaque.make({ provider: "gemini", data: JSON.parse(JSON.stringify(data)) }))
 )
 
 describe("neutral schemas", () => {

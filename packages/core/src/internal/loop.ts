@@ -2,6 +2,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Take from "effect/Take"
 import type { AgentEvent } from "../AgentEvent.js"
@@ -81,6 +82,28 @@ const checkModelTurn = (turn: Turn.Turn, validator: Validator): ModelError.Malfo
 
 const noEmit = (_: AgentEvent) => Effect.void
 
+/**
+ * `attempt`, retried on retryable errors as `policy` schedules. Same as `Effect.retry` with a `while`, but the
+ * schedule is only started after a first failure: most model requests succeed, and starting a schedule driver
+ * costs more than the rest of a step.
+ */
+const retrying = <A, R>(
+  attempt: Effect.Effect<A, ModelError.ModelError, R>,
+  policy: Retry.Policy
+): Effect.Effect<A, ModelError.ModelError, R> =>
+  Effect.catchAll(attempt, (first) =>
+    first.retryable
+      ? Effect.flatMap(Schedule.driver(policy), (driver) => {
+          const again = (error: ModelError.ModelError): Effect.Effect<A, ModelError.ModelError, R> =>
+            Effect.matchEffect(driver.next(error), {
+              onFailure: () => Effect.fail(error),
+              onSuccess: () => Effect.catchAll(attempt, (next) => (next.retryable ? again(next) : Effect.fail(next)))
+            })
+          return again(first)
+        })
+      : Effect.fail(first)
+  )
+
 /** The agent loop. `Agent.run` and `Agent.stream` are both this, with different hooks. */
 export const loop = <R>(
   options: LoopOptions<R>,
@@ -155,7 +178,7 @@ export const loop = <R>(
         ),
         Effect.tapError((error) => emit({ _tag: "AttemptFailed", turn, error }))
       )
-      const response = yield* Effect.retry(attempt, { schedule: retry, while: (error) => error.retryable })
+      const response = yield* retrying(attempt, retry)
       usage = LanguageModel.addUsage(usage, response.usage)
       const modelTurn = response.turn
       lastText = Turn.text(modelTurn)
