@@ -1,1 +1,17 @@
-export {}
+/**
+ * @agentfx/cli — the `agentfx` command (`Cli.main`), and the pieces it is built from: the terminal service (`Io`),
+ * provider selection (`Provider`), the built-in tools (`Builtins`), the chat REPL (`Repl`), the terminal approval
+ * (`TerminalApproval`), run rendering (`Screen`), session files (`SessionFile`) and eval cassettes (`Cassette`).
+ *
+ * @since 0.1.0
+ */
+export * as Builtins from "./Builtins.js"
+export * as Cassette from "./Cassette.js"
+export * as Cli from "./Cli.js"
+export * as CliError from "./CliError.js"
+export * as Io from "./Io.js"
+export * as Provider from "./Provider.js"
+export * as Repl from "./Repl.js"
+export * as Screen from "./Screen.js"
+export * as SessionFile from "./SessionFile.js"
+export * as TerminalApproval from "./TerminalApproval.js"

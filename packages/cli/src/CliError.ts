@@ -1,0 +1,84 @@
+/**
+ * The typed errors of the `agentfx` command, each with its exit code: 2 when the command could not start because
+ * of what it was given (arguments, files, configuration), 1 when it ran and failed, 130 when Ctrl-C stopped it.
+ * (@effect/cli's own validation errors — unknown option, missing argument — also exit with 2.)
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/** Exit code of a command that ran and failed (a model error, an eval below its threshold). */
+export const failed = 1
+/** Exit code of a command given bad arguments, files or configuration. */
+export const usage = 2
+/** Exit code of a command stopped by Ctrl-C. */
+export const interrupted = 130
+
+/** Arguments or options that cannot work together, or a value the command cannot use. */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { message: Schema.String }) {
+  get exitCode(): number {
+    return usage
+  }
+}
+
+/** A file or directory the command was given cannot be read or is invalid. */
+export class InputError extends Schema.TaggedError<InputError>()("InputError", { message: Schema.String }) {
+  get exitCode(): number {
+    return usage
+  }
+}
+
+/** The chosen provider is not configured (no API key, a bad setting). Never holds a key. */
+export class ProviderError extends Schema.TaggedError<ProviderError>()("ProviderError", {
+  provider: Schema.String,
+  message: Schema.String
+}) {
+  get exitCode(): number {
+    return usage
+  }
+}
+
+/** The agent run failed: the model could not be reached, refused the request, or the transcript broke. */
+export class RunFailed extends Schema.TaggedError<RunFailed>()("RunFailed", { message: Schema.String }) {
+  get exitCode(): number {
+    return failed
+  }
+}
+
+/** A file the command writes (a report, a saved session) could not be written. */
+export class OutputError extends Schema.TaggedError<OutputError>()("OutputError", { message: Schema.String }) {
+  get exitCode(): number {
+    return failed
+  }
+}
+
+/** The eval pass rate is below the threshold. */
+export class BelowThreshold extends Schema.TaggedError<BelowThreshold>()("BelowThreshold", {
+  passRate: Schema.Number,
+  threshold: Schema.Number
+}) {
+  override get message(): string {
+    const percent = (fraction: number) => `${Number((fraction * 100).toFixed(2))} %`
+    return `the pass rate ${percent(this.passRate)} is below the threshold ${percent(this.threshold)}`
+  }
+  get exitCode(): number {
+    return failed
+  }
+}
+
+/** Ctrl-C stopped the command. */
+export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted", {}) {
+  override get message(): string {
+    return "interrupted"
+  }
+  get exitCode(): number {
+    return interrupted
+  }
+}
+
+export type CliError = UsageError | InputError | ProviderError | RunFailed | OutputError | BelowThreshold | Interrupted
+
+const tags = new Set(["UsageError", "InputError", "ProviderError", "RunFailed", "OutputError", "BelowThreshold", "Interrupted"])
+
+export const isCliError = (value: unknown): value is CliError =>
+  typeof value === "object" && value !== null && "_tag" in value && typeof value._tag === "string" && tags.has(value._tag) && "exitCode" in value

@@ -1,0 +1,133 @@
+/**
+ * Which model the commands talk to. `--provider` wins; without it the environment decides: Gemini when
+ * GEMINI_API_KEY or GOOGLE_API_KEY is set, else GLM when ZAI_API_KEY is, else OpenAI when OPENAI_API_KEY is, else
+ * the in-process emulator with its offline rule model — so the CLI always works, and always says what it used.
+ * Keys are read with `Config.redacted` by the provider layers and are never printed.
+ *
+ * @example
+ * const choice = yield* Provider.choose(undefined)                       // from the environment
+ * const model = Provider.layer(choice, { model: undefined, baseUrl: undefined })
+ *
+ * @since 0.1.0
+ */
+import { LanguageModel } from "@agentfx/core"
+import { Gemini, Glm, OpenAI } from "@agentfx/providers"
+import { Emulator, Policy } from "@agentfx/providers/emulator"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { ProviderError, UsageError } from "./CliError.js"
+
+export const names = ["emulator", "gemini", "glm", "glm-coding", "openai"] as const
+export type Name = (typeof names)[number]
+
+/** The provider and why it was chosen (a flag, or which variable was set). */
+export interface Choice {
+  readonly name: Name
+  readonly reason: string
+}
+
+/** What `--model` and `--base-url` override (the environment's `*_MODEL` / `*_BASE_URL` otherwise). */
+export interface Settings {
+  readonly model: string | undefined
+  readonly baseUrl: string | undefined
+}
+
+const keyVariables: Record<Exclude<Name, "emulator">, ReadonlyArray<string>> = {
+  gemini: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+  glm: ["ZAI_API_KEY"],
+  "glm-coding": ["ZAI_API_KEY"],
+  openai: ["OPENAI_API_KEY"]
+}
+
+const allKeys = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "ZAI_API_KEY", "OPENAI_API_KEY"]
+
+/** Whether a variable holds a non-blank value (read redacted: the value is never looked at beyond that). */
+const isSet = (name: string): Effect.Effect<boolean> =>
+  Config.option(Config.redacted(name)).pipe(
+    Effect.map(Option.exists((value) => Redacted.value(value).trim() !== "")),
+    Effect.orElseSucceed(() => false)
+  )
+
+/** The provider for `--provider` (when given) or the environment. */
+export const choose = (flag: Name | undefined): Effect.Effect<Choice> =>
+  Effect.gen(function* () {
+    if (flag !== undefined) return { name: flag, reason: "--provider" }
+    for (const [name, variables] of [
+      ["gemini", keyVariables.gemini],
+      ["glm", keyVariables.glm],
+      ["openai", keyVariables.openai]
+    ] as const) {
+      for (const variable of variables) {
+        if (yield* isSet(variable)) return { name, reason: `${variable} is set` }
+      }
+    }
+    return { name: "emulator" as const, reason: `no API key is set (${allKeys.join(", ")})` }
+  })
+
+const notConfigured = (name: Exclude<Name, "emulator">) => (error: ConfigError.ConfigError) =>
+  new ProviderError({
+    provider: name,
+    message: ConfigError.isMissingDataOnly(error)
+      ? `${name} needs an API key: set ${keyVariables[name].join(" or ")}, or choose another --provider (emulator needs none)`
+      : `${name} is not configured correctly: ${String(error).replace(/^\(?(?:Invalid|Missing) data at /, "")}`
+  })
+
+/** `--base-url` given with the in-process emulator. */
+export const baseUrlWithEmulator = (): UsageError =>
+  new UsageError({
+    message:
+      "--base-url does not apply to the in-process emulator; to use an emulator started with `agentfx emulator`, pass --provider gemini (or glm, openai) with its base URL and set that provider's key to the emulator's"
+  })
+
+/**
+ * The `LanguageModel` of a choice. The emulator runs in-process on 127.0.0.1 for as long as the layer is in use,
+ * answering with `policy` (default `Policy.offline`) through the real Gemini provider layer.
+ */
+export const layer = (
+  choice: Choice,
+  settings: Settings,
+  policy: Policy.Policy = Policy.offline
+): Layer.Layer<LanguageModel.LanguageModel, ProviderError | UsageError> => {
+  const overrides = { model: settings.model, baseUrl: settings.baseUrl }
+  switch (choice.name) {
+    case "emulator":
+      if (settings.baseUrl !== undefined) return Layer.fail(baseUrlWithEmulator())
+      return Emulator.gemini({ model: settings.model ?? "offline" }).pipe(Layer.provide(Emulator.layer({ policy })))
+    case "gemini":
+      return Layer.mapError(Gemini.layerConfig(overrides), notConfigured("gemini"))
+    case "glm":
+      return Layer.mapError(Glm.layerConfig(overrides), notConfigured("glm"))
+    case "glm-coding":
+      return Layer.mapError(Glm.layerConfig({ ...overrides, endpoint: "coding" }), notConfigured("glm-coding"))
+    case "openai":
+      return Layer.mapError(OpenAI.layerConfig(overrides), notConfigured("openai"))
+  }
+}
+
+/** A URL for display: no credentials, no query (where tokens hide). */
+const displayUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`
+  } catch {
+    return "(an invalid URL)"
+  }
+}
+
+/** One line saying what is used, e.g. `provider: gemini, model gemini-2.5-flash (GEMINI_API_KEY is set)`. */
+export const describe = (choice: Choice, model: LanguageModel.Service, settings: Settings): string => {
+  if (choice.name === "emulator") {
+    const why = choice.reason === "--provider" ? "chosen with --provider" : `${choice.reason.replace(/^no/, "No")}: set one to use a real model`
+    return `provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. ${why}.`
+  }
+  const where = settings.baseUrl === undefined ? "" : ` at ${displayUrl(settings.baseUrl)}`
+  return `provider: ${choice.name}, model ${model.model}${where} (${choice.reason === "--provider" ? "chosen with --provider" : choice.reason})`
+}
+
+/** The model service of the current context, described. */
+export const announce = (choice: Choice, settings: Settings): Effect.Effect<string, never, LanguageModel.LanguageModel> =>
+  Effect.map(LanguageModel.LanguageModel, (model) => describe(choice, model, settings))

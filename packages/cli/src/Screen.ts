@@ -1,0 +1,143 @@
+/**
+ * How a run looks in the terminal: the answer streamed as it arrives, each tool call as it starts (`→`) and
+ * finishes (`←`), failed model attempts, and why a run stopped early. A screen keeps track of whether the cursor
+ * is at the start of a line, so calls and prompts never land in the middle of streamed text, and of which calls
+ * it has shown, so an approval prompt waits for the text before it.
+ *
+ * @since 0.1.0
+ */
+import type { Agent, FunctionCall } from "@agentfx/core"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Io from "./Io.js"
+
+export interface Screen {
+  /** Streamed text, as is. */
+  readonly text: (text: string) => Effect.Effect<void>
+  /** A whole line on stdout, started on a fresh line. */
+  readonly line: (text: string) => Effect.Effect<void>
+  /** A whole line on stderr (stdout is ended first, so the two do not interleave mid-line). */
+  readonly note: (text: string) => Effect.Effect<void>
+  /** Shows `prompt` on a fresh line and reads the answer. */
+  readonly ask: (prompt: string) => Effect.Effect<Io.Input>
+  /** Renders one event of `Agent.stream`. */
+  readonly event: (event: Agent.AgentEvent) => Effect.Effect<void>
+  /** Waits until the event announcing `callId` was rendered (everything streamed before it is on screen). */
+  readonly shown: (callId: string) => Effect.Effect<void>
+  /** Ends the current line if text was streamed. */
+  readonly endLine: Effect.Effect<void>
+}
+
+export interface Options {
+  /** ANSI colours (default: when stdout is a terminal). */
+  readonly color?: boolean
+  /** Calls whose `→` line the approval prompt shows instead (so it is not printed twice). */
+  readonly askedFor?: (call: FunctionCall.FunctionCall) => boolean
+}
+
+/** JSON, on one line, cut to `max` characters. */
+export const preview = (value: unknown, max = 160): string => {
+  let text: string
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    text = String(value)
+  }
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
+/** How a call looks: `name({"arg":1})`. */
+export const callText = (call: FunctionCall.FunctionCall): string => `${call.name}(${preview(call.args)})`
+
+const stopText = (reason: Agent.StopReason): string | undefined => {
+  switch (reason._tag) {
+    case "Finished":
+      return undefined
+    case "MaxTurns":
+      return `(stopped: the model used all ${reason.maxTurns} turns; raise --max-turns to let it continue)`
+    case "ToolCalled":
+      return `(stopped: ${reason.name} was called)`
+    case "RepeatedCall":
+      return `(stopped: ${reason.name} was called ${reason.times} times with the same arguments)`
+  }
+}
+
+export const make = (io: Io.Service, options: Options = {}): Screen => {
+  const color = options.color ?? io.isTTY
+  const paint = (code: number) => (text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
+  const cyan = paint(36)
+  const dim = paint(2)
+  const red = paint(31)
+  let atLineStart = true
+  const shown = new Set<string>()
+  const waiting = new Map<string, Array<() => void>>()
+
+  const text = (chunk: string) =>
+    Effect.suspend(() => {
+      if (chunk === "") return Effect.void
+      atLineStart = chunk.endsWith("\n")
+      return io.out(chunk)
+    })
+  const endLine = Effect.suspend(() => (atLineStart ? Effect.void : text("\n")))
+  const line = (content: string) => Effect.zipRight(endLine, text(`${content}\n`))
+  const note = (content: string) => Effect.zipRight(endLine, io.err(`${content}\n`))
+
+  const markShown = (id: string) =>
+    Effect.sync(() => {
+      shown.add(id)
+      for (const resume of waiting.get(id) ?? []) resume()
+      waiting.delete(id)
+    })
+
+  const event = (event: Agent.AgentEvent): Effect.Effect<void> => {
+    switch (event._tag) {
+      case "TextDelta":
+        return text(event.text)
+      case "CallStarted": {
+        const announce = options.askedFor?.(event.call) === true ? Effect.void : line(cyan(`→ ${callText(event.call)}`))
+        return Effect.zipRight(announce, markShown(event.call.id))
+      }
+      case "CallFinished": {
+        const { record } = event
+        const took = dim(` (${Duration.format(Duration.millis(Math.round(Duration.toMillis(record.duration))))})`)
+        return Either.match(record.result, {
+          onLeft: (error) => line(red(`← ${record.name} failed: ${error.message}`) + took),
+          onRight: (value) => line(dim(`← ${record.name}: ${preview(value)}`) + took)
+        })
+      }
+      case "AttemptFailed":
+        return note(`(the model request failed — ${event.error._tag}: ${event.error.message}${event.error.retryable ? "; retrying" : ""})`)
+      case "Done": {
+        const stopped = stopText(event.result.stopReason)
+        return stopped === undefined ? endLine : line(dim(stopped))
+      }
+      case "TurnStarted":
+      case "TurnFinished":
+      case "ReasoningDelta":
+        return Effect.void
+    }
+  }
+
+  return {
+    text,
+    line,
+    note,
+    ask: (prompt) =>
+      Effect.gen(function* () {
+        yield* endLine
+        const input = yield* io.readLine(prompt)
+        atLineStart = true
+        return input
+      }),
+    event,
+    shown: (id) =>
+      Effect.async<void>((resume) => {
+        if (shown.has(id)) return resume(Effect.void)
+        const done = () => resume(Effect.void)
+        waiting.set(id, [...(waiting.get(id) ?? []), done])
+        return Effect.sync(() => waiting.set(id, (waiting.get(id) ?? []).filter((f) => f !== done)))
+      }),
+    endLine
+  }
+}

@@ -1,0 +1,239 @@
+import { Io, Repl } from "@agentfx/cli"
+import { Chat, Turn } from "@agentfx/core"
+import { Policy } from "@agentfx/providers/emulator"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { agentfx, count, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+
+const prompts = (out: string) => count(out, Repl.prompt)
+
+/** The user messages of a saved session. */
+const savedMessages = (file: string): { system: string | undefined; messages: ReadonlyArray<string> } => {
+  const session = Schema.decodeUnknownSync(Schema.parseJson(Chat.Session))(fs.readFileSync(file, "utf8"))
+  return {
+    system: session.system,
+    messages: session.transcript.filter((turn) => turn.role === "user" && Turn.responses(turn).length === 0).map(Turn.text)
+  }
+}
+
+/** Starts `agentfx chat` on a fresh terminal; returns the terminal and the running command. */
+const startChat = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.gen(function* () {
+    const terminal = yield* Io.memory()
+    const fiber = yield* Effect.fork(agentfx(["chat", ...args], { env, terminal }))
+    return { terminal, fiber }
+  })
+
+/** Types `line` once the chat shows its `n`-th prompt. */
+const typeAt = (terminal: Io.Memory, n: number, line: string) =>
+  Effect.zipRight(terminal.waitForOutput((out) => prompts(out) >= n), terminal.feed(line))
+
+describe("agentfx chat", () => {
+  it.scopedLive("several messages with streamed replies and visible tool calls, /system, /tools, /save, /exit", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const saved = path.join(dir, "saved.json")
+      const { terminal, fiber } = yield* startChat(flags, env)
+      yield* typeAt(terminal, 1, "hello there")
+      yield* typeAt(terminal, 2, "what is 12 * 12")
+      yield* typeAt(terminal, 3, "/system Answer in one line.")
+      yield* typeAt(terminal, 4, "/tools")
+      yield* typeAt(terminal, 5, "what time is it in Europe/Oslo")
+      yield* typeAt(terminal, 6, `/save ${saved}`)
+      yield* typeAt(terminal, 7, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("you> hello there\nI am the agentfx emulator")
+      expect(result.stdout).toContain('you> what is 12 * 12\n→ calculator({"expression":"12 * 12"})\n← calculator: {"expression":"12 * 12","result":144}')
+      expect(result.stdout).toContain("system instruction set")
+      expect(result.stdout).toMatch(/ {2}read_file — Reads a UTF-8 text file/)
+      expect(result.stdout).toContain('→ clock({"time_zone":"Europe/Oslo"})')
+      expect(result.stdout).toContain(`saved to ${saved}`)
+      expect(savedMessages(saved)).toEqual({
+        system: "Answer in one line.",
+        messages: ["hello there", "what is 12 * 12", "what time is it in Europe/Oslo"]
+      })
+      // Each message went out with the whole conversation before it, and the system set in between.
+      const requests = (yield* server.requests).flatMap((r) => (r.request === undefined ? [] : [r.request]))
+      const last = requests[requests.length - 1]!
+      expect(last.system).toBe("Answer in one line.")
+      expect(last.transcript.map(Turn.text).filter((text) => text !== "")[0]).toBe("hello there")
+    })
+  )
+
+  it.scopedLive("--session saves after every message and resumes where it stopped", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const server = yield* emulator()
+      const { env: keyEnv, flags } = viaGemini(server)
+      const env = { ...keyEnv, AGENTFX_SESSIONS_DIR: path.join(dir, "sessions") }
+      const file = path.join(dir, "sessions", "work.json")
+
+      const first = yield* startChat([...flags, "--session", "work", "--system", "Be terse."], env)
+      yield* typeAt(first.terminal, 1, "first message")
+      yield* first.terminal.waitForOutput((out) => prompts(out) >= 2)
+      expect(savedMessages(file).messages).toEqual(["first message"])
+      yield* typeAt(first.terminal, 2, "what is 1 + 1")
+      yield* first.terminal.waitForOutput((out) => prompts(out) >= 3)
+      expect(savedMessages(file).messages).toEqual(["first message", "what is 1 + 1"])
+      yield* first.terminal.end
+      const ended = yield* Fiber.join(first.fiber)
+      expect(ended.code).toBe(0)
+      expect(ended.stdout).toContain(`session work: new, saved to ${file} after every message`)
+
+      const second = yield* startChat([...flags, "--session", "work"], env)
+      yield* typeAt(second.terminal, 1, "third message")
+      yield* typeAt(second.terminal, 2, "/exit")
+      const resumed = yield* Fiber.join(second.fiber)
+      expect(resumed.code).toBe(0)
+      expect(resumed.stdout).toContain(`session work: resumed from ${file} (2 messages)`)
+      expect(savedMessages(file)).toEqual({ system: "Be terse.", messages: ["first message", "what is 1 + 1", "third message"] })
+      const requests = yield* server.requests
+      const last = requests[requests.length - 1]!.request!
+      expect(last.system).toBe("Be terse.")
+      expect(last.transcript.filter((turn) => turn.role === "user").map(Turn.text)[0]).toBe("first message")
+    })
+  )
+
+  it.scopedLive("Ctrl-C cancels the turn in flight; the session keeps everything and goes on", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const server = yield* emulator({
+        policy: Policy.fromFunction((request) => {
+          const last = request.transcript[request.transcript.length - 1]
+          return last !== undefined && Turn.text(last).includes("slow") ? Effect.never : Policy.offline.reply(request)
+        })
+      })
+      const { env: keyEnv, flags } = viaGemini(server)
+      const env = { ...keyEnv, AGENTFX_SESSIONS_DIR: dir }
+      const { terminal, fiber } = yield* startChat([...flags, "--session", "s1"], env)
+      yield* typeAt(terminal, 1, "hello")
+      yield* typeAt(terminal, 2, "a slow question")
+      yield* server.awaitRequests(2)
+      yield* terminal.interrupt
+      yield* terminal.waitForOutput((out) => out.includes("(cancelled"))
+      expect(yield* server.awaitOutcome(1)).toBe("aborted")
+      yield* typeAt(terminal, 3, "what is 5 + 5")
+      yield* typeAt(terminal, 4, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("(cancelled — the session keeps everything before this message)")
+      expect(result.stdout).toContain('← calculator: {"expression":"5 + 5","result":10}')
+      expect(savedMessages(path.join(dir, "s1.json")).messages).toEqual(["hello", "a slow question", "what is 5 + 5"])
+    })
+  )
+
+  it.scopedLive("Ctrl-C at an empty prompt warns once; a second one quits; a message in between resets it", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startChat([], {})
+      yield* terminal.waitForOutput((out) => prompts(out) >= 1)
+      yield* terminal.interrupt
+      yield* typeAt(terminal, 2, "/help")
+      yield* terminal.waitForOutput((out) => prompts(out) >= 3)
+      yield* terminal.interrupt
+      yield* terminal.waitForOutput((out) => prompts(out) >= 4)
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* terminal.interrupt
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(count(result.stdout, "(press Ctrl-C again to quit, or type /exit)")).toBe(2)
+      expect(result.stdout).toContain("/save FILE")
+    })
+  )
+
+  for (const [answer, outcome] of [
+    ["y", '← fetch_url: {"url":'],
+    ["n", '← fetch_url failed: "fetch_url" was not approved: the user refused it in the terminal']
+  ] as const) {
+    it.scopedLive(`the approval prompt runs fetch_url on "${answer}" and refuses it otherwise`, () =>
+      Effect.gen(function* () {
+        const server = yield* emulator()
+        const { env, flags } = viaGemini(server)
+        const url = `${server.url}/status`
+        const { terminal, fiber } = yield* startChat([...flags, "--allow-host", "127.0.0.1"], env)
+        yield* typeAt(terminal, 1, `fetch ${url}`)
+        yield* terminal.waitForOutput((out) => out.includes("— allow? [y/N] "))
+        expect(yield* terminal.stdout).not.toContain("← fetch_url")
+        yield* terminal.feed(answer)
+        yield* typeAt(terminal, 2, "/exit")
+        const result = yield* Fiber.join(fiber)
+        expect(result.code).toBe(0)
+        expect(result.stdout).toContain(`→ fetch_url({"url":"${url}"}) — allow? [y/N] ${answer}\n${outcome}`)
+        const requests = yield* server.requests
+        const fetched = requests.filter((r) => r.path === "/status")
+        expect(fetched).toHaveLength(answer === "y" ? 1 : 0)
+        // The model was told the outcome.
+        const last = requests.filter((r) => r.request !== undefined).at(-1)!.request!
+        const response = Turn.responses(last.transcript.at(-1)!)[0]!
+        expect(response.isError).toBe(answer === "n")
+      })
+    )
+  }
+
+  it.scopedLive("--yes runs fetch_url without asking", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startChat([...flags, "--allow-host", "127.0.0.1", "--yes"], env)
+      yield* typeAt(terminal, 1, `fetch ${server.url}/x`)
+      yield* typeAt(terminal, 2, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.stdout).not.toContain("allow?")
+      expect(result.stdout).toContain(`→ fetch_url({"url":"${server.url}/x"})\n← fetch_url: `)
+    })
+  )
+
+  it.scopedLive("/load continues a saved session; bad files and commands are reported without ending the chat", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const saved = path.join(dir, "a.json")
+      writeFiles(dir, { "broken.json": "{ not json" })
+      fs.writeFileSync(
+        saved,
+        Schema.encodeSync(Schema.parseJson(Chat.Session))({ version: 1, system: "From the file.", transcript: [Turn.user("loaded question"), Turn.model("loaded answer")] })
+      )
+      const { terminal, fiber } = yield* startChat(flags, env)
+      yield* typeAt(terminal, 1, `/load ${path.join(dir, "broken.json")}`)
+      yield* typeAt(terminal, 2, `/load ${path.join(dir, "missing.json")}`)
+      yield* typeAt(terminal, 3, "/frobnicate")
+      yield* typeAt(terminal, 4, "/save")
+      yield* typeAt(terminal, 5, `/load ${saved}`)
+      yield* typeAt(terminal, 6, "/system")
+      yield* typeAt(terminal, 7, "and now?")
+      yield* typeAt(terminal, 8, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("broken.json is not a saved agentfx session")
+      expect(result.stderr).toContain("missing.json does not exist")
+      expect(result.stderr).toContain("unknown command /frobnicate")
+      expect(result.stderr).toContain("usage: /save FILE")
+      expect(result.stdout).toContain(`loaded ${saved} (1 message)`)
+      expect(result.stdout).toContain("system: From the file.")
+      const last = (yield* server.requests).at(-1)!.request!
+      expect(last.system).toBe("From the file.")
+      expect(last.transcript.map(Turn.text)).toEqual(["loaded question", "loaded answer", "and now?"])
+    })
+  )
+
+  it.scopedLive("a bad --session name or a corrupt session file is an input error (exit 2)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "bad.json": '{"version":2}' })
+      const name = yield* agentfx(["chat", "--session", "../escape"], { env: { AGENTFX_SESSIONS_DIR: dir } })
+      expect(name.code).toBe(2)
+      expect(name.stderr).toContain('--session "../escape": a session name holds letters')
+      const corrupt = yield* agentfx(["chat", "--session", "bad"], { env: { AGENTFX_SESSIONS_DIR: dir } })
+      expect(corrupt.code).toBe(2)
+      expect(corrupt.stderr).toContain(`agentfx: ${path.join(dir, "bad.json")} is not a saved agentfx session`)
+    })
+  )
+})

@@ -1,0 +1,59 @@
+import { LanguageModel, Turn } from "@agentfx/core"
+import { Io } from "@agentfx/cli"
+import { Gemini, OpenAI } from "@agentfx/providers"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Redacted from "effect/Redacted"
+import { createServer } from "node:net"
+import { agentfx } from "./support/cli.js"
+
+const ask = (text: string) =>
+  Effect.flatMap(LanguageModel.LanguageModel, (model) => model.generate({ transcript: [Turn.user(text)], declarations: [] }))
+
+const field = (banner: string, label: string): string => {
+  const match = new RegExp(`${label}\\s+(\\S+)`).exec(banner)
+  if (match === null) throw new Error(`no ${label} in: ${banner}`)
+  return match[1]!
+}
+
+describe("agentfx emulator", () => {
+  it.scopedLive("prints its base URLs and key, answers the real SDKs there, and stops on Ctrl-C", () =>
+    Effect.gen(function* () {
+      const terminal = yield* Io.memory()
+      const fiber = yield* Effect.fork(agentfx(["emulator"], { terminal }))
+      const banner = yield* terminal.waitForOutput((out) => out.includes("API key"))
+      expect(banner).toMatch(/^agentfx emulator on http:\/\/127\.0\.0\.1:\d+ — the offline rule model answers; Ctrl-C stops it\./)
+      const apiKey = Redacted.make(field(banner, "API key"))
+      const gemini = yield* ask("hello").pipe(Effect.provide(Gemini.layer({ apiKey, baseUrl: field(banner, "Gemini") })))
+      expect(Turn.text(gemini.turn)).toContain("I am the agentfx emulator")
+      const openai = yield* ask("hello").pipe(Effect.provide(OpenAI.layer({ apiKey, baseUrl: field(banner, "OpenAI") })))
+      expect(Turn.text(openai.turn)).toContain("I am the agentfx emulator")
+      expect(field(banner, "GLM \\(coding\\)")).toMatch(/\/api\/coding\/paas\/v4$/)
+      yield* terminal.interrupt
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("emulator stopped")
+      const stopped = yield* Effect.either(ask("again").pipe(Effect.provide(Gemini.layer({ apiKey, baseUrl: field(banner, "Gemini") }))))
+      expect(stopped._tag).toBe("Left")
+    })
+  )
+
+  it.scopedLive("a port in use is a clear error (exit 1); a port out of range is a usage error (exit 2)", () =>
+    Effect.gen(function* () {
+      const server = createServer()
+      const port = yield* Effect.acquireRelease(
+        Effect.async<number>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as { port: number }).port)))
+        }),
+        () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      const busy = yield* agentfx(["emulator", "--port", String(port)])
+      expect(busy.code).toBe(1)
+      expect(busy.stderr).toContain(`agentfx: cannot listen on 127.0.0.1:${port}: the port is in use`)
+      const range = yield* agentfx(["emulator", "--port", "70000"])
+      expect(range.code).toBe(2)
+      expect(range.stderr).toContain("--port is a TCP port, 0 to 65535")
+    })
+  )
+})

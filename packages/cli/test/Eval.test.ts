@@ -1,0 +1,204 @@
+import { EvalReport } from "@agentfx/tools"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+
+const mathScenario = `---
+name: math
+description: Arithmetic, and the result sent to the user
+available_functions:
+  - name: calculator
+    description: Evaluates an arithmetic expression
+    parameters:
+      type: object
+      properties:
+        expression: { type: string, description: the expression }
+      required: [expression]
+  - name: notify
+    description: Sends a message to the user
+    parameters:
+      type: object
+      properties:
+        message: { type: string }
+      required: [message]
+---
+Compute with the calculator, then notify the user of the result.
+`
+
+const passing = `- id: adds
+  description: Adds and notifies
+  scenario: math
+  input: what is 2 + 2?
+  mock_function_responses:
+    notify: { response: { sent: true } }
+  expected_function_calls:
+    - function_name: calculator
+      arguments: { expression: "2 + 2" }
+      result_contains: { result: 4 }
+    - function_name: notify
+      arguments: { message: The answer is 4 }
+  x-cassette:
+    - calls: [{ name: calculator, args: { expression: "2 + 2" } }]
+    - calls: [{ name: notify, args: { message: The answer is 4 } }]
+    - text: It is 4.
+`
+
+const failing = `- id: multiplies-wrong
+  scenario: math
+  input: what is 3 * 3?
+  expected_function_calls:
+    - function_name: calculator
+      arguments: { expression: "3 * 3" }
+  x-cassette:
+    - calls: [{ name: calculator, args: { expression: "3 + 3" } }]
+    - text: "6"
+`
+
+/** A suite: the math scenario and the given case files. */
+const suite = (cases: Readonly<Record<string, string>>) =>
+  Effect.gen(function* () {
+    const dir = yield* tempDir
+    writeFiles(dir, { "scenarios/math.md": mathScenario, "scenarios/README.md": "not a scenario", ...Object.fromEntries(Object.entries(cases).map(([name, text]) => [`cases/${name}`, text])) })
+    return { dir, cases: path.join(dir, "cases"), scenarios: path.join(dir, "scenarios") }
+  })
+
+describe("agentfx eval", () => {
+  it.scopedLive("offline, replays each case's x-cassette; all pass: exit 0, report printed, JSON and JUnit written", () =>
+    Effect.gen(function* () {
+      const { dir, cases, scenarios } = yield* suite({ "adds.yaml": passing })
+      const json = path.join(dir, "report.json")
+      const junit = path.join(dir, "report.xml")
+      const result = yield* agentfx(["eval", cases, "--scenarios", scenarios, "--json", json, "--junit", junit])
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("provider: emulator — replays each case's x-cassette offline through the Gemini provider (1 of 1 cases have one)")
+      expect(result.stdout).toContain("✓ adds — Adds and notifies  [math]")
+      expect(result.stdout).toContain('1. calculator({"expression":"2 + 2"}) → {"expression":"2 + 2","result":4}')
+      expect(result.stdout).toContain('2. notify({"message":"The answer is 4"}) → {"sent":true}')
+      expect(result.stdout).toContain("1/1 passed (100 %)")
+      expect(result.stdout).toContain("PASS")
+      const report = Either.getOrThrow(EvalReport.fromJson(fs.readFileSync(json, "utf8")))
+      expect(report.summary).toMatchObject({ total: 1, passed: 1, ok: true })
+      expect(fs.readFileSync(junit, "utf8")).toContain('<testcase name="adds: Adds and notifies" classname="math"')
+    })
+  )
+
+  it.scopedLive("a pass rate below --threshold exits with 1; at or above it with 0", () =>
+    Effect.gen(function* () {
+      const { cases, scenarios } = yield* suite({ "adds.yaml": passing, "wrong.yaml": failing })
+      const strict = yield* agentfx(["eval", cases, "--scenarios", scenarios])
+      expect(strict.code).toBe(1)
+      expect(strict.stdout).toContain("✗ multiplies-wrong")
+      expect(strict.stdout).toContain("1/2 passed (50 %), 1 failed, 0 errored — threshold 99 %: FAIL")
+      expect(strict.stderr).toContain("agentfx: the pass rate 50 % is below the threshold 99 %")
+      const lenient = yield* agentfx(["eval", cases, "--scenarios", scenarios, "--threshold", "0.5", "--concurrency", "1"])
+      expect(lenient.code).toBe(0)
+      expect(lenient.stdout).toContain("threshold 50 %: PASS")
+    })
+  )
+
+  it.scopedLive("a declared function that is not built in answers 'mock this function' when a case does not mock it", () =>
+    Effect.gen(function* () {
+      const { cases, scenarios } = yield* suite({
+        "unmocked.yaml": `- id: unmocked-call
+  scenario: math
+  input: what is 1 + 1
+  expected_function_calls:
+    - function_name: calculator
+      arguments: { expression: "1 + 1" }
+  x-cassette:
+    - calls: [{ name: calculator, args: { expression: "1 + 1" } }]
+    - calls: [{ name: notify, args: { message: "2" } }]
+    - text: "2"
+`
+      })
+      const result = yield* agentfx(["eval", cases, "--scenarios", scenarios])
+      expect(result.code).toBe(1)
+      expect(result.stdout).toMatch(/2\. notify\(\{"message":"2"\}\) ✗ [^\n]*is not a built-in tool of the agentfx CLI, so it has no implementation here: mock this function in the eval case \(mock_function_responses\.notify\)/)
+      expect(result.stdout).toContain("call 2 notify({\"message\":\"2\"}) was not expected")
+    })
+  )
+
+  it.scopedLive("a case expecting a call to a function that is neither built in nor mocked is rejected before anything runs (exit 2)", () =>
+    Effect.gen(function* () {
+      const { cases, scenarios } = yield* suite({ "adds.yaml": passing.replace("  mock_function_responses:\n    notify: { response: { sent: true } }\n", "") })
+      const result = yield* agentfx(["eval", cases, "--scenarios", scenarios])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain(`adds.yaml:1: case "adds" expects a call to notify, which scenario "math" declares but is not a built-in tool`)
+      expect(result.stderr).toContain("mock it under mock_function_responses.notify")
+      expect(result.stdout).toBe("")
+    })
+  )
+
+  it.scopedLive("a case without a cassette is answered by the offline rule model; an invalid cassette is an error case", () =>
+    Effect.gen(function* () {
+      const { cases, scenarios } = yield* suite({
+        "offline.yaml": `- id: rule-model
+  scenario: math
+  input: what is 7 * 6
+  expected_function_calls:
+    - function_name: calculator
+      arguments: { expression: "7 * 6" }
+- id: broken-cassette
+  scenario: math
+  input: what is 7 * 6
+  expected_function_calls: []
+  x-cassette: [{ nothing: here }]
+`
+      })
+      const result = yield* agentfx(["eval", cases, "--scenarios", scenarios, "--threshold", "0.5"])
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("(1 of 2 cases have one; the offline rule model answers the others)")
+      expect(result.stdout).toContain("✓ rule-model")
+      expect(result.stdout).toMatch(/✗ broken-cassette[^\n]*\n[^\n]*\n {4}error: .*the x-cassette is invalid/)
+    })
+  )
+
+  it.scopedLive("runs against a real provider layer when one is chosen (here the Gemini provider on an emulator)", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const { cases, scenarios } = yield* suite({ "offline.yaml": `id: via-gemini\nscenario: math\ninput: what is 9 - 4\nexpected_function_calls:\n  - function_name: calculator\n    arguments: { expression: "9 - 4" }\n` })
+      const result = yield* agentfx(["eval", cases, "--scenarios", scenarios, ...flags], { env })
+      expect(result.code).toBe(0)
+      expect(result.stderr).toMatch(/^provider: gemini, model \S+ at http:\/\/127\.0\.0\.1:\d+ \(chosen with --provider\)/)
+      expect(result.stdout).toContain("✓ via-gemini")
+      expect((yield* server.requests).length).toBe(2)
+    })
+  )
+
+  it.scopedLive("bad input gives a clear message and exit code 2", () =>
+    Effect.gen(function* () {
+      const { dir, cases, scenarios } = yield* suite({ "adds.yaml": passing })
+      const missing = yield* agentfx(["eval", path.join(dir, "nope"), "--scenarios", scenarios])
+      expect(missing.code).toBe(2)
+      expect(missing.stderr).toContain("must exist")
+      const noScenarios = yield* agentfx(["eval", cases])
+      expect(noScenarios.code).toBe(2)
+      expect(noScenarios.stderr).toContain("Expected to find option: '--scenarios'")
+      const notDir = yield* agentfx(["eval", cases, "--scenarios", path.join(scenarios, "math.md")])
+      expect(notDir.code).toBe(2)
+      const threshold = yield* agentfx(["eval", cases, "--scenarios", scenarios, "--threshold", "2"])
+      expect(threshold.code).toBe(2)
+      expect(threshold.stderr).toContain("--threshold is a fraction between 0 and 1")
+
+      writeFiles(dir, { "empty-scenarios/notes.txt": "", "empty-cases/readme.txt": "", "bad-cases/bad.yaml": "- id: x\n  scenario: math\n  input: hi\n  expected_function_calls: []\n  typo_field: 1\n" })
+      const noMd = yield* agentfx(["eval", cases, "--scenarios", path.join(dir, "empty-scenarios")])
+      expect(noMd.code).toBe(2)
+      expect(noMd.stderr).toContain("holds no scenario files (*.md)")
+      const noCases = yield* agentfx(["eval", path.join(dir, "empty-cases"), "--scenarios", scenarios])
+      expect(noCases.code).toBe(2)
+      expect(noCases.stderr).toContain("holds no eval case files")
+      const badCase = yield* agentfx(["eval", path.join(dir, "bad-cases"), "--scenarios", scenarios])
+      expect(badCase.code).toBe(2)
+      expect(badCase.stderr).toMatch(/bad\.yaml:\d+: .*typo_field/)
+
+      writeFiles(dir, { "drift/files.md": "---\nname: files\ndescription: d\navailable_functions:\n  - name: read_file\n    description: r\n    parameters:\n      type: object\n      properties:\n        path: { type: number }\n      required: [path]\n---\nRead.\n" })
+      const drift = yield* agentfx(["eval", cases, "--scenarios", path.join(dir, "drift")])
+      expect(drift.code).toBe(2)
+      expect(drift.stderr).toContain('the parameters of "read_file" in scenario "files" disagree with its implementation')
+    })
+  )
+})

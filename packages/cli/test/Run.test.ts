@@ -1,0 +1,148 @@
+import { Io } from "@agentfx/cli"
+import { Policy } from "@agentfx/providers/emulator"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+
+describe("agentfx run", () => {
+  it.scopedLive("shows each tool call as it starts and finishes, then streams the answer", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["run", "what", "is", "2 + 3 * 4?"])
+      expect(result.code).toBe(0)
+      const started = result.stdout.indexOf('→ calculator({"expression":"2 + 3 * 4"})')
+      const finished = result.stdout.indexOf('← calculator: {"expression":"2 + 3 * 4","result":14}')
+      const answer = result.stdout.lastIndexOf("calculator: ")
+      expect(started).toBeGreaterThanOrEqual(0)
+      expect(finished).toBeGreaterThan(started)
+      expect(answer).toBeGreaterThan(finished)
+    })
+  )
+
+  it.scopedLive("read_file and list_dir are confined to --root", () =>
+    Effect.gen(function* () {
+      const root = yield* tempDir
+      writeFiles(root, { "notes.txt": "the launch code is 0000\n", "sub/deep.md": "# deep\n" })
+      const listed = yield* agentfx(["run", "list the files in this folder", "--root", root])
+      expect(listed.code).toBe(0)
+      expect(listed.stdout).toContain('→ list_dir({"path":"."})')
+      expect(listed.stdout).toMatch(/← list_dir: .*"notes\.txt".*"sub"/)
+      const read = yield* agentfx(["run", "read notes.txt please", "--root", root])
+      expect(read.stdout).toContain("the launch code is 0000")
+      const escaped = yield* agentfx(["run", "read ../../etc/passwd.txt please", "--root", root])
+      expect(escaped.code).toBe(0)
+      expect(escaped.stdout).toContain("← read_file failed:")
+      expect(escaped.stdout).toContain('".." segments are not allowed')
+    })
+  )
+
+  it.scopedLive("--json prints the result as JSON and nothing else on stdout", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["run", "--json", "what is 6 * 7"])
+      expect(result.code).toBe(0)
+      const json = JSON.parse(result.stdout) as {
+        provider: string
+        text: string
+        stopReason: { _tag: string }
+        calls: Array<{ name: string; args: unknown; isError: boolean; response: unknown }>
+        transcript: Array<{ role: string }>
+      }
+      expect(json.provider).toBe("emulator")
+      expect(json.stopReason._tag).toBe("Finished")
+      expect(json.calls).toEqual([expect.objectContaining({ name: "calculator", args: { expression: "6 * 7" }, isError: false, response: { expression: "6 * 7", result: 42 } })])
+      expect(json.text).toContain("42")
+      expect(json.transcript.map((turn) => turn.role)).toEqual(["user", "model", "user", "model"])
+      expect(result.stderr).toContain("provider: emulator")
+    })
+  )
+
+  it.scopedLive("fetch_url is only offered with --allow-host; --json refuses it unless --yes", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const url = `${server.url}/ping`
+      const without = yield* agentfx(["run", ...flags, `fetch ${url}`], { env })
+      expect(without.stdout).not.toContain("fetch_url")
+      const declared = (yield* server.requests)[0]?.request?.declarations.map((d) => d.name)
+      expect(declared).toEqual(["clock", "calculator", "read_file", "list_dir"])
+
+      const refused = yield* agentfx(["run", ...flags, "--json", "--allow-host", "127.0.0.1", `fetch ${url}`], { env })
+      expect(refused.code).toBe(0)
+      const calls = (JSON.parse(refused.stdout) as { calls: Array<{ name: string; response: { error?: { type: string; reason: string } } }> }).calls
+      expect(calls.map((call) => [call.name, call.response.error?.type])).toEqual([["fetch_url", "ApprovalDenied"]])
+      expect(calls[0]?.response.error?.reason).toContain("pass --yes")
+      expect((yield* server.requests).filter((r) => r.path === "/ping")).toHaveLength(0)
+
+      const approved = yield* agentfx(["run", ...flags, "--json", "--yes", "--allow-host", "127.0.0.1", `fetch ${url}`], { env })
+      const fetched = (JSON.parse(approved.stdout) as { calls: Array<{ response: { status?: number; url?: string } }> }).calls
+      expect(fetched.map((call) => call.response)).toEqual([expect.objectContaining({ url, status: 404 })])
+    })
+  )
+
+  it.scopedLive("asks in the terminal before fetch_url runs", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const terminal = yield* Io.memory()
+      const url = `${server.url}/ping`
+      const run = yield* Effect.fork(agentfx(["run", ...flags, "--allow-host", "127.0.0.1", `please fetch ${url}`], { env, terminal }))
+      yield* terminal.waitForOutput((out) => out.includes("— allow? [y/N] "))
+      yield* terminal.feed("y")
+      const result = yield* Fiber.join(run)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain(`→ fetch_url({"url":"${url}"}) — allow? [y/N] y\n← fetch_url: {"url":"${url}","status":404`)
+      expect(result.stdout.match(/→ fetch_url/g)).toHaveLength(1)
+    })
+  )
+
+  it.scopedLive("Ctrl-C stops a run with exit code 130", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.fromFunction(() => Effect.never) })
+      const { env, flags } = viaGemini(server)
+      const terminal = yield* Io.memory()
+      const run = yield* Effect.fork(agentfx(["run", ...flags, "hello"], { env, terminal }))
+      yield* server.awaitRequests(1)
+      yield* terminal.interrupt
+      const result = yield* Fiber.join(run)
+      expect(result.code).toBe(130)
+      expect(result.stderr).toContain("agentfx: interrupted")
+      expect(yield* server.awaitOutcome(0)).toBe("aborted")
+    })
+  )
+
+  it.scopedLive("bad input gives a clear message and exit code 2", () =>
+    Effect.gen(function* () {
+      const missing = yield* agentfx(["run"])
+      expect(missing.code).toBe(2)
+      expect(missing.stderr).toContain("Missing argument <prompt>")
+      const root = yield* agentfx(["run", "hi", "--root", "/nonexistent/agentfx"])
+      expect(root.code).toBe(2)
+      expect(root.stderr).toContain("'/nonexistent/agentfx' must exist")
+      const turns = yield* agentfx(["run", "hi", "--max-turns", "0"])
+      expect(turns.code).toBe(2)
+      expect(turns.stderr).toContain("--max-turns must be a whole number of at least 1")
+      const empty = yield* agentfx(["run", " "])
+      expect(empty.code).toBe(2)
+      expect(empty.stderr).toContain("agentfx: the prompt is empty")
+      const unknown = yield* agentfx(["walk"])
+      expect(unknown.code).toBe(2)
+      expect(unknown.stderr).toContain("Invalid subcommand")
+      const none = yield* agentfx([])
+      expect(none.code).toBe(2)
+      expect(none.stderr).toContain("a command is needed")
+    })
+  )
+
+  it.scopedLive("--help describes the command and exits with 0", () =>
+    Effect.gen(function* () {
+      for (const command of ["run", "chat", "eval", "tools", "emulator"]) {
+        const result = yield* agentfx([command, "--help"])
+        expect(result.code).toBe(0)
+        expect(result.stdout).toContain("DESCRIPTION")
+        expect(result.stdout).toContain(`$ ${command}`)
+      }
+      const root = yield* agentfx(["--help"])
+      expect(root.stdout).toContain("COMMANDS")
+    })
+  )
+})
