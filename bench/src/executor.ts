@@ -1,0 +1,188 @@
+/**
+ * Executor benchmark: the cost agentfx adds around a tool call, and how close a bounded parallel batch of slow
+ * calls comes to the ideal wall time, next to a plain promise pool (p-limit) measured in the same process.
+ *
+ *   pnpm bench:executor        (or: node bench/dist/executor.js after a build)
+ */
+import { Executor, FunctionCall, Registry, Tool } from "@agentfx/core"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { performance } from "node:perf_hooks"
+import pLimit from "p-limit"
+import { fixed, machine, median, verdict } from "./internal/stats.js"
+import * as Table from "./internal/table.js"
+
+const iterations = 200_000
+const warmUpIterations = 20_000
+const rounds = 3
+const batchSize = 10
+
+const overheadGoalMicros = 10
+const batchCalls = 200
+const batchBound = 10
+const sleepMillis = 20
+const batchRounds = 5
+const idealBatchMillis = (batchCalls / batchBound) * sleepMillis
+const efficiencyGoal = 0.97
+
+const noop = Tool.make("noop", {
+  description: "Returns its first argument",
+  parameters: Schema.Struct({ a: Schema.Number, b: Schema.String }),
+  handler: ({ a }) => Effect.succeed(a)
+})
+
+const sleeper = Tool.make("sleep", {
+  description: `Waits ${sleepMillis} ms`,
+  parameters: Schema.Struct({}),
+  handler: () => Effect.sleep(`${sleepMillis} millis`)
+})
+
+const registry = Registry.unsafeMake(noop, sleeper)
+const args = { a: 1, b: "x" }
+const call = FunctionCall.make({ id: "call_0", name: "noop", args })
+const batch = Array.from({ length: batchSize }, (_, i) => FunctionCall.make({ id: `call_${i}`, name: "noop", args }))
+const slowBatch = Array.from({ length: batchCalls }, (_, i) => FunctionCall.make({ id: `call_${i}`, name: "sleep", args: {} }))
+
+/** Microseconds per call of `step`, which performs `callsPerStep` calls, over `calls` calls in one Effect program. */
+const timeEffect = <A, E>(step: Effect.Effect<A, E>, calls: number, callsPerStep = 1): Effect.Effect<number, E> =>
+  Effect.gen(function* () {
+    const steps = Math.ceil(calls / callsPerStep)
+    const start = performance.now()
+    for (let i = 0; i < steps; i++) yield* step
+    return ((performance.now() - start) * 1000) / (steps * callsPerStep)
+  })
+
+/** Warm-up, then the median µs/call over `rounds` rounds of `calls` calls. */
+const microsPerCall = async <A, E>(step: Effect.Effect<A, E>, callsPerStep = 1, calls = iterations): Promise<number> => {
+  await Effect.runPromise(timeEffect(step, warmUpIterations, callsPerStep))
+  const figures: Array<number> = []
+  for (let round = 0; round < rounds; round++) figures.push(await Effect.runPromise(timeEffect(step, calls, callsPerStep)))
+  return median(figures)
+}
+
+let sink = 0
+const plainNoop = (input: { readonly a: number; readonly b: string }): number => input.a
+
+const plainMicrosPerCall = (): number => {
+  const measure = (calls: number) => {
+    const start = performance.now()
+    for (let i = 0; i < calls; i++) sink += plainNoop(args)
+    return ((performance.now() - start) * 1000) / calls
+  }
+  measure(warmUpIterations)
+  return median(Array.from({ length: rounds }, () => measure(iterations)))
+}
+
+const decoded = (() => {
+  const result = noop.decode(args)
+  if (result._tag === "Left") throw new Error("the benchmark's own arguments do not decode")
+  return result.right
+})()
+
+const overhead = async (): Promise<Table.Table> => {
+  const row = (name: string, micros: number, calls = iterations, goal = "") => [name, calls.toLocaleString("en"), fixed(micros, 3), goal]
+  const execute = await microsPerCall(Executor.execute(registry, call))
+  // Batches fork a fiber per call, so they get fewer calls to keep the run short.
+  const batchIterations = iterations / 4
+  return {
+    title: `Executor overhead per call (no-op tool, {a: number, b: string}; median of ${rounds} rounds)`,
+    columns: [{ header: "case" }, { header: "calls", align: "right" }, { header: "µs/call", align: "right" }, { header: "goal" }],
+    rows: [
+      row("Executor.execute", execute, iterations, verdict(execute <= overheadGoalMicros, `≤ ${overheadGoalMicros}`)),
+      row(
+        `Executor.executeAll, ${batchSize} calls/batch, concurrency ${batchBound}`,
+        await microsPerCall(Executor.executeAll(registry, batch, { concurrency: batchBound }), batchSize, batchIterations),
+        batchIterations
+      ),
+      row(
+        `Executor.executeAll, ${batchSize} calls/batch, sequential`,
+        await microsPerCall(Executor.executeAll(registry, batch, { concurrency: "sequential" }), batchSize, batchIterations),
+        batchIterations
+      ),
+      row(
+        `Executor.executeAll, 1 call/batch, concurrency ${batchBound} (a 1-call loop step)`,
+        await microsPerCall(Executor.executeAll(registry, [call], { concurrency: batchBound }), 1, batchIterations),
+        batchIterations
+      ),
+      row("plain function call (reference)", plainMicrosPerCall()),
+      row("  part: tool.decode (Schema decode of the arguments)", await microsPerCall(Effect.sync(() => noop.decode(args)))),
+      row("  part: tool.run (handler + result to JSON)", await microsPerCall(noop.run(decoded, { callId: "call_0", name: "noop" }))),
+      row(
+        "  part: Effect.timeoutFail around Effect.succeed",
+        await microsPerCall(Effect.timeoutFail(Effect.succeed(1), { duration: "60 seconds", onTimeout: () => "timeout" }))
+      ),
+      row("  floor: yield* Effect.succeed in the same loop", await microsPerCall(Effect.succeed(1)))
+    ],
+    notes: [
+      `Each round is one Effect program looping yield* over the call, after a ${warmUpIterations.toLocaleString("en")}-call warm-up.`,
+      "The parts are measured alone with the same loop; they do not add up exactly, but show where the time goes.",
+      machine()
+    ]
+  }
+}
+
+const effectBatchMillis = async (): Promise<number> => {
+  const start = performance.now()
+  const results = await Effect.runPromise(Executor.executeAll(registry, slowBatch, { concurrency: batchBound }))
+  const elapsed = performance.now() - start
+  if (results.some((result) => result._tag === "Left")) throw new Error("a sleeping call failed")
+  return elapsed
+}
+
+const promisePoolMillis = async (): Promise<number> => {
+  const limit = pLimit(batchBound)
+  const start = performance.now()
+  await Promise.all(slowBatch.map(() => limit(() => new Promise<void>((resolve) => setTimeout(resolve, sleepMillis)))))
+  return performance.now() - start
+}
+
+const parallel = async (): Promise<Table.Table> => {
+  await effectBatchMillis()
+  await promisePoolMillis()
+  const effect: Array<number> = []
+  const pool: Array<number> = []
+  // Alternating keeps both runners exposed to the same background noise.
+  for (let round = 0; round < batchRounds; round++) {
+    effect.push(await effectBatchMillis())
+    pool.push(await promisePoolMillis())
+  }
+  const row = (name: string, figures: ReadonlyArray<number>, goal: boolean) => {
+    const wall = median(figures)
+    const efficiency = idealBatchMillis / wall
+    return [
+      name,
+      fixed(wall, 1),
+      `${fixed(Math.min(...figures), 1)}–${fixed(Math.max(...figures), 1)}`,
+      String(idealBatchMillis),
+      fixed(efficiency, 3),
+      goal ? verdict(efficiency >= efficiencyGoal, `≥ ${efficiencyGoal}`) : ""
+    ]
+  }
+  return {
+    title: `${batchCalls} calls × ${sleepMillis} ms, at most ${batchBound} at once (median of ${batchRounds} runs)`,
+    columns: [
+      { header: "runner" },
+      { header: "wall ms", align: "right" },
+      { header: "range ms", align: "right" },
+      { header: "ideal ms", align: "right" },
+      { header: "efficiency", align: "right" },
+      { header: "goal" }
+    ],
+    rows: [
+      row(`Executor.executeAll (Effect.sleep), concurrency ${batchBound}`, effect, true),
+      row(`p-limit(${batchBound}) + setTimeout (reference)`, pool, false)
+    ],
+    notes: ["efficiency = ideal / wall; the two runners alternate, after one warm-up run each.", machine()]
+  }
+}
+
+const main = async () => {
+  Table.print(await overhead())
+  Table.print(await parallel())
+  if (Number.isNaN(sink)) console.log(sink)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exitCode = 1
+})
