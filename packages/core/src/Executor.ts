@@ -16,6 +16,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Approval } from "./Approval.js"
 import type { FunctionCall } from "./FunctionCall.js"
+import { argumentsError } from "./FunctionCall.js"
 import type * as FunctionResponse from "./FunctionResponse.js"
 import type { ArgumentLimits } from "./internal/json.js"
 import { checkArguments, defaultLimits, describeFailure } from "./internal/json.js"
@@ -75,6 +76,10 @@ const approve = (tool: Tool<unknown>, call: FunctionCall): Effect.Effect<void, A
 export const execute = <R>(registry: Registry<R>, call: FunctionCall, options: Options = {}): Effect.Effect<unknown, ToolError, R> => {
   const tool = registry.tools.get(call.name)
   if (tool === undefined) return Effect.fail(new UnknownFunction({ name: call.name, available: registry.names }))
+  const unreadable = argumentsError(call)
+  if (unreadable !== undefined) {
+    return Effect.fail(new InvalidArguments({ name: call.name, issues: [{ path: "", message: unreadable }] }))
+  }
   const limits = options.limits === undefined ? defaultLimits : { ...defaultLimits, ...options.limits }
   const checked = checkArguments(call.args, limits)
   if (Either.isLeft(checked)) return Effect.fail(new InvalidArguments({ name: call.name, issues: checked.left }))

@@ -23,3 +23,16 @@ export const FunctionCall = Schema.TaggedStruct("FunctionCall", {
 export interface FunctionCall extends Schema.Schema.Type<typeof FunctionCall> {}
 
 export const make = (fields: Omit<FunctionCall, "_tag">): FunctionCall => FunctionCall.make(fields)
+
+/**
+ * The metadata key under which a provider reports arguments it could not parse (invalid, truncated or
+ * concatenated JSON). The call then carries `args: {}`, and the executor answers it with `InvalidArguments`
+ * quoting this text, so the model can correct itself.
+ */
+export const argumentsErrorKey = "argumentsError"
+
+/** Why the provider could not read this call's arguments, if it could not. */
+export const argumentsError = (call: FunctionCall): string | undefined => {
+  const error = call.metadata?.[argumentsErrorKey]
+  return typeof error === "string" ? error : undefined
+}

@@ -8,9 +8,6 @@ import * as Schema from "effect/Schema"
 /** A JSON object: what `args` and `response` always are. */
 export type JsonObject = { readonly [key: string]: unknown }
 
-/** Schema of a JSON object (values are left opaque; providers decode what they need). */
-export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
 /**
  * True for `{}` literals and `Object.create(null)` objects; false for arrays, class instances, dates, null.
  * Results that are plain objects are sent to the model as they are; anything else is wrapped in `{output}`.
@@ -20,3 +17,12 @@ export const isPlainObject = (value: unknown): value is JsonObject => {
   const proto = Object.getPrototypeOf(value)
   return proto === Object.prototype || proto === null
 }
+
+/**
+ * Schema of a JSON object (values are left opaque; providers decode what they need). Checked, never copied: a
+ * key-by-key copy would turn an own `"__proto__"` key (which `JSON.parse` creates) into a prototype change.
+ */
+export const JsonObject: Schema.Schema<JsonObject> = Schema.declare((value: unknown): value is JsonObject => isPlainObject(value), {
+  identifier: "JsonObject",
+  description: "a JSON object"
+})

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Exit, Fiber, Ref, Schema, TestClock } from "effect"
-import { Approval, Executor, Registry, Tool, ToolError } from "../src/index.js"
+import { Approval, Executor, FunctionCall, Registry, Tool, ToolError } from "../src/index.js"
 import { add, boom, call, registry, reserve, slow } from "./fixtures.js"
 
 const failureOf = <A, E>(exit: Either.Either<A, E>): E => {
@@ -358,4 +358,24 @@ describe("typed failures keep their message", () => {
         }
       })
     }))
+})
+
+describe("arguments a provider could not read", () => {
+  it.effect("are InvalidArguments quoting the provider's reason, even for a tool without required parameters", () =>
+    Effect.gen(function* () {
+      const ran = yield* Ref.make(false)
+      const ping = Tool.make("ping", { description: "", parameters: Schema.Struct({}), handler: () => Ref.set(ran, true) })
+      const broken = FunctionCall.make({ id: "b", name: "ping", args: {}, metadata: { [FunctionCall.argumentsErrorKey]: "arguments are not valid JSON: Unexpected end of JSON input" } })
+      const error = failureOf(yield* Effect.either(Executor.execute(Registry.unsafeMake(ping), broken)))
+      expect(error).toMatchObject({ _tag: "InvalidArguments", issues: [{ path: "", message: "arguments are not valid JSON: Unexpected end of JSON input" }] })
+      expect(yield* Ref.get(ran)).toBe(false)
+    }))
+
+  it("a decoded call keeps an own __proto__ key (no prototype change), which the executor then refuses", () => {
+    const decoded = Schema.decodeUnknownSync(FunctionCall.FunctionCall)(JSON.parse('{"_tag":"FunctionCall","id":"p","name":"add","args":{"__proto__":{"polluted":true}}}'))
+    expect(Object.keys(decoded.args)).toEqual(["__proto__"])
+    expect(Object.getPrototypeOf(decoded.args)).toBe(Object.prototype)
+    const error = Effect.runSync(Effect.flip(Executor.execute(registry, decoded)))
+    expect(error).toMatchObject({ _tag: "InvalidArguments", issues: [{ path: "__proto__", message: 'the key "__proto__" is not allowed' }] })
+  })
 })

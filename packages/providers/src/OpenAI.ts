@@ -1,0 +1,63 @@
+/**
+ * The OpenAI preset of the chat-completions layer (`OPENAI_API_KEY`). Other OpenAI-compatible servers (vLLM,
+ * Ollama, OpenRouter, ...) use `ChatCompletions.layer` directly, or this with a `baseUrl`.
+ *
+ * @example
+ * const openai = OpenAI.layer({ apiKey: Redacted.make(key), model: "gpt-4.1-mini" })
+ * const fromEnv = OpenAI.layerConfig() // OPENAI_API_KEY, OPENAI_MODEL, OPENAI_BASE_URL
+ *
+ * @since 0.1.0
+ */
+import type { LanguageModel } from "@agentfx/core"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as ChatCompletions from "./ChatCompletions.js"
+import { apiKey, definedOnly, optionalString } from "./internal/config.js"
+
+/** OpenAI's own endpoint. */
+export const defaultBaseUrl = "https://api.openai.com/v1"
+
+/** The model used when none is named. */
+export const defaultModel = "gpt-4.1-mini"
+
+/** An OpenAI configuration; only the key is required. */
+export interface Options {
+  readonly apiKey: Redacted.Redacted<string>
+  /** Default `gpt-4.1-mini`. */
+  readonly model?: string | undefined
+  /** Default `https://api.openai.com/v1`. */
+  readonly baseUrl?: string | undefined
+}
+
+/** The ChatCompletions options an OpenAI configuration stands for. */
+export const toChatCompletions = (options: Options): ChatCompletions.Options => ({
+  apiKey: options.apiKey,
+  baseUrl: options.baseUrl ?? defaultBaseUrl,
+  model: options.model ?? defaultModel,
+  provider: "openai",
+  toolChoice: "full",
+  // OpenAI rejects fields it does not know on messages.
+  echoReasoning: false,
+  maxTokensField: "max_completion_tokens",
+  streamUsage: true
+})
+
+/** Builds the OpenAI service. */
+export const make = (options: Options): Effect.Effect<LanguageModel.Service> => ChatCompletions.make(toChatCompletions(options))
+
+/** A Layer of the OpenAI `LanguageModel`. */
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel> => ChatCompletions.layer(toChatCompletions(options))
+
+/** Options from the environment: `OPENAI_API_KEY`, `OPENAI_MODEL`, `OPENAI_BASE_URL`. */
+export const config: Config.Config<Options> = Config.all({
+  apiKey: apiKey("OPENAI_API_KEY"),
+  model: Config.withDefault(Config.string("OPENAI_MODEL"), defaultModel),
+  baseUrl: optionalString("OPENAI_BASE_URL")
+})
+
+/** The OpenAI layer configured from the environment (see `config`); `overrides` win over the environment. */
+export const layerConfig = (overrides: Omit<Partial<Options>, "apiKey"> = {}): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError> =>
+  Layer.unwrapEffect(Effect.map(config, (options) => layer({ ...options, ...definedOnly(overrides) })))

@@ -1,0 +1,335 @@
+/**
+ * A local server on 127.0.0.1 that speaks Gemini REST (`generateContent`, `streamGenerateContent?alt=sse`) and
+ * OpenAI-style chat completions (plain and streamed, GLM or OpenAI flavoured by path) closely enough that the
+ * unmodified SDKs cannot tell, and is as strict as the real servers where they are strict. A scoped resource:
+ * it stops, closing every connection, when its scope closes. (Gemini Live joins it in its own module.)
+ *
+ * @example
+ * // A Gemini LanguageModel against a scripted emulator:
+ * const model = Emulator.gemini().pipe(
+ *   Layer.provideMerge(Emulator.layer({ policy: Policy.script([{ calls: [{ name: "get_weather", args: { city: "Paris" } }] }, { text: "20 °C" }]) }))
+ * )
+ * // In a test: inject a fault into the next request, then look at what was received.
+ * const emulator = yield* Emulator.Emulator
+ * yield* emulator.inject(Fault.rateLimited({ retryAfter: "2 seconds" }))
+ * const [first] = yield* emulator.requests
+ *
+ * @since 0.1.0
+ */
+import { createServer } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { randomBytes } from "node:crypto"
+import type { LanguageModel } from "@agentfx/core"
+import { Scripted } from "@agentfx/core/testing"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Duration from "effect/Duration"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as ChatCompletions from "../ChatCompletions.js"
+import * as Gemini from "../Gemini.js"
+import * as Glm from "../Glm.js"
+import * as OpenAI from "../OpenAI.js"
+import type { Decision } from "../internal/emulator/answer.js"
+import { answerOf } from "../internal/emulator/answer.js"
+import type { Exchange, Outcome, Recorded } from "../internal/emulator/exchange.js"
+import * as respond from "../internal/emulator/exchange.js"
+import * as geminiWire from "../internal/emulator/gemini.js"
+import * as openAIWire from "../internal/emulator/openai.js"
+import { signer } from "../internal/emulator/signature.js"
+import * as Fault from "./Fault.js"
+import * as Policy from "./Policy.js"
+
+/** What the emulator recorded of each request, and how the request ended. */
+export type { Outcome, Recorded } from "../internal/emulator/exchange.js"
+
+/** How to start the emulator; everything has a default. */
+export interface Options {
+  /** What the model says (default `Policy.offline`). */
+  readonly policy?: Policy.Policy | undefined
+  /** The key requests must carry (default `"agentfx-emulator-key"`). */
+  readonly apiKey?: string | undefined
+  /** Default 0: any free port. */
+  readonly port?: number | undefined
+  /** Issue thought signatures like Gemini 3 and require them back (default true). */
+  readonly signatures?: boolean | undefined
+  /** Pause between stream frames (default none). */
+  readonly frameDelay?: Duration.DurationInput | undefined
+}
+
+/** The running emulator: where it listens, and how to steer and inspect it. */
+export interface Service {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string
+  readonly port: number
+  /** The key the emulator accepts. */
+  readonly apiKey: string
+  /** For @google/genai `httpOptions.baseUrl`. */
+  readonly geminiBaseUrl: string
+  /** For the openai SDK's `baseURL`: an OpenAI-flavoured route (default path `/v1`). */
+  readonly openAIBaseUrl: (path?: string) => string
+  /** For the openai SDK's `baseURL`: a GLM-flavoured route, like Z.AI's general or coding endpoint. */
+  readonly glmBaseUrl: (endpoint?: Glm.Endpoint) => string
+  /**
+   * Applies `faults` to the next request (of `protocol`, when given), `times` requests in a row (default 1).
+   * Injected faults are used before the policy is asked; an answer fault leaves the policy's script untouched.
+   */
+  readonly inject: (
+    faults: Fault.Fault | ReadonlyArray<Fault.Fault>,
+    options?: { readonly times?: number; readonly protocol?: Policy.Protocol }
+  ) => Effect.Effect<void>
+  readonly setPolicy: (policy: Policy.Policy) => Effect.Effect<void>
+  /** Every request received so far, decoded. */
+  readonly requests: Effect.Effect<ReadonlyArray<Recorded>>
+  /** Waits until at least `count` requests were received. */
+  readonly awaitRequests: (count: number) => Effect.Effect<ReadonlyArray<Recorded>>
+  /** Waits until request `index` has ended, and says how. */
+  readonly awaitOutcome: (index: number) => Effect.Effect<Exclude<Outcome, "pending">>
+  /** Fails when the policy is a script with steps left. */
+  readonly assertConsumed: Effect.Effect<void, Scripted.ScriptIncomplete>
+}
+
+/** The running emulator. */
+export class Emulator extends Context.Tag("@agentfx/providers/Emulator")<Emulator, Service>() {}
+
+/** The key the emulator accepts unless told otherwise. */
+export const defaultApiKey = "agentfx-emulator-key"
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+interface Injection {
+  readonly faults: ReadonlyArray<Fault.Fault>
+  readonly protocol: Policy.Protocol | undefined
+  times: number
+}
+
+const maxBody = 20 * 1024 * 1024
+
+const readBody = (req: IncomingMessage): Effect.Effect<string | undefined> =>
+  Effect.async<string | undefined>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBody) chunks.push(chunk)
+    })
+    req.on("end", () => resume(Effect.succeed(size > maxBody ? undefined : Buffer.concat(chunks).toString("utf8"))))
+    req.on("error", () => resume(Effect.succeed(undefined)))
+  })
+
+/** Starts the emulator; it stops when the scope closes. */
+export const make = (options: Options = {}): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const apiKey = options.apiKey ?? defaultApiKey
+    let policy = options.policy ?? Policy.offline
+    const records: Array<Mutable<Recorded>> = []
+    const injections: Array<Injection> = []
+    const listeners = new Set<() => void>()
+    const notify = () => {
+      for (const listener of [...listeners]) listener()
+    }
+    const frameDelay = options.frameDelay === undefined ? 0 : Duration.toMillis(Duration.decode(options.frameDelay))
+    const sign = signer(randomBytes(16).toString("hex"))
+
+    const takeInjection = (protocol: Policy.Protocol): ReadonlyArray<Fault.Fault> => {
+      const index = injections.findIndex((injection) => injection.protocol === undefined || injection.protocol === protocol)
+      if (index === -1) return []
+      const injection = injections[index]!
+      injection.times--
+      if (injection.times <= 0) injections.splice(index, 1)
+      return injection.faults
+    }
+
+    const decide = (request: Policy.Request): Effect.Effect<Decision> =>
+      Effect.gen(function* () {
+        const record = records[request.index]!
+        const injected = takeInjection(request.protocol)
+        const answerFault = injected.find(Fault.isAnswerFault)
+        if (answerFault !== undefined) {
+          record.faults = injected
+          return { _tag: "Fault", fault: answerFault } as const
+        }
+        const shaping = injected.filter((fault): fault is Fault.ShapingFault => !Fault.isAnswerFault(fault))
+        const reply = yield* policy.reply(request)
+        if ("_tag" in reply && reply._tag !== "WithFaults") {
+          record.faults = [...injected, reply]
+          return { _tag: "Fault", fault: reply } as const
+        }
+        const step = "_tag" in reply ? reply.step : reply
+        const faults = "_tag" in reply ? [...shaping, ...reply.faults] : shaping
+        record.faults = faults
+        if (step.delay !== undefined) yield* Effect.sleep(step.delay)
+        if ("error" in step) return { _tag: "Error", error: step.error, faults } as const
+        return { _tag: "Answer", answer: answerOf(step, request), faults } as const
+      })
+
+    const geminiContext: geminiWire.Context = { apiKey, signer: sign, signatures: options.signatures ?? true, frameDelay, decide }
+    const openAIContext: openAIWire.Context = { apiKey, frameDelay, decide }
+
+    const handle = (req: IncomingMessage, res: ServerResponse): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const [rawPath = "/", rawQuery = ""] = (req.url ?? "/").split("?", 2)
+        // The SDKs build some paths with a doubled slash (Gemini Live's `//ws/...`): collapse before routing.
+        const path = rawPath.replace(/\/{2,}/g, "/")
+        const record: Mutable<Recorded> = {
+          index: records.length,
+          protocol: "unknown",
+          flavour: "unknown",
+          method: req.method ?? "GET",
+          path,
+          model: undefined,
+          stream: false,
+          apiKey: "unchecked",
+          body: undefined,
+          request: undefined,
+          status: 0,
+          error: undefined,
+          faults: [],
+          outcome: "pending"
+        }
+        records.push(record)
+        res.on("close", () => {
+          if (record.outcome === "pending") record.outcome = res.writableFinished ? "completed" : "aborted"
+          notify()
+        })
+        notify()
+        const body = yield* readBody(req)
+        const exchange: Exchange = {
+          req,
+          res,
+          path,
+          query: new URLSearchParams(rawQuery),
+          body: body ?? "",
+          record: () => record,
+          update: (patch) => {
+            Object.assign(record, patch)
+            notify()
+          }
+        }
+        if (body === undefined) return yield* respond.json(exchange, 413, { error: { code: 413, message: "Request payload size exceeds the limit." } })
+        const geminiRoute = geminiWire.route.exec(path)
+        if (req.method === "POST" && geminiRoute !== null) return yield* geminiWire.handle(exchange, geminiContext, geminiRoute)
+        if (req.method === "POST" && openAIWire.route.test(path)) return yield* openAIWire.handle(exchange, openAIContext)
+        exchange.update({ error: "not found" })
+        return yield* respond.json(exchange, 404, { error: { code: 404, message: `agentfx emulator: no route for ${req.method} ${path}`, status: "NOT_FOUND" } })
+      }).pipe(
+        // The emulator keeps real time even when it is started from a test running on the TestClock.
+        Effect.withClock(Clock.make()),
+        Effect.catchAllDefect((defect) =>
+          Effect.sync(() => {
+            if (!res.headersSent) {
+              res.writeHead(500, { "content-type": "application/json" })
+              res.end(JSON.stringify({ error: { code: 500, message: `agentfx emulator defect: ${String(defect)}`, status: "INTERNAL" } }))
+            } else {
+              res.destroy()
+            }
+          })
+        )
+      )
+
+    const fibers = yield* FiberSet.make()
+    const run = yield* FiberSet.runtime(fibers)<never>()
+    const server = createServer((req, res) => {
+      run(handle(req, res))
+    })
+    // Gemini Live (WebSocket) will attach its `upgrade` handler here; until then an upgrade is refused.
+    server.on("upgrade", (_req, socket) => {
+      socket.end("HTTP/1.1 501 Not Implemented\r\nconnection: close\r\n\r\n")
+    })
+    const port = yield* Effect.acquireRelease(
+      Effect.async<number>((resume) => {
+        server.listen(options.port ?? 0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          server.closeAllConnections()
+        })
+    )
+    const url = `http://127.0.0.1:${port}`
+
+    const waitUntil = <A>(check: () => A | undefined): Effect.Effect<A> =>
+      Effect.async<A>((resume) => {
+        const now = check()
+        if (now !== undefined) return resume(Effect.succeed(now))
+        const listener = () => {
+          const value = check()
+          if (value === undefined) return
+          listeners.delete(listener)
+          resume(Effect.succeed(value))
+        }
+        listeners.add(listener)
+        return Effect.sync(() => listeners.delete(listener))
+      })
+
+    const snapshot = (): ReadonlyArray<Recorded> => records.map((record) => ({ ...record }))
+
+    return {
+      url,
+      port,
+      apiKey,
+      geminiBaseUrl: url,
+      openAIBaseUrl: (path = "/v1") => `${url}${path.startsWith("/") ? path : `/${path}`}`,
+      glmBaseUrl: (endpoint = "general") => `${url}${new URL(Glm.endpoints[endpoint]).pathname}`,
+      inject: (faults, injectOptions = {}) =>
+        Effect.sync(() => {
+          injections.push({ faults: Array.isArray(faults) ? faults : [faults as Fault.Fault], protocol: injectOptions.protocol, times: injectOptions.times ?? 1 })
+        }),
+      setPolicy: (next) =>
+        Effect.sync(() => {
+          policy = next
+        }),
+      requests: Effect.sync(snapshot),
+      awaitRequests: (count) => waitUntil(() => (records.length >= count ? snapshot() : undefined)),
+      awaitOutcome: (index) =>
+        waitUntil(() => {
+          const outcome = records[index]?.outcome
+          return outcome === undefined || outcome === "pending" ? undefined : outcome
+        }),
+      assertConsumed: Effect.suspend(() => {
+        const progress = policy.progress?.()
+        return progress === undefined || progress.used >= progress.total
+          ? Effect.void
+          : Effect.fail(new Scripted.ScriptIncomplete({ used: progress.used, total: progress.total }))
+      })
+    } satisfies Service
+  })
+
+/** The emulator as a scoped Layer. */
+export const layer = (options: Options = {}): Layer.Layer<Emulator> => Layer.scoped(Emulator, make(options))
+
+/** A Gemini `LanguageModel` talking to the emulator in context. */
+export const gemini = (options: { readonly model?: string } = {}): Layer.Layer<LanguageModel.LanguageModel, never, Emulator> =>
+  Layer.unwrapEffect(
+    Effect.map(Emulator, (emulator) => Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model: options.model }))
+  )
+
+/** A GLM `LanguageModel` talking to the emulator in context (its general or coding route). */
+export const glm = (
+  options: Omit<Glm.Options, "apiKey" | "baseUrl"> = {}
+): Layer.Layer<LanguageModel.LanguageModel, never, Emulator> =>
+  Layer.unwrapEffect(
+    Effect.map(Emulator, (emulator) =>
+      Glm.layer({ ...options, apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.glmBaseUrl(options.endpoint) })
+    )
+  )
+
+/** An OpenAI `LanguageModel` talking to the emulator in context. */
+export const openAI = (options: { readonly model?: string } = {}): Layer.Layer<LanguageModel.LanguageModel, never, Emulator> =>
+  Layer.unwrapEffect(
+    Effect.map(Emulator, (emulator) => OpenAI.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.openAIBaseUrl(), model: options.model }))
+  )
+
+/** A generic chat-completions `LanguageModel` talking to the emulator in context, under `path`. */
+export const chatCompletions = (
+  options: Omit<ChatCompletions.Options, "apiKey" | "baseUrl" | "model"> & { readonly model?: string; readonly path?: string } = {}
+): Layer.Layer<LanguageModel.LanguageModel, never, Emulator> =>
+  Layer.unwrapEffect(
+    Effect.map(Emulator, (emulator) =>
+      ChatCompletions.layer({ ...options, model: options.model ?? "emulated", apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.openAIBaseUrl(options.path) })
+    )
+  )

@@ -1,0 +1,188 @@
+/**
+ * Faults the emulator can inject into one request. Each is rendered the way the server being emulated would
+ * send it: a rate limit is a Gemini 429 `RESOURCE_EXHAUSTED` with `RetryInfo`, a GLM 429 with code 1302, or an
+ * OpenAI 429 `rate_limit_exceeded`, depending on the route the request came in on.
+ *
+ * Two kinds:
+ * - answer faults replace the answer (an error status, a stall, a dropped connection);
+ * - shaping faults change how the policy's answer is sent (dropped or stalled mid-stream, malformed tool
+ *   arguments, omitted call ids or stream indexes, frames split across TCP writes).
+ *
+ * @example
+ * yield* emulator.inject(Fault.rateLimited({ retryAfter: "2 seconds" }))
+ * yield* emulator.inject(Fault.dropMidStream(2), { protocol: "openai" })
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+
+/** An HTTP error with exactly this status, body and headers (the body defaults to the protocol's envelope). */
+export interface Status {
+  readonly _tag: "Status"
+  readonly status: number
+  readonly message?: string | undefined
+  readonly body?: unknown
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/** Too many requests: Gemini 429 + `RetryInfo`; GLM 429 code 1302; OpenAI 429 `rate_limit_exceeded` + `retry-after`. */
+export interface RateLimited {
+  readonly _tag: "RateLimited"
+  readonly retryAfter?: Duration.Duration | undefined
+}
+
+/** A quota that will not clear: Gemini per-day `QuotaFailure`; GLM 429 code 1113; OpenAI 429 `insufficient_quota`. */
+export interface QuotaExhausted {
+  readonly _tag: "QuotaExhausted"
+}
+
+/** Gemini 503 "The model is overloaded"; GLM 503 code 1305; OpenAI 503. */
+export interface Overloaded {
+  readonly _tag: "Overloaded"
+}
+
+/** What a wrong key gets: Gemini 400 `API_KEY_INVALID`; GLM 401 code 1002; OpenAI 401 `invalid_api_key`. */
+export interface Unauthorized {
+  readonly _tag: "Unauthorized"
+}
+
+/** A GLM business error `{error: {code, message}}` with its HTTP status. */
+export interface GlmCode {
+  readonly _tag: "GlmCode"
+  readonly code: string
+  readonly status: number
+  readonly message: string
+}
+
+/** Never answer; the connection stays open until the client gives up (or the emulator stops). */
+export interface Stall {
+  readonly _tag: "Stall"
+}
+
+/** Close the connection without answering. */
+export interface Disconnect {
+  readonly _tag: "Disconnect"
+}
+
+/** Stream `afterChunks` chunks, then drop the connection (a non-streamed answer is cut half-way). */
+export interface DropMidStream {
+  readonly _tag: "DropMidStream"
+  readonly afterChunks: number
+}
+
+/** Stream `afterChunks` chunks, then send nothing more until the client gives up. */
+export interface StallMidStream {
+  readonly _tag: "StallMidStream"
+  readonly afterChunks: number
+}
+
+/** Stream `afterChunks` chunks, then an error event (the way servers report a failure inside a stream). */
+export interface ErrorMidStream {
+  readonly _tag: "ErrorMidStream"
+  readonly afterChunks: number
+  readonly error: AnswerFault
+}
+
+/** The first call's `arguments` text is broken: not JSON, cut short, or two objects run together. */
+export interface MalformedArguments {
+  readonly _tag: "MalformedArguments"
+  readonly kind: "invalid" | "truncated" | "concatenated"
+}
+
+/** Calls are sent without ids (Gemini may do this; so do some OpenAI-compatible servers). */
+export interface OmitCallIds {
+  readonly _tag: "OmitCallIds"
+}
+
+/** Stream tool-call deltas without `index`. */
+export interface OmitIndex {
+  readonly _tag: "OmitIndex"
+}
+
+/** Every stream frame (or the body) is written in two TCP writes, split mid-JSON. */
+export interface SplitChunks {
+  readonly _tag: "SplitChunks"
+}
+
+/** Faults that replace the answer. */
+export type AnswerFault = Status | RateLimited | QuotaExhausted | Overloaded | Unauthorized | GlmCode | Stall | Disconnect
+
+/** Faults that change how the policy's answer is sent. */
+export type ShapingFault = DropMidStream | StallMidStream | ErrorMidStream | MalformedArguments | OmitCallIds | OmitIndex | SplitChunks
+
+/** Any fault. */
+export type Fault = AnswerFault | ShapingFault
+
+const answerTags: ReadonlySet<string> = new Set(["Status", "RateLimited", "QuotaExhausted", "Overloaded", "Unauthorized", "GlmCode", "Stall", "Disconnect"])
+
+/** True for faults that replace the answer. */
+export const isAnswerFault = (fault: Fault): fault is AnswerFault => answerTags.has(fault._tag)
+
+/** An HTTP error with this status (and optionally body / headers). */
+export const status = (
+  code: number,
+  options: { readonly message?: string; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>> } = {}
+): Status => ({ _tag: "Status", status: code, ...options })
+
+/** A rate limit, with a retry hint when `retryAfter` is given (Gemini `RetryInfo`, `retry-after` headers). */
+export const rateLimited = (options: { readonly retryAfter?: Duration.DurationInput } = {}): RateLimited => ({
+  _tag: "RateLimited",
+  retryAfter: options.retryAfter === undefined ? undefined : Duration.decode(options.retryAfter)
+})
+
+/** A quota that will not clear soon (Gemini per-day quota, GLM 1113, OpenAI `insufficient_quota`). */
+export const quotaExhausted = (): QuotaExhausted => ({ _tag: "QuotaExhausted" })
+
+/** Alias of `quotaExhausted`: on Gemini it is the per-day quota. */
+export const dailyQuota = quotaExhausted
+
+/** The model is overloaded (503). */
+export const overloaded = (): Overloaded => ({ _tag: "Overloaded" })
+
+/** What a wrong key gets. */
+export const unauthorized = (): Unauthorized => ({ _tag: "Unauthorized" })
+
+const glmDefaults: Readonly<Record<string, { readonly status: number; readonly message: string }>> = {
+  "1113": { status: 429, message: "余额不足或无可用资源包,请充值。" },
+  "1301": { status: 400, message: "系统检测到输入或生成内容可能包含不安全或敏感内容，请您避免输入易产生敏感内容的提示语，感谢您的配合。" },
+  "1302": { status: 429, message: "High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits" },
+  "1305": { status: 503, message: "The service may be temporarily overloaded, please try again later" },
+  "1308": { status: 429, message: "Usage limit reached for 5 hour. Your limit will reset at 2026-01-01 00:00:00" },
+  "1309": { status: 429, message: "Your GLM Coding Plan package has expired" },
+  "1313": { status: 429, message: "Your account's current usage pattern does not comply with the Fair Usage Policy" }
+}
+
+/** A GLM business error; well-known codes get their usual status and message. */
+export const glm = (code: string, options: { readonly status?: number; readonly message?: string } = {}): GlmCode => ({
+  _tag: "GlmCode",
+  code,
+  status: options.status ?? glmDefaults[code]?.status ?? 400,
+  message: options.message ?? glmDefaults[code]?.message ?? `error ${code}`
+})
+
+/** Never answer. */
+export const stall: Stall = { _tag: "Stall" }
+
+/** Close the connection without an answer. */
+export const disconnect: Disconnect = { _tag: "Disconnect" }
+
+/** Send `afterChunks` stream chunks, then drop the connection. */
+export const dropMidStream = (afterChunks: number): DropMidStream => ({ _tag: "DropMidStream", afterChunks })
+
+/** Send `afterChunks` stream chunks, then nothing more. */
+export const stallMidStream = (afterChunks: number): StallMidStream => ({ _tag: "StallMidStream", afterChunks })
+
+/** Send `afterChunks` stream chunks, then `error` as an error event. */
+export const errorMidStream = (afterChunks: number, error: AnswerFault): ErrorMidStream => ({ _tag: "ErrorMidStream", afterChunks, error })
+
+/** Break the first call's `arguments` text (chat completions; on Gemini: a MALFORMED_FUNCTION_CALL finish). */
+export const malformedArguments = (kind: MalformedArguments["kind"]): MalformedArguments => ({ _tag: "MalformedArguments", kind })
+
+/** Send calls without ids. */
+export const omitCallIds: OmitCallIds = { _tag: "OmitCallIds" }
+
+/** Send stream tool-call deltas without `index`. */
+export const omitIndex: OmitIndex = { _tag: "OmitIndex" }
+
+/** Write each frame in two TCP writes. */
+export const splitChunks: SplitChunks = { _tag: "SplitChunks" }

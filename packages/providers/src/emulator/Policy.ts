@@ -1,0 +1,100 @@
+/**
+ * What the emulated model says. A policy answers each request (already checked and decoded into the neutral
+ * transcript) with a step — the same steps as core's scripted model (`text`, `reasoning`, `calls`, `parts`,
+ * `usage`, `finishReason`, `delay`, or `error`) — or with a fault.
+ *
+ * @example
+ * Policy.script([
+ *   { calls: [{ name: "get_weather", args: { city: "Paris" } }, { name: "get_time", args: { tz: "Europe/Paris" } }] },
+ *   Fault.rateLimited({ retryAfter: "1 second" }),
+ *   { text: "It is 20 °C in Paris." }
+ * ])
+ * Policy.fromFunction((request) => request.declarations.length === 0 ? { text: "no tools" } : { calls: [...] })
+ *
+ * @since 0.1.0
+ */
+import type { FunctionDeclaration, LanguageModel, Transcript } from "@agentfx/core"
+import { ModelError } from "@agentfx/core"
+import type { Scripted } from "@agentfx/core/testing"
+import * as Effect from "effect/Effect"
+import { offlineReply } from "../internal/emulator/offline.js"
+import type * as Fault from "./Fault.js"
+
+/** The wire protocol a request came in on. */
+export type Protocol = "gemini" | "openai"
+
+/** The server being emulated: chat-completions routes under `/paas/` are GLM (Z.AI), the others OpenAI. */
+export type Flavour = "gemini" | "glm" | "openai"
+
+/** A request as a policy sees it: decoded into the neutral model. */
+export interface Request {
+  readonly protocol: Protocol
+  readonly flavour: Flavour
+  /** 0-based position among all requests this emulator received. */
+  readonly index: number
+  readonly model: string
+  readonly stream: boolean
+  readonly system: string | undefined
+  readonly transcript: Transcript.Transcript
+  readonly declarations: ReadonlyArray<FunctionDeclaration.FunctionDeclaration>
+  readonly toolChoice: LanguageModel.ToolChoice | undefined
+}
+
+/** A model turn or an error, as in core's scripted model. */
+export type Step = Scripted.Step
+
+/** A step sent with shaping faults (malformed arguments, a drop mid-stream, ...). */
+export interface WithFaults {
+  readonly _tag: "WithFaults"
+  readonly step: Step
+  readonly faults: ReadonlyArray<Fault.ShapingFault>
+}
+
+/** What a policy answers a request with: a step, an answer fault, or a step with shaping faults. */
+export type Reply = Step | Fault.AnswerFault | WithFaults
+
+/** Decides what the emulated model says. */
+export interface Policy {
+  readonly reply: (request: Request) => Effect.Effect<Reply>
+  /** How much of a script was used (scripts only). */
+  readonly progress?: () => { readonly used: number; readonly total: number }
+}
+
+/** `step`, sent with `faults`. */
+export const withFaults = (step: Step, ...faults: ReadonlyArray<Fault.ShapingFault>): WithFaults => ({ _tag: "WithFaults", step, faults })
+
+/**
+ * Answers requests with the replies in order. A request past the end gets a 400 saying so (a test that sends more
+ * requests than it scripted fails loudly, not with a hang).
+ */
+export const script = (replies: ReadonlyArray<Reply>): Policy => {
+  let next = 0
+  return {
+    reply: () =>
+      Effect.sync(() => {
+        const reply = replies[next]
+        if (reply === undefined) {
+          return { error: new ModelError.InvalidRequest({ message: `agentfx emulator: the script has no step ${next + 1} (it has ${replies.length})` }) }
+        }
+        next++
+        return reply
+      }),
+    progress: () => ({ used: next, total: replies.length })
+  }
+}
+
+/** Answers each request with a function of it. */
+export const fromFunction = (answer: (request: Request) => Reply | Effect.Effect<Reply>): Policy => ({
+  reply: (request) =>
+    Effect.suspend(() => {
+      const reply = answer(request)
+      return Effect.isEffect(reply) ? reply : Effect.succeed(reply)
+    })
+})
+
+/**
+ * A small deterministic model for offline chat: it calls a tool it was offered when the message plainly asks for
+ * one (the time, a calculation, a file, a URL, or a tool named in the message), reports tool results, and
+ * otherwise says that it is the offline emulator.
+ */
+export const offline: Policy = { reply: (request) => Effect.sync(() => offlineReply(request)) }

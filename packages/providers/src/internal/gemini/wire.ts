@@ -1,0 +1,121 @@
+/**
+ * The Gemini REST wire shapes this package reads and writes (the subset that matters for text and function
+ * calling; everything else on a part is preserved as-is). Decoders keep unknown keys (`onExcessProperty:
+ * "preserve"`) so a part can be echoed exactly.
+ */
+import * as Schema from "effect/Schema"
+import { JsonObject } from "../json.js"
+
+export const FunctionCall = Schema.Struct({
+  id: Schema.optional(Schema.String),
+  name: Schema.String,
+  args: Schema.optional(JsonObject)
+})
+export type FunctionCall = typeof FunctionCall.Type
+
+/** `response` stays unknown here: whether it is an object is a rule the emulator enforces with its own 400. */
+export const FunctionResponse = Schema.Struct({
+  id: Schema.optional(Schema.String),
+  name: Schema.String,
+  response: Schema.optional(Schema.Unknown)
+})
+export type FunctionResponse = typeof FunctionResponse.Type
+
+export const Part = Schema.Struct({
+  text: Schema.optional(Schema.String),
+  thought: Schema.optional(Schema.Boolean),
+  thoughtSignature: Schema.optional(Schema.String),
+  functionCall: Schema.optional(FunctionCall),
+  functionResponse: Schema.optional(FunctionResponse)
+})
+/** A part: the fields above plus any others, kept untouched. */
+export type Part = typeof Part.Type & { readonly [key: string]: unknown }
+
+export const Content = Schema.Struct({
+  role: Schema.optional(Schema.String),
+  parts: Schema.optional(Schema.Array(Part))
+})
+export interface Content {
+  readonly role?: string | undefined
+  readonly parts?: ReadonlyArray<Part> | undefined
+}
+
+export const FunctionDeclaration = Schema.Struct({
+  name: Schema.String,
+  description: Schema.optional(Schema.String),
+  parameters: Schema.optional(Schema.Unknown),
+  parametersJsonSchema: Schema.optional(Schema.Unknown),
+  behavior: Schema.optional(Schema.String)
+})
+
+export const Tool = Schema.Struct({
+  functionDeclarations: Schema.optional(Schema.Array(FunctionDeclaration))
+})
+
+export const ToolConfig = Schema.Struct({
+  functionCallingConfig: Schema.optional(
+    Schema.Struct({
+      mode: Schema.optional(Schema.String),
+      allowedFunctionNames: Schema.optional(Schema.Array(Schema.String))
+    })
+  )
+})
+
+export const GenerationConfig = Schema.Struct({
+  temperature: Schema.optional(Schema.Number),
+  maxOutputTokens: Schema.optional(Schema.Number)
+})
+
+/** The body of `generateContent` / `streamGenerateContent`, as the SDK sends it. */
+export const Request = Schema.Struct({
+  contents: Schema.optional(Schema.Array(Content)),
+  systemInstruction: Schema.optional(Content),
+  tools: Schema.optional(Schema.Array(Tool)),
+  toolConfig: Schema.optional(ToolConfig),
+  generationConfig: Schema.optional(GenerationConfig)
+})
+export type Request = typeof Request.Type
+
+export const UsageMetadata = Schema.Struct({
+  promptTokenCount: Schema.optional(Schema.Number),
+  candidatesTokenCount: Schema.optional(Schema.Number),
+  thoughtsTokenCount: Schema.optional(Schema.Number),
+  cachedContentTokenCount: Schema.optional(Schema.Number),
+  totalTokenCount: Schema.optional(Schema.Number)
+})
+export type UsageMetadata = typeof UsageMetadata.Type
+
+export const Candidate = Schema.Struct({
+  content: Schema.optional(Content),
+  finishReason: Schema.optional(Schema.String),
+  finishMessage: Schema.optional(Schema.String),
+  index: Schema.optional(Schema.Number)
+})
+
+/** One `generateContent` response, or one SSE chunk of a stream. */
+export const Response = Schema.Struct({
+  candidates: Schema.optional(Schema.Array(Candidate)),
+  promptFeedback: Schema.optional(
+    Schema.Struct({ blockReason: Schema.optional(Schema.String), blockReasonMessage: Schema.optional(Schema.String) })
+  ),
+  usageMetadata: Schema.optional(UsageMetadata),
+  modelVersion: Schema.optional(Schema.String),
+  responseId: Schema.optional(Schema.String)
+})
+export type Response = typeof Response.Type
+
+/** The google.rpc error envelope. */
+export const ErrorBody = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.optional(Schema.Number),
+    message: Schema.optional(Schema.String),
+    status: Schema.optional(Schema.String),
+    details: Schema.optional(Schema.Array(Schema.Unknown))
+  })
+})
+export type ErrorBody = typeof ErrorBody.Type
+
+const options = { onExcessProperty: "preserve" } as const
+
+export const decodeRequest = Schema.decodeUnknownEither(Request, options)
+export const decodeResponse = Schema.decodeUnknownEither(Response, options)

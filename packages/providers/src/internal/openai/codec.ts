@@ -1,0 +1,303 @@
+/**
+ * Neutral transcript ↔ chat-completions messages, shared by the layer and the emulator.
+ *
+ * - A model turn is one assistant message: `reasoning_content` from its Reasoning parts (GLM needs it back
+ *   unchanged), `content` from its Text parts (null when it has none), `tool_calls` from its calls.
+ * - `arguments` is a JSON string from the model: parsed defensively. When the text is not what
+ *   `JSON.stringify(args)` would give, it is kept in `metadata.arguments` and sent back byte for byte; when it is
+ *   not a JSON object at all, the call gets `args: {}` and `metadata.argumentsError` saying why.
+ * - A response turn is one `role: "tool"` message per response, in order, `content` the JSON of the response.
+ */
+import type { FunctionDeclaration, Json, LanguageModel, Transcript } from "@agentfx/core"
+import { Dialect, FunctionCall, Turn } from "@agentfx/core"
+import * as Either from "effect/Either"
+import type { IdSource } from "../ids.js"
+import * as ids from "../ids.js"
+import * as json from "../json.js"
+import { isErrorResponse, isPlainObject } from "../json.js"
+import * as neutral from "../parts.js"
+import type * as Wire from "./wire.js"
+
+export const provider = "openai"
+
+/** Prefix of the ids synthesised for calls a server gave none (they go on the wire: tool messages need one). */
+export const syntheticPrefix = "call_"
+
+type Metadata = { [key: string]: unknown }
+
+export interface ToolCallOut {
+  id: string
+  type: "function"
+  function: { name: string; arguments: string }
+}
+
+/** A user content part: text, or one this package passes through untouched. */
+export type ContentPartOut = { readonly type?: unknown; readonly text?: unknown; readonly [key: string]: unknown }
+
+export type UserContentOut = string | Array<ContentPartOut>
+
+export type MessageOut =
+  | { role: "system"; content: string }
+  | { role: "user"; content: UserContentOut }
+  | { role: "assistant"; content: string | null; reasoning_content?: string; tool_calls?: Array<ToolCallOut> }
+  | { role: "tool"; tool_call_id: string; content: string }
+
+export interface EncodeOptions {
+  /** Send `reasoning_content` back on assistant messages (GLM: yes; OpenAI rejects unknown fields: no). */
+  readonly reasoning: boolean
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// arguments
+
+/** `arguments` as the model sent them → args, plus the raw text / the parse error when they matter. */
+export const parseArguments = (raw: string | Json.JsonObject | null | undefined): { args: Json.JsonObject; metadata?: Metadata } => {
+  if (raw === null || raw === undefined) return { args: {} }
+  if (typeof raw !== "string") {
+    return isPlainObject(raw) ? { args: raw } : { args: {}, metadata: { [FunctionCall.argumentsErrorKey]: "arguments must be a JSON object" } }
+  }
+  if (raw.trim() === "") return { args: {}, metadata: { arguments: raw } }
+  const parsed = json.parse(raw)
+  if (Either.isLeft(parsed)) {
+    return { args: {}, metadata: { arguments: raw, [FunctionCall.argumentsErrorKey]: `arguments are not valid JSON: ${parsed.left}` } }
+  }
+  if (!isPlainObject(parsed.right)) {
+    const got = parsed.right === null ? "null" : Array.isArray(parsed.right) ? "an array" : typeof parsed.right
+    return { args: {}, metadata: { arguments: raw, [FunctionCall.argumentsErrorKey]: `arguments must be a JSON object, got ${got}` } }
+  }
+  return JSON.stringify(parsed.right) === raw ? { args: parsed.right } : { args: parsed.right, metadata: { arguments: raw } }
+}
+
+const argumentsText = (call: FunctionCall.FunctionCall): string => {
+  const raw = call.metadata?.arguments
+  return typeof raw === "string" ? raw : JSON.stringify(call.args)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// wire → neutral
+
+const decodeCall = (call: Wire.ToolCall, source: IdSource, position: number): FunctionCall.FunctionCall => {
+  const { args, metadata } = parseArguments(call.function.arguments)
+  return neutral.functionCall({
+    id: call.id !== undefined && call.id !== null && call.id !== "" ? call.id : source.next(position),
+    name: call.function.name,
+    args,
+    ...(metadata === undefined ? {} : { metadata })
+  })
+}
+
+/** An assistant message → a model turn (reasoning, then text, then calls). */
+export const decodeAssistant = (
+  message: { readonly content?: unknown; readonly reasoning_content?: string | null | undefined; readonly tool_calls?: ReadonlyArray<Wire.ToolCall> | null | undefined },
+  source: IdSource
+): Turn.Turn => {
+  const parts: Array<Turn.Part> = []
+  if (typeof message.reasoning_content === "string") parts.push(neutral.reasoning(message.reasoning_content))
+  if (typeof message.content === "string") parts.push(neutral.text(message.content))
+  ;(message.tool_calls ?? []).forEach((call, position) => parts.push(decodeCall(call, source, position)))
+  return { role: "model", parts }
+}
+
+/** The reply of a tool message → a response object (JSON objects as they are, anything else as `{output}`). */
+export const decodeToolContent = (content: unknown): Json.JsonObject => {
+  const text = typeof content === "string" ? content : Array.isArray(content) ? textOfParts(content) : ""
+  const parsed = json.parse(text)
+  if (Either.isRight(parsed)) return isPlainObject(parsed.right) ? parsed.right : { output: parsed.right }
+  return { output: text }
+}
+
+const textOfParts = (parts: ReadonlyArray<unknown>): string =>
+  parts.map((part) => (isPlainObject(part) && typeof part.text === "string" ? part.text : "")).join("")
+
+/** A whole request → system, transcript, declarations and tool choice. The ordering rules are checked elsewhere. */
+export const decodeRequest = (body: Wire.Request): Omit<LanguageModel.Request, "temperature" | "maxOutputTokens"> & {
+  readonly temperature?: number | undefined
+  readonly maxOutputTokens?: number | undefined
+} => {
+  const taken = new Set<string>()
+  for (const message of body.messages) for (const call of message.tool_calls ?? []) if (call.id) taken.add(call.id)
+  const system: Array<string> = []
+  const transcript: Array<Turn.Turn> = []
+  let callsBefore = 0
+  let names = new Map<string, string>()
+  let pendingResponses: Array<Turn.Part> | undefined
+  const flush = () => {
+    if (pendingResponses !== undefined) transcript.push({ role: "user", parts: pendingResponses })
+    pendingResponses = undefined
+  }
+  for (const message of body.messages) {
+    if (message.role === "tool") {
+      const id = message.tool_call_id ?? ""
+      const response = decodeToolContent(message.content)
+      pendingResponses ??= []
+      pendingResponses.push(
+        neutral.functionResponse({ id: id === "" ? "unknown" : id, name: names.get(id) ?? "unknown", response, isError: isErrorResponse(response) })
+      )
+      continue
+    }
+    flush()
+    if (message.role === "system" || message.role === "developer") {
+      system.push(typeof message.content === "string" ? message.content : textOfParts(message.content ?? []))
+    } else if (message.role === "assistant") {
+      const turn = decodeAssistant(message, ids.idSource(syntheticPrefix, callsBefore, () => taken))
+      const calls = Turn.calls(turn)
+      callsBefore += calls.length
+      names = new Map(calls.map((call) => [call.id, call.name]))
+      transcript.push(turn)
+    } else {
+      const content = message.content
+      const parts: Array<Turn.Part> =
+        typeof content === "string"
+          ? [neutral.text(content)]
+          : (content ?? []).map((part) =>
+              isPlainObject(part) && part.type === "text" && typeof part.text === "string" ? neutral.text(part.text) : neutral.opaque(provider, part)
+            )
+      transcript.push({ role: "user", parts })
+    }
+  }
+  flush()
+  const declarations: Array<FunctionDeclaration.FunctionDeclaration> = []
+  for (const tool of body.tools ?? []) {
+    if (tool.type !== "function" || tool.function === undefined) continue
+    declarations.push({
+      name: tool.function.name,
+      description: tool.function.description ?? "",
+      parameters: isPlainObject(tool.function.parameters) ? tool.function.parameters : { type: "object", properties: {} }
+    })
+  }
+  const choice = body.tool_choice
+  const toolChoice: LanguageModel.ToolChoice | undefined =
+    choice === "auto"
+      ? "auto"
+      : choice === "none"
+        ? "none"
+        : choice === "required"
+          ? "any"
+          : isPlainObject(choice) && isPlainObject(choice.function) && typeof choice.function.name === "string"
+            ? { allowed: [choice.function.name] }
+            : undefined
+  return {
+    system: system.length === 0 ? undefined : system.join("\n"),
+    transcript,
+    declarations,
+    toolChoice,
+    temperature: body.temperature ?? undefined,
+    maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// neutral → wire
+
+/** A model turn as the assistant message to send back. */
+export const encodeAssistant = (turn: Turn.Turn, options: EncodeOptions): MessageOut => {
+  let reasoning: string | undefined
+  let content: string | null = null
+  const toolCalls: Array<ToolCallOut> = []
+  for (const part of turn.parts) {
+    if (part._tag === "Reasoning") reasoning = (reasoning ?? "") + part.text
+    else if (part._tag === "Text") content = (content ?? "") + part.text
+    else if (part._tag === "FunctionCall") {
+      toolCalls.push({ id: part.id, type: "function", function: { name: part.name, arguments: argumentsText(part) } })
+    }
+  }
+  return {
+    role: "assistant",
+    // An assistant message needs content or tool_calls (GLM 1214, OpenAI 400): an empty turn is sent as "".
+    content: content === null && toolCalls.length === 0 ? "" : content,
+    ...(options.reasoning && reasoning !== undefined ? { reasoning_content: reasoning } : {}),
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {})
+  }
+}
+
+const encodeUser = (turn: Turn.Turn): Array<MessageOut> => {
+  const responses = Turn.responses(turn)
+  if (responses.length > 0) {
+    return responses.map((response) => ({ role: "tool", tool_call_id: response.id, content: JSON.stringify(response.response) }))
+  }
+  const content: Array<ContentPartOut> = []
+  for (const part of turn.parts) {
+    if (part._tag === "Text" || part._tag === "Reasoning") content.push({ type: "text", text: part.text })
+    // A content part this package has no name for (an image, audio) goes back as it came.
+    else if (part._tag === "Opaque" && part.provider === provider && isPlainObject(part.data)) content.push(part.data)
+  }
+  if (content.length === 0) return []
+  const [only] = content
+  return [{ role: "user", content: content.length === 1 && only!.type === "text" && typeof only!.text === "string" ? only!.text : content }]
+}
+
+/** System instruction and transcript as `messages`. */
+export const encodeMessages = (system: string | undefined, transcript: Transcript.Transcript, options: EncodeOptions): Array<MessageOut> => {
+  const messages: Array<MessageOut> = []
+  if (system !== undefined && system !== "") messages.push({ role: "system", content: system })
+  for (const turn of transcript) {
+    if (turn.role === "model") messages.push(encodeAssistant(turn, options))
+    else messages.push(...encodeUser(turn))
+  }
+  return messages
+}
+
+/** Declarations as `tools[]`; a declaration that cannot be expressed is a `DeclarationError`. */
+export const encodeTools = (
+  declarations: ReadonlyArray<FunctionDeclaration.FunctionDeclaration>
+): Either.Either<Array<Dialect.OpenAITool>, Dialect.DeclarationError> => {
+  const tools: Array<Dialect.OpenAITool> = []
+  for (const declaration of declarations) {
+    const compiled = Dialect.openAI(declaration)
+    if (Either.isLeft(compiled)) return Either.left(compiled.left)
+    tools.push(compiled.right)
+  }
+  return Either.right(tools)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// usage and finish reasons
+
+export const decodeUsage = (usage: Wire.Usage | null | undefined): LanguageModel.Usage => {
+  const input = usage?.prompt_tokens ?? 0
+  const output = usage?.completion_tokens ?? 0
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens
+  const cached = usage?.prompt_tokens_details?.cached_tokens
+  return {
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: usage?.total_tokens ?? input + output,
+    ...(reasoning === undefined || reasoning === null ? {} : { reasoningTokens: reasoning }),
+    ...(cached === undefined || cached === null ? {} : { cachedTokens: cached })
+  }
+}
+
+export const encodeUsage = (usage: LanguageModel.Usage): Wire.Usage => ({
+  prompt_tokens: usage.inputTokens,
+  completion_tokens: usage.outputTokens,
+  total_tokens: usage.totalTokens,
+  ...(usage.cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: usage.cachedTokens } }),
+  ...(usage.reasoningTokens === undefined ? {} : { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } })
+})
+
+/** Finish reasons that mean the answer was withheld (GLM says `sensitive`). */
+export const blockedReasons: ReadonlySet<string> = new Set(["content_filter", "sensitive"])
+
+export const decodeFinishReason = (reason: string | null | undefined, hasCalls: boolean): LanguageModel.FinishReason => {
+  if (reason === undefined || reason === null || reason === "stop") return hasCalls ? "tool_calls" : "stop"
+  if (reason === "tool_calls" || reason === "function_call") return "tool_calls"
+  if (reason === "length" || reason === "model_context_window_exceeded") return "length"
+  if (blockedReasons.has(reason)) return "safety"
+  return "other"
+}
+
+export const encodeFinishReason = (reason: LanguageModel.FinishReason, glm: boolean): string => {
+  switch (reason) {
+    case "stop":
+      return "stop"
+    case "tool_calls":
+      return "tool_calls"
+    case "length":
+      return "length"
+    case "safety":
+      return glm ? "sensitive" : "content_filter"
+    case "malformed_call":
+    case "other":
+      return "stop"
+  }
+}

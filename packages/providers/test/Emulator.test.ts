@@ -1,0 +1,397 @@
+import { Agent, LanguageModel, Registry, Tool, Turn } from "@agentfx/core"
+import { describe, expect, it } from "@effect/vitest"
+import { ApiError, GoogleGenAI } from "@google/genai"
+import { Effect, Exit, Layer, Schema, Scope } from "effect"
+import OpenAIClient, { APIError, BadRequestError } from "openai"
+import { Emulator, Fault, Policy } from "../src/emulator.js"
+import { declarations, sentinel } from "./fixtures.js"
+
+const gemini = (emulator: Emulator.Service, apiKey = emulator.apiKey) => new GoogleGenAI({ apiKey, httpOptions: { baseUrl: emulator.geminiBaseUrl } })
+
+const openai = (emulator: Emulator.Service, baseURL: string, apiKey = emulator.apiKey) => new OpenAIClient({ apiKey, baseURL, maxRetries: 0 })
+
+const geminiError = (promise: () => Promise<unknown>) =>
+  Effect.flip(Effect.tryPromise({ try: promise, catch: (error) => error })).pipe(
+    Effect.map((error) => {
+      if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`)
+      return { status: error.status, body: JSON.parse(error.message) as { error: { message: string; status: string } } }
+    })
+  )
+
+const openAIError = (promise: () => Promise<unknown>) =>
+  Effect.flip(Effect.tryPromise({ try: promise, catch: (error) => error })).pipe(
+    Effect.map((error) => {
+      if (!(error instanceof APIError)) throw new Error(`expected an APIError, got ${String(error)}`)
+      return error
+    })
+  )
+
+const call = (id: string | undefined, name = "get_weather", args: object = { city: "Paris" }) => ({ functionCall: { ...(id === undefined ? {} : { id }), name, args } })
+const answer = (id: string | undefined, response: unknown = { celsius: 20 }, name = "get_weather") => ({
+  functionResponse: { ...(id === undefined ? {} : { id }), name, response }
+})
+
+describe("Emulator — Gemini REST strictness (through @google/genai)", () => {
+  const rejections: ReadonlyArray<readonly [string, ReadonlyArray<unknown>, string]> = [
+    [
+      "a role other than user or model",
+      [{ role: "user", parts: [{ text: "hi" }] }, { role: "model", parts: [call("a")] }, { role: "function", parts: [answer("a")] }],
+      "Please use a valid role: user, model."
+    ],
+    [
+      "a response turn without its call turn",
+      [{ role: "user", parts: [{ text: "hi" }] }, { role: "user", parts: [answer("a")] }],
+      "Please ensure that function response turn comes immediately after a function call turn."
+    ],
+    [
+      "fewer responses than calls",
+      [{ role: "user", parts: [{ text: "hi" }] }, { role: "model", parts: [call("a"), call("b")] }, { role: "user", parts: [answer("a")] }],
+      "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
+    ],
+    [
+      "responses split across two turns",
+      [
+        { role: "user", parts: [{ text: "hi" }] },
+        { role: "model", parts: [call("a"), call("b")] },
+        { role: "user", parts: [answer("a")] },
+        { role: "user", parts: [answer("b")] }
+      ],
+      "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
+    ],
+    [
+      "a call turn that starts the conversation",
+      [{ role: "model", parts: [call("a")] }, { role: "user", parts: [answer("a")] }],
+      "Please ensure that function call turn comes immediately after a user turn or after a function response turn."
+    ],
+    [
+      "a string response",
+      [{ role: "user", parts: [{ text: "hi" }] }, { role: "model", parts: [call("a")] }, { role: "user", parts: [answer("a", "20 degrees")] }],
+      "Invalid value at 'contents[2].parts[0].function_response.response' (type.googleapis.com/google.protobuf.Struct), \"20 degrees\""
+    ],
+    [
+      "an array response",
+      [{ role: "user", parts: [{ text: "hi" }] }, { role: "model", parts: [call("a")] }, { role: "user", parts: [answer("a", [1, 2])] }],
+      "Invalid JSON payload received. Unknown name \"response\" at 'contents[2].parts[0].function_response': Proto field is not repeating, cannot start list."
+    ]
+  ]
+  for (const [name, contents, message] of rejections) {
+    it.scoped(`rejects ${name} with 400 and Gemini's message`, () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ signatures: false })
+        const { status, body } = yield* geminiError(() => gemini(emulator).models.generateContent({ model: "gemini-2.5-flash", contents: contents as never }))
+        expect(status).toBe(400)
+        expect(body.error).toMatchObject({ status: "INVALID_ARGUMENT", message })
+        const [record] = yield* emulator.requests
+        expect(record).toMatchObject({ status: 400, error: message, apiKey: "valid", protocol: "gemini" })
+      }))
+  }
+
+  it.scoped("issues a signature on the first of parallel calls and requires it back on that call", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({
+        policy: Policy.script([{ calls: [{ name: "get_weather", args: { city: "Paris" } }, { name: "get_weather", args: { city: "Oslo" } }] }, { text: "ok" }, { text: "ok" }])
+      })
+      const client = gemini(emulator)
+      const first = yield* Effect.promise(() => client.models.generateContent({ model: "gemini-3-pro-preview", contents: "weather?" }))
+      const parts = first.candidates![0]!.content!.parts!
+      expect(typeof parts[0]!.thoughtSignature).toBe("string")
+      expect(parts[1]!.thoughtSignature).toBeUndefined()
+      const history = (model: object) => [
+        { role: "user", parts: [{ text: "weather?" }] },
+        model,
+        { role: "user", parts: [answer("call_0_0"), answer("call_0_1")] }
+      ]
+      // The signature moved to the other call: corrupted. Dropped: missing. Echoed as received: accepted.
+      const signature = parts[0]!.thoughtSignature
+      const moved = { role: "model", parts: [{ ...parts[1], thoughtSignature: signature }, { ...parts[0], thoughtSignature: undefined }] }
+      const dropped = { role: "model", parts: [{ ...parts[0], thoughtSignature: undefined }, parts[1]] }
+      const edited = { role: "model", parts: [{ ...parts[0], functionCall: { ...parts[0]!.functionCall, args: { city: "Lyon" } } }, parts[1]] }
+      for (const content of [moved, edited]) {
+        const rejected = yield* geminiError(() => client.models.generateContent({ model: "m", contents: history(content) }))
+        expect(rejected.body.error.message).toBe("Corrupted thought signature.")
+      }
+      const missing = yield* geminiError(() => client.models.generateContent({ model: "m", contents: history(dropped) }))
+      expect(missing.body.error.message).toContain("Function call is missing a thought_signature")
+      const accepted = yield* Effect.promise(() => client.models.generateContent({ model: "m", contents: history(first.candidates![0]!.content!) }))
+      expect(accepted.text).toBe("ok")
+      // Signatures of earlier turns (before the last user message) are not checked, as on Gemini 3.
+      const later = [...history({ role: "model", parts: [call("call_0_0"), call("call_0_1")] }), { role: "model", parts: [{ text: "ok" }] }, { role: "user", parts: [{ text: "thanks" }] }]
+      expect((yield* Effect.promise(() => client.models.generateContent({ model: "m", contents: later }))).text).toBe("ok")
+    }))
+
+  it.scoped("checks the key: missing is 403 PERMISSION_DENIED, wrong is 400 API_KEY_INVALID; the key is never recorded", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const wrong = yield* geminiError(() => gemini(emulator, sentinel).models.generateContent({ model: "m", contents: "hi" }))
+      expect(wrong.status).toBe(400)
+      expect(wrong.body.error).toMatchObject({ status: "INVALID_ARGUMENT", message: "API key not valid. Please pass a valid API key." })
+      const response = yield* Effect.promise(() =>
+        fetch(`${emulator.geminiBaseUrl}/v1beta/models/m:generateContent`, { method: "POST", body: JSON.stringify({ contents: [{ parts: [{ text: "hi" }] }] }) })
+      )
+      expect(response.status).toBe(403)
+      expect(((yield* Effect.promise(() => response.json())) as { error: { status: string } }).error.status).toBe("PERMISSION_DENIED")
+      const records = yield* emulator.requests
+      expect(records.map((record) => record.apiKey)).toEqual(["invalid", "missing"])
+      expect(JSON.stringify(records)).not.toContain(sentinel)
+    }))
+
+  it.scoped("streams SSE exactly as Gemini frames it: data lines, blank-line separated, no event lines, no continuationToken", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "Hello there, world.", calls: [{ name: "get_weather", args: { city: "Paris" } }] }]) })
+      const response = yield* Effect.promise(() =>
+        fetch(`${emulator.geminiBaseUrl}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`, {
+          method: "POST",
+          headers: { "x-goog-api-key": emulator.apiKey, "content-type": "application/json" },
+          body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+        })
+      )
+      expect(response.headers.get("content-type")).toBe("text/event-stream")
+      const text = yield* Effect.promise(() => response.text())
+      expect(text).toMatch(/^(data: \{[^\r\n]*\}\r\n\r\n)+$/)
+      expect(text).not.toContain("event:")
+      expect(text).not.toContain("continuationToken")
+      const frames = text.split("\r\n\r\n").filter((frame) => frame !== "").map((frame) => JSON.parse(frame.slice("data: ".length)))
+      expect(frames.length).toBe(4)
+      expect(frames[frames.length - 1].candidates[0].finishReason).toBe("STOP")
+      expect(frames[frames.length - 1].candidates[0].content.parts[0].functionCall).toEqual({ id: "call_0_0", name: "get_weather", args: { city: "Paris" } })
+    }))
+})
+
+describe("Emulator — convenience layers", () => {
+  it.effect("Emulator.gemini / glm / openAI / chatCompletions give LanguageModels wired to the emulator in context", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.Emulator
+      const answers: Array<string> = []
+      for (const layer of [Emulator.gemini(), Emulator.glm({ endpoint: "coding" }), Emulator.openAI(), Emulator.chatCompletions({ path: "/local/v1" })]) {
+        const model = yield* Effect.provide(LanguageModel.LanguageModel, layer)
+        answers.push(Turn.text((yield* model.generate({ transcript: [Turn.user("hi")], declarations: [] })).turn))
+      }
+      expect(answers).toEqual(["gemini", "glm", "openai", "openai"])
+      expect((yield* emulator.requests).map((record) => record.path)).toEqual([
+        "/v1beta/models/gemini-2.5-flash:generateContent",
+        "/api/coding/paas/v4/chat/completions",
+        "/v1/chat/completions",
+        "/local/v1/chat/completions"
+      ])
+    }).pipe(Effect.provide(Emulator.layer({ policy: Policy.fromFunction((request) => ({ text: request.flavour })) }))))
+
+  it.scoped("without alt=sse a Gemini stream is one JSON array of the chunks", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "a b" }]), signatures: false })
+      const response = yield* Effect.promise(() =>
+        fetch(`${emulator.geminiBaseUrl}/v1beta/models/m:streamGenerateContent`, {
+          method: "POST",
+          headers: { "x-goog-api-key": emulator.apiKey },
+          body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+        })
+      )
+      const chunks = (yield* Effect.promise(() => response.json())) as Array<{ candidates: Array<{ content: { parts: Array<{ text: string }> } }> }>
+      expect(chunks.map((chunk) => chunk.candidates[0]!.content.parts.map((part) => part.text).join(""))).toEqual(["a ", "b", ""])
+    }))
+})
+
+describe("Emulator — chat completions strictness (through the openai SDK)", () => {
+  const history = (tail: ReadonlyArray<object>) => [
+    { role: "user", content: "weather?" },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+        { id: "c2", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }
+      ]
+    },
+    ...tail
+  ]
+  const rejections: ReadonlyArray<readonly [string, ReadonlyArray<object>, string]> = [
+    [
+      "a tool_call left unanswered",
+      history([{ role: "tool", tool_call_id: "c1", content: "{}" }, { role: "user", content: "and?" }]),
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: c2"
+    ],
+    [
+      "a tool message answering an id that was not asked",
+      history([{ role: "tool", tool_call_id: "c1", content: "{}" }, { role: "tool", tool_call_id: "c9", content: "{}" }]),
+      "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+    ],
+    [
+      "a user message between the assistant and its tool messages",
+      history([{ role: "user", content: "wait" }, { role: "tool", tool_call_id: "c1", content: "{}" }, { role: "tool", tool_call_id: "c2", content: "{}" }]),
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: c1, c2"
+    ],
+    [
+      "a tool message with no assistant before it",
+      [{ role: "user", content: "hi" }, { role: "tool", tool_call_id: "c1", content: "{}" }],
+      "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+    ]
+  ]
+  for (const [name, messages, message] of rejections) {
+    it.scoped(`rejects ${name}: OpenAI's 400, GLM's 1214`, () =>
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make()
+        const asOpenAI = yield* openAIError(() => openai(emulator, emulator.openAIBaseUrl()).chat.completions.create({ model: "m", messages: messages as never }))
+        expect(asOpenAI).toBeInstanceOf(BadRequestError)
+        expect(asOpenAI.error).toMatchObject({ message, type: "invalid_request_error" })
+        const asGlm = yield* openAIError(() => openai(emulator, emulator.glmBaseUrl()).chat.completions.create({ model: "m", messages: messages as never }))
+        expect(asGlm).toBeInstanceOf(BadRequestError)
+        expect(asGlm.code).toBe("1214")
+      }))
+  }
+
+  it.scoped("GLM rejects an assistant message with neither content nor tool_calls, and a tool_choice other than auto", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const client = openai(emulator, emulator.glmBaseUrl())
+      const empty = yield* openAIError(() =>
+        client.chat.completions.create({ model: "glm-4.7", messages: [{ role: "user", content: "a" }, { role: "assistant", content: "" }, { role: "user", content: "b" }] })
+      )
+      expect(empty.error).toEqual({ code: "1214", message: "messages[1]: content and tool_calls cannot both be empty" })
+      const choice = yield* openAIError(() =>
+        client.chat.completions.create({
+          model: "glm-4.7",
+          messages: [{ role: "user", content: "a" }],
+          tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }],
+          tool_choice: "required"
+        })
+      )
+      expect(choice.code).toBe("1214")
+    }))
+
+  it.scoped("checks the bearer key with the real statuses and never shows the whole key", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const glm = yield* openAIError(() => openai(emulator, emulator.glmBaseUrl(), sentinel).chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }))
+      expect([glm.status, glm.code]).toEqual([401, "1002"])
+      const oa = yield* openAIError(() => openai(emulator, emulator.openAIBaseUrl(), sentinel).chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }))
+      expect([oa.status, oa.code]).toEqual([401, "invalid_api_key"])
+      expect(oa.message).toContain("sk-***1706")
+      expect(oa.message).not.toContain(sentinel)
+    }))
+
+  it.scoped("a stream ends with data: [DONE] and the response closes", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "hi there", calls: [{ name: "get_weather", args: { city: "Paris" } }] }]) })
+      const response = yield* Effect.promise(() =>
+        fetch(`${emulator.glmBaseUrl()}/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
+          body: JSON.stringify({ model: "glm-4.7", stream: true, messages: [{ role: "user", content: "hi" }] })
+        })
+      )
+      // text() resolves only because the server ends the response after [DONE].
+      const text = yield* Effect.promise(() => response.text())
+      expect(text.endsWith("data: [DONE]\n\n")).toBe(true)
+      expect(text.split("\n\n").filter((frame) => frame !== "").every((frame) => frame.startsWith("data: "))).toBe(true)
+      expect(yield* emulator.awaitOutcome(0)).toBe("completed")
+    }))
+})
+
+describe("Emulator — lifecycle, recording, policies", () => {
+  it.effect("stops with its scope: connections are closed and the port is released", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const emulator = yield* Emulator.make().pipe(Scope.extend(scope))
+      yield* emulator.inject(Fault.stall)
+      const pending = fetch(`${emulator.geminiBaseUrl}/v1beta/models/m:generateContent`, {
+        method: "POST",
+        headers: { "x-goog-api-key": emulator.apiKey },
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+      }).then(
+        () => "answered",
+        () => "failed"
+      )
+      yield* emulator.awaitRequests(1)
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* Effect.promise(() => pending)).toBe("failed")
+      expect(yield* emulator.awaitOutcome(0)).toBe("aborted")
+      const after = yield* Effect.promise(() => fetch(emulator.url).then(() => "connected", () => "refused"))
+      expect(after).toBe("refused")
+    }))
+
+  it.scoped("records every request decoded into the neutral model", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "a" }, { text: "b" }]) })
+      yield* Effect.promise(() =>
+        gemini(emulator).models.generateContent({ model: "gemini-2.5-flash", contents: "hello", config: { systemInstruction: "sys", temperature: 0.5 } })
+      )
+      yield* Effect.promise(() =>
+        openai(emulator, emulator.glmBaseUrl("coding")).chat.completions.create({ model: "glm-4.7", messages: [{ role: "system", content: "s" }, { role: "user", content: "hey" }] })
+      )
+      const [g, o] = yield* emulator.requests
+      expect(g!.request).toMatchObject({ protocol: "gemini", model: "gemini-2.5-flash", system: "sys", stream: false, transcript: [Turn.user("hello")] })
+      expect(o!.request).toMatchObject({ protocol: "openai", flavour: "glm", model: "glm-4.7", system: "s", transcript: [Turn.user("hey")] })
+      expect(o!.path).toBe("/api/coding/paas/v4/chat/completions")
+      expect([g!.outcome, o!.outcome]).toEqual(["completed", "completed"])
+    }))
+
+  it.scoped("an injected fault applies to the next request of its protocol only, and leaves the script alone", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "first" }, { text: "second" }]) })
+      yield* emulator.inject(Fault.overloaded(), { protocol: "openai", times: 2 })
+      const g = yield* Effect.promise(() => gemini(emulator).models.generateContent({ model: "m", contents: "hi" }))
+      expect(g.text).toBe("first")
+      const client = openai(emulator, emulator.openAIBaseUrl())
+      for (let i = 0; i < 2; i++) {
+        const error = yield* openAIError(() => client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }))
+        expect(error.status).toBe(503)
+      }
+      const o = yield* Effect.promise(() => client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }))
+      expect(o.choices[0]!.message.content).toBe("second")
+      yield* emulator.assertConsumed
+    }))
+
+  it.scoped("a script used up answers 400 saying so; assertConsumed fails while steps are left", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "only" }, { text: "unused" }]) })
+      expect((yield* Effect.flip(emulator.assertConsumed))._tag).toBe("ScriptIncomplete")
+      yield* emulator.setPolicy(Policy.script([]))
+      const error = yield* geminiError(() => gemini(emulator).models.generateContent({ model: "m", contents: "hi" }))
+      expect(error.body.error.message).toBe("agentfx emulator: the script has no step 1 (it has 0)")
+    }))
+
+  it.scoped("unknown routes are 404; a WebSocket upgrade is refused until Live exists", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const response = yield* Effect.promise(() => fetch(`${emulator.url}/v1beta/models`))
+      expect(response.status).toBe(404)
+      expect((yield* emulator.requests)[0]!.error).toBe("not found")
+    }))
+})
+
+describe("Emulator — the offline rule policy", () => {
+  const clock = Tool.make("clock", {
+    description: "Current time in a time zone",
+    parameters: Schema.Struct({ timeZone: Schema.String }),
+    handler: ({ timeZone }) => Effect.succeed({ timeZone, time: "09:30" })
+  })
+  const calculator = Tool.make("calculator", {
+    description: "Evaluates arithmetic",
+    parameters: Schema.Struct({ expression: Schema.String }),
+    handler: ({ expression }) => Effect.succeed(expression === "(2 + 3) * 4" ? 20 : Number.NaN)
+  })
+  const tools = Registry.unsafeMake(clock, calculator)
+  const offline = Emulator.gemini().pipe(Layer.provideMerge(Emulator.layer()))
+
+  it.effect("calls the tool the message plainly asks for, with arguments from the message, then reports it", () =>
+    Effect.gen(function* () {
+      const time = yield* Agent.run({ registry: tools, prompt: "What time is it in Europe/Oslo?" })
+      expect(time.calls.map((c) => [c.name, c.args])).toEqual([["clock", { timeZone: "Europe/Oslo" }]])
+      expect(time.text).toBe('clock: {"timeZone":"Europe/Oslo","time":"09:30"}')
+      const sum = yield* Agent.run({ registry: tools, prompt: "Please calculate (2 + 3) * 4" })
+      expect(sum.calls.map((c) => [c.name, c.args])).toEqual([["calculator", { expression: "(2 + 3) * 4" }]])
+      expect(sum.text).toBe("calculator: 20")
+    }).pipe(Effect.provide(offline)))
+
+  it.effect("otherwise says it is the offline emulator, and names the tools it has", () =>
+    Effect.gen(function* () {
+      const result = yield* Agent.run({ registry: tools, prompt: "Write me a poem" })
+      expect(result.calls).toHaveLength(0)
+      expect(result.text).toContain("agentfx emulator, running offline")
+      expect(result.text).toContain("clock, calculator")
+      const model = yield* LanguageModel.LanguageModel
+      const bare = yield* model.generate({ transcript: [Turn.user("hi")], declarations: [] })
+      expect(Turn.text(bare.turn)).toContain("I was given no tools.")
+      const named = yield* model.generate({ transcript: [Turn.user("use get_weather for Lima")], declarations })
+      expect(Turn.calls(named.turn).map((c) => c.name)).toEqual(["get_weather"])
+    }).pipe(Effect.provide(offline)))
+})
