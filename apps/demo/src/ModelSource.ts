@@ -2,7 +2,7 @@
  * Where the model comes from: offline (the emulator replaying a cassette through the real Gemini provider layer)
  * unless an API key is set, then the real service. The choice is printed, so nobody wonders what ran.
  */
-import type { LanguageModel , Turn } from "@agentfx/core"
+import type { LanguageModel, Turn } from "@agentfx/core"
 import { ModelError } from "@agentfx/core"
 import { Gemini, Glm } from "@agentfx/providers"
 import { Emulator, Policy } from "@agentfx/providers/emulator"
