@@ -2,14 +2,12 @@
  * Where the model comes from: offline (the emulator replaying a cassette through the real Gemini provider layer)
  * unless an API key is set, then the real service. The choice is printed, so nobody wonders what ran.
  */
-import type { LanguageModel, Turn } from "@agentfx/core"
-import { ModelError } from "@agentfx/core"
+import type { LanguageModel } from "@agentfx/core"
 import { Gemini, Glm } from "@agentfx/providers"
 import { Emulator, Policy } from "@agentfx/providers/emulator"
 import { Config, Effect, Layer, Option } from "effect"
 import type { ConfigError } from "effect"
-import type { Cassette } from "./Cassette.js"
-import { toScript } from "./Cassette.js"
+import type { Cassette } from "@agentfx/tools"
 
 export type ModelSource =
   | { readonly _tag: "Offline" }
@@ -31,31 +29,14 @@ export const describe = (source: ModelSource): string =>
       ? "Gemini (real service, GEMINI_API_KEY)"
       : "GLM on Z.AI (real service, ZAI_API_KEY)"
 
-/**
- * A policy that serves many conversations from one emulator: each conversation asks for a model named by its key
- * (`cassettes`' keys), and gets the step of its cassette at its position, the number of model turns so far — so a
- * retried request gets the same step again, and conversations can run concurrently.
- */
-export const cassettePolicy = (cassettes: ReadonlyMap<string, Cassette>): Policy.Policy =>
-  Policy.fromFunction((request) => {
-    const cassette = cassettes.get(request.model)
-    if (cassette === undefined) return { error: new ModelError.InvalidRequest({ message: `no cassette for the model "${request.model}"` }) }
-    const position = request.transcript.filter((turn: Turn.Turn) => turn.role === "model").length
-    return (
-      toScript(cassette)[position] ?? {
-        error: new ModelError.InvalidRequest({ message: `the cassette of "${request.model}" has ${cassette.length} steps; the conversation asked for step ${position + 1}` })
-      }
-    )
-  })
-
 /** The model for one conversation; offline it replays `cassette` on a fresh emulator. */
-export const layer = (source: ModelSource, cassette: Cassette | undefined): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError> => {
+export const layer = (source: ModelSource, cassette: Cassette.Cassette | undefined): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError> => {
   switch (source._tag) {
     case "Gemini":
       return Gemini.layerConfig()
     case "Glm":
       return Glm.layerConfig()
     case "Offline":
-      return Emulator.gemini().pipe(Layer.provide(Emulator.layer({ policy: Policy.script(cassette === undefined ? [] : toScript(cassette)) })))
+      return Emulator.gemini().pipe(Layer.provide(Emulator.layer({ policy: Policy.script(cassette ?? []) })))
   }
 }

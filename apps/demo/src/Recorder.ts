@@ -8,8 +8,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Layer, Stream } from "effect"
 import type { YAMLMap } from "yaml"
 import { isMap, isSeq, parseAllDocuments } from "yaml"
-import type { Cassette } from "./Cassette.js"
-import { fromTranscript } from "./Cassette.js"
+import { Cassette } from "@agentfx/tools"
 
 /** Turns seen per key (an eval case id), in order. */
 export class Recorder {
@@ -33,9 +32,9 @@ export class Recorder {
     ).pipe(Layer.provide(inner))
   }
 
-  cassette(key: string): Cassette | undefined {
+  cassette(key: string): Cassette.Cassette | undefined {
     const turns = this.turns.get(key)
-    return turns === undefined ? undefined : fromTranscript(turns)
+    return turns === undefined ? undefined : Cassette.fromTranscript(turns)
   }
 }
 

@@ -3,15 +3,19 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Schema } from "effect"
 import * as NodePath from "node:path"
 import { parse as parseYaml } from "yaml"
-import { Cassette } from "./Cassette.js"
+import { Cassette } from "@agentfx/tools"
 
-export const Sample = Schema.Struct({
+const SampleFile = Schema.Struct({
   email: Schema.String,
   warranty_service: Schema.optionalWith(Schema.Literal("up", "down"), { default: () => "up" as const }),
-  cassette: Cassette
+  cassette: Cassette.Cassette
 })
-export interface Sample extends Schema.Schema.Type<typeof Sample> {
+
+export interface Sample {
   readonly file: string
+  readonly email: string
+  readonly warranty_service: "up" | "down"
+  readonly cassette: Cassette.Cassette
 }
 
 export class SampleError extends Schema.TaggedError<SampleError>()("SampleError", { file: Schema.String, reason: Schema.String }) {
@@ -30,7 +34,7 @@ export const loadDirectory = (directory: string): Effect.Effect<ReadonlyArray<Sa
       const file = NodePath.join(directory, name)
       const text = yield* Effect.mapError(fs.readFileString(file), (error) => new SampleError({ file, reason: error.message }))
       const value = yield* Effect.try({ try: () => parseYaml(text) as unknown, catch: (error) => new SampleError({ file, reason: `not valid YAML: ${String(error)}` }) })
-      const sample = yield* Either.mapLeft(Schema.decodeUnknownEither(Sample)(value, { errors: "all", onExcessProperty: "error" }), (error) => new SampleError({ file, reason: error.message }))
+      const sample = yield* Either.mapLeft(Schema.decodeUnknownEither(SampleFile)(value, { errors: "all", onExcessProperty: "error" }), (error) => new SampleError({ file, reason: error.message }))
       samples.push({ ...sample, file })
     }
     return samples

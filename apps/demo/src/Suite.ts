@@ -1,14 +1,13 @@
 /**
  * The warranty eval suite: every case in `evals/` through the agent loop, each case with its own mocks and its own
- * model (offline: a fresh emulator replaying the case's cassette through the real Gemini layer).
+ * model (offline: one shared emulator replays each case's cassette through the real Gemini layer).
  */
 import type { LanguageModel, Registry } from "@agentfx/core"
-import { Emulator } from "@agentfx/providers/emulator"
-import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
+import { Emulator, Policy } from "@agentfx/providers/emulator"
+import { Cassette, EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
 import type { EvalReport } from "@agentfx/tools"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Layer, Schema } from "effect"
-import * as Cassette from "./Cassette.js"
 import * as Email from "./Email.js"
 import * as ModelSource from "./ModelSource.js"
 import { promptOf, scenarioFor } from "./Pipeline.js"
@@ -55,7 +54,7 @@ const promptFor = (evalCase: EvalCase.EvalCase): string => Either.match(Email.pa
 
 /**
  * The model of one case. Offline, every case talks to one shared emulator as the model named by its key (see
- * `ModelSource.cassettePolicy`); a case without a valid cassette fails as an `error` case, with the reason.
+ * `Policy.byModel`); a case without a valid cassette fails as an `error` case, with the reason.
  */
 export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined, keys: ReadonlyMap<string, string>) =>
   (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, unknown, Emulator.Emulator> => {
@@ -69,7 +68,9 @@ export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | u
     })
   }
 
-const cassetteOf = (evalCase: EvalCase.EvalCase) => Cassette.decode(evalCase.extensions["x-cassette"], `${evalCase.file} (${evalCase.id})`)
+const cassetteOf = (evalCase: EvalCase.EvalCase) =>
+  Cassette.ofCase(evalCase) ??
+  Either.left(new Cassette.CassetteError({ source: `${evalCase.file} (${evalCase.id})`, reason: `there is no cassette (${Cassette.field}); record one with --record and GEMINI_API_KEY set` }))
 
 /** Runs the suite and returns its report. */
 export const run = <R>(options: SuiteOptions<R>): Effect.Effect<EvalReport.Report, never, R> => {
@@ -86,7 +87,7 @@ export const run = <R>(options: SuiteOptions<R>): Effect.Effect<EvalReport.Repor
     concurrency: options.concurrency ?? 8,
     ...(options.threshold === undefined ? {} : { threshold: options.threshold })
     // Online runs never call it; one idle local server is cheaper than a second code path.
-  }).pipe(Effect.provide(Emulator.layer({ policy: ModelSource.cassettePolicy(cassettes) })))
+  }).pipe(Effect.provide(Emulator.layer({ policy: Policy.byModel(cassettes) })))
 }
 
 /** Loads the scenarios (resolved against `implementations`) and the cases. */

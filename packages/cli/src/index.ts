@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 export * as Builtins from "./Builtins.js"
-export * as Cassette from "./Cassette.js"
 export * as Cli from "./Cli.js"
 export * as CliError from "./CliError.js"
 export * as Io from "./Io.js"

@@ -152,7 +152,7 @@ describe("agentfx eval", () => {
       expect(result.code).toBe(0)
       expect(result.stderr).toContain("(1 of 2 cases have one; the offline rule model answers the others)")
       expect(result.stdout).toContain("✓ rule-model")
-      expect(result.stdout).toMatch(/✗ broken-cassette[^\n]*\n[^\n]*\n {4}error: .*the x-cassette is invalid/)
+      expect(result.stdout).toMatch(/✗ broken-cassette[^\n]*\n[^\n]*\n {4}error: .*the cassette is invalid/)
     })
   )
 

@@ -340,6 +340,27 @@ describe("Emulator — lifecycle, recording, policies", () => {
       yield* emulator.assertConsumed
     }))
 
+  it.scoped("byModel replays each model's script by conversation position; other models get the fallback or a 400", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({
+        policy: Policy.byModel(new Map([["case-a", [{ text: "a1" }, { text: "a2" }]], ["case-b", [{ text: "b1" }]]]))
+      })
+      const client = gemini(emulator)
+      const ask = (model: string, contents: Parameters<typeof client.models.generateContent>[0]["contents"]) =>
+        Effect.promise(() => client.models.generateContent({ model, contents }))
+      expect((yield* ask("case-b", "hi")).text).toBe("b1")
+      expect((yield* ask("case-a", "hi")).text).toBe("a1")
+      expect((yield* ask("case-a", "hi again")).text).toBe("a1")
+      const second = [{ role: "user", parts: [{ text: "hi" }] }, { role: "model", parts: [{ text: "a1" }] }, { role: "user", parts: [{ text: "more" }] }]
+      expect((yield* ask("case-a", second)).text).toBe("a2")
+      const beyond = yield* geminiError(() => client.models.generateContent({ model: "case-b", contents: second }))
+      expect(beyond.body.error.message).toContain('the script of "case-b" has 1 steps, and the conversation asked for step 2')
+      const unknown = yield* geminiError(() => client.models.generateContent({ model: "case-z", contents: "hi" }))
+      expect(unknown.body.error.message).toContain('no script for the model "case-z"')
+      const withFallback = yield* Emulator.make({ policy: Policy.byModel(new Map(), Policy.script([{ text: "fallback" }])) })
+      expect((yield* Effect.promise(() => gemini(withFallback).models.generateContent({ model: "any", contents: "hi" }))).text).toBe("fallback")
+    }))
+
   it.scoped("a script used up answers 400 saying so; assertConsumed fails while steps are left", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "only" }, { text: "unused" }]) })

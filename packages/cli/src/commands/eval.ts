@@ -1,6 +1,6 @@
 import { LanguageModel, Registry } from "@agentfx/core"
-import { Emulator } from "@agentfx/providers/emulator"
-import { EvalCase, EvalReport, EvalRunner, Scenario } from "@agentfx/tools"
+import { Emulator, Policy } from "@agentfx/providers/emulator"
+import { Cassette, EvalCase, EvalReport, EvalRunner, Scenario } from "@agentfx/tools"
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -10,7 +10,6 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Builtins from "../Builtins.js"
-import * as Cassette from "../Cassette.js"
 import { BelowThreshold, InputError, OutputError } from "../CliError.js"
 import { Io } from "../Io.js"
 import * as Provider from "../Provider.js"
@@ -151,7 +150,7 @@ export const command = Command.make(
               const keys = new Map(cases.map((evalCase, i) => [evalCase.id, `case-${i}`]))
               const cassettes = new Map<string, Cassette.Cassette>()
               for (const evalCase of cases) {
-                const cassette = Cassette.fromExtensions(evalCase.extensions, `${evalCase.file} (${evalCase.id})`)
+                const cassette = Cassette.ofCase(evalCase)
                 if (cassette !== undefined && Either.isRight(cassette)) cassettes.set(keys.get(evalCase.id)!, cassette.right)
               }
               const without = cases.length - cases.filter((c) => c.extensions[Cassette.field] !== undefined).length
@@ -159,11 +158,11 @@ export const command = Command.make(
                 `provider: emulator — replays each case's ${Cassette.field} offline through the Gemini provider (${cases.length - without} of ${cases.length} cases have one${without === 0 ? "" : "; the offline rule model answers the others"}). ${choice.reason === "--provider" ? "Chosen with --provider" : choice.reason.replace(/^no/, "No")}.\n`
               )
               const model = (evalCase: EvalCase.EvalCase) => {
-                const cassette = Cassette.fromExtensions(evalCase.extensions, `${evalCase.file} (${evalCase.id})`)
+                const cassette = Cassette.ofCase(evalCase)
                 if (cassette !== undefined && Either.isLeft(cassette)) return Layer.fail(cassette.left)
                 return Emulator.gemini({ model: cassette === undefined ? "offline" : keys.get(evalCase.id)! })
               }
-              return yield* runWith(model).pipe(Effect.provide(Emulator.layer({ policy: Cassette.policy(cassettes) })))
+              return yield* runWith(model).pipe(Effect.provide(Emulator.layer({ policy: Policy.byModel(cassettes, Policy.offline) })))
             })
           : Effect.scoped(
               Effect.gen(function* () {

@@ -98,3 +98,28 @@ export const fromFunction = (answer: (request: Request) => Reply | Effect.Effect
  * otherwise says that it is the offline emulator.
  */
 export const offline: Policy = { reply: (request) => Effect.sync(() => offlineReply(request)) }
+
+/**
+ * Serves many conversations from one emulator: each conversation asks for a model named by its key in `scripts`,
+ * and gets the step of its script at its position — the number of model turns in its transcript so far — so a
+ * retried request gets the same step again, and conversations can run concurrently. Models without a script get
+ * `fallback`'s answer (default: a 400 saying so).
+ *
+ * @example Policy.byModel(new Map([["case-1", [{ calls: [...] }, { text: "done" }]]]))
+ */
+export const byModel = (scripts: ReadonlyMap<string, ReadonlyArray<Step>>, fallback?: Policy): Policy => ({
+  reply: (request) => {
+    const script = scripts.get(request.model)
+    if (script === undefined) {
+      return fallback?.reply(request) ?? Effect.succeed({ error: new ModelError.InvalidRequest({ message: `agentfx emulator: no script for the model "${request.model}"` }) })
+    }
+    const position = request.transcript.reduce((n, turn) => (turn.role === "model" ? n + 1 : n), 0)
+    return Effect.succeed(
+      script[position] ?? {
+        error: new ModelError.InvalidRequest({
+          message: `agentfx emulator: the script of "${request.model}" has ${script.length} steps, and the conversation asked for step ${position + 1}`
+        })
+      }
+    )
+  }
+})
