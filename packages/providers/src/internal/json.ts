@@ -1,7 +1,7 @@
 import * as Either from "effect/Either"
 import { ArrayFormatter } from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { Json } from "@agentfx/core"
+import { Json } from "@agentfx/core"
 
 /** Untrusted text → JSON value; JSON.parse never runs without this decode behind it. */
 const decodeJson = Schema.decodeUnknownEither(Schema.parseJson())
@@ -16,22 +16,10 @@ export const parseWith = <A, I>(schema: Schema.Schema<A, I>) => {
   return (text: string): Either.Either<A, string> => Either.mapLeft(decode(text), (error) => error.message)
 }
 
-/** True for `{}` literals and null-prototype objects (arrays, class instances and null are not). */
-export const isPlainObject = (value: unknown): value is Json.JsonObject => {
-  if (typeof value !== "object" || value === null) return false
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
-}
-
-/**
- * A JSON object, checked but not rebuilt. `Schema.Record` copies an object key by key, and copying an own
- * `"__proto__"` key (which JSON.parse creates) sets the copy's prototype instead: a model could then smuggle
- * inherited properties past the executor's checks. Keeping the parsed object lets the executor see and refuse it.
- */
-export const JsonObject: Schema.Schema<{ readonly [key: string]: unknown }> = Schema.declare(
-  (input: unknown): input is { readonly [key: string]: unknown } => isPlainObject(input),
-  { identifier: "JsonObject" }
-)
+/** Core's plain-object test and checked-not-copied JSON object Schema: one definition for the whole toolkit. */
+// (Annotated with the structural type: declarations elsewhere cannot name core's internal Json module.)
+export const isPlainObject: (value: unknown) => value is { readonly [key: string]: unknown } = Json.isPlainObject
+export const JsonObject: Schema.Schema<{ readonly [key: string]: unknown }> = Json.JsonObject
 
 /** JSON with object keys sorted, so equal values have equal text whatever their key order. */
 export const canonical = (value: unknown): string => {

@@ -100,3 +100,26 @@ export const has = <T extends Fault.ShapingFault["_tag"]>(
   tag: T
 ): Extract<Fault.ShapingFault, { readonly _tag: T }> | undefined =>
   faults.find((fault): fault is Extract<Fault.ShapingFault, { readonly _tag: T }> => fault._tag === tag)
+
+/** The answer fault a neutral error step stands for (the protocols refine it where their servers differ). */
+export const faultOfError = (error: ModelError.ModelError): Fault.AnswerFault => {
+  switch (error._tag) {
+    case "RateLimited":
+      return { _tag: "RateLimited", retryAfter: error.retryAfter }
+    case "QuotaExhausted":
+      return { _tag: "QuotaExhausted" }
+    case "Overloaded":
+      return { _tag: "Overloaded" }
+    case "Unauthorized":
+      return { _tag: "Unauthorized" }
+    case "InvalidRequest":
+      return { _tag: "Status", status: error.status ?? 400, message: error.message }
+    case "Unavailable":
+      return { _tag: "Status", status: error.status ?? 500, message: error.message }
+    case "ModelTimeout":
+      return { _tag: "Stall" }
+    case "Blocked":
+    case "MalformedResponse":
+      return { _tag: "Status", status: 500, message: error.message }
+  }
+}

@@ -16,7 +16,7 @@ import * as Wire from "../gemini/wire.js"
 import * as jsonText from "../json.js"
 import { isPlainObject } from "../json.js"
 import type { Answer, Decision } from "./answer.js"
-import { has, pieces } from "./answer.js"
+import { faultOfError, has, pieces } from "./answer.js"
 import type { Exchange } from "./exchange.js"
 import * as respond from "./exchange.js"
 import type { Signer } from "./signature.js"
@@ -282,29 +282,6 @@ const specialBody = (error: ModelError.ModelError, model: string, id: string): u
     }
   }
   return undefined
-}
-
-/** The answer fault a neutral error step stands for. */
-export const faultOfError = (error: ModelError.ModelError): Fault.AnswerFault => {
-  switch (error._tag) {
-    case "RateLimited":
-      return { _tag: "RateLimited", retryAfter: error.retryAfter }
-    case "QuotaExhausted":
-      return { _tag: "QuotaExhausted" }
-    case "Overloaded":
-      return { _tag: "Overloaded" }
-    case "Unauthorized":
-      return { _tag: "Unauthorized" }
-    case "InvalidRequest":
-      return { _tag: "Status", status: error.status ?? 400, message: error.message }
-    case "Unavailable":
-      return { _tag: "Status", status: error.status ?? 500, message: error.message }
-    case "ModelTimeout":
-      return { _tag: "Stall" }
-    case "Blocked":
-    case "MalformedResponse":
-      return { _tag: "Status", status: 500, message: error.message }
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

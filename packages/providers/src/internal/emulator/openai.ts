@@ -17,7 +17,7 @@ import { isPlainObject } from "../json.js"
 import * as codec from "../openai/codec.js"
 import * as Wire from "../openai/wire.js"
 import type { Answer, Decision } from "./answer.js"
-import { breakArguments, has, pieces } from "./answer.js"
+import { breakArguments, faultOfError, has, pieces } from "./answer.js"
 import type { Exchange } from "./exchange.js"
 import * as respond from "./exchange.js"
 
@@ -268,31 +268,17 @@ const streamFrames = (
   return frames
 }
 
-/** The answer fault a neutral error step stands for on this route. */
-export const faultOfError = (error: ModelError.ModelError, flavour: Flavour): Fault.AnswerFault => {
+/** The answer fault a neutral error step stands for on this route: GLM answers with its business codes. */
+const routeFaultOfError = (error: ModelError.ModelError, flavour: Flavour): Fault.AnswerFault => {
   switch (error._tag) {
-    case "RateLimited":
-      return { _tag: "RateLimited", retryAfter: error.retryAfter }
-    case "QuotaExhausted":
-      return { _tag: "QuotaExhausted" }
-    case "Overloaded":
-      return { _tag: "Overloaded" }
-    case "Unauthorized":
-      return { _tag: "Unauthorized" }
     case "InvalidRequest":
-      return flavour === "glm"
-        ? { _tag: "GlmCode", code: "1214", status: error.status ?? 400, message: error.message }
-        : { _tag: "Status", status: error.status ?? 400, message: error.message }
-    case "Unavailable":
-      return { _tag: "Status", status: error.status ?? 500, message: error.message }
+      return flavour === "glm" ? { _tag: "GlmCode", code: "1214", status: error.status ?? 400, message: error.message } : faultOfError(error)
     case "Blocked":
       return flavour === "glm"
         ? { _tag: "GlmCode", code: "1301", status: 400, message: error.message }
         : { _tag: "Status", status: 400, body: openAIError(error.message, "invalid_request_error", "content_filter") }
-    case "ModelTimeout":
-      return { _tag: "Stall" }
-    case "MalformedResponse":
-      return { _tag: "Status", status: 500, message: error.message }
+    default:
+      return faultOfError(error)
   }
 }
 
@@ -375,7 +361,7 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
     const stallAt = has(faults, "StallMidStream")
     const errorAt = has(faults, "ErrorMidStream")
     if (decision._tag === "Error") {
-      if (decision.error._tag !== "MalformedResponse") return yield* answerFault(exchange, faultOfError(decision.error, flavour), flavour)
+      if (decision.error._tag !== "MalformedResponse") return yield* answerFault(exchange, routeFaultOfError(decision.error, flavour), flavour)
       // A body that is not JSON, declared as JSON: what a broken proxy sends.
       return streaming
         ? yield* respond.stream(exchange, ['data: {"choices": [\n\n'], { split, delay: ctx.frameDelay })
