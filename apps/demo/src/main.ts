@@ -38,7 +38,8 @@ const parseArguments = (argv: ReadonlyArray<string>): Either.Either<Arguments, U
   const args = { record: false, json: undefined as string | undefined, junit: undefined as string | undefined, executorTour: false }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!
-    if (flag === "--record") args.record = true
+    if (flag === "--") continue
+    else if (flag === "--record") args.record = true
     else if (flag === "--executor-tour") args.executorTour = true
     else if (flag === "--json" || flag === "--junit") {
       const file = argv[++i]
