@@ -26,3 +26,20 @@ export const JsonObject: Schema.Schema<JsonObject> = Schema.declare((value: unkn
   identifier: "JsonObject",
   description: "a JSON object"
 })
+
+/**
+ * JSON text with object keys sorted (and `undefined` fields left out, as JSON does), so equal values have equal
+ * text whatever their key order: for comparing calls and signing content.
+ */
+export const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>
+    return `{${Object.keys(record)
+      .sort()
+      .filter((key) => record[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`)
+      .join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}

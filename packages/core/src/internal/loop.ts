@@ -9,6 +9,7 @@ import type { AgentEvent } from "../AgentEvent.js"
 import type { AgentResult, CallRecord, StopReason } from "../AgentResult.js"
 import * as Executor from "../Executor.js"
 import type { FunctionCall } from "../FunctionCall.js"
+import * as Json from "../Json.js"
 import * as LanguageModel from "../LanguageModel.js"
 import * as ModelError from "../ModelError.js"
 import type { Registry } from "../Registry.js"
@@ -51,18 +52,7 @@ export interface Hooks {
 export const defaultMaxTurns = 10
 export const defaultTurnTimeout = Duration.seconds(15)
 
-const canonical = (call: FunctionCall): string => `${call.name}\u0000${stableStringify(call.args)}`
-
-const stableStringify = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableStringify((value as Record<string, unknown>)[key])}`)
-    return `{${entries.join(",")}}`
-  }
-  return JSON.stringify(value) ?? "null"
-}
+const callKey = (call: FunctionCall): string => `${call.name}\u0000${Json.canonical(call.args)}`
 
 /** A model turn the provider gave us that cannot be appended is the provider's fault, and worth a retry. */
 const checkModelTurn = (turn: Turn.Turn, validator: Validator): ModelError.MalformedResponse | undefined => {
@@ -227,7 +217,7 @@ export const loop = <R>(
       }
       if (repeatLimit === Infinity) continue
       for (const call of turnCalls) {
-        const key = canonical(call)
+        const key = callKey(call)
         const seen = (repeats.get(key) ?? 0) + 1
         repeats.set(key, seen)
         if (seen >= repeatLimit) return finish(lastText, turn, { _tag: "RepeatedCall", name: call.name, times: seen })

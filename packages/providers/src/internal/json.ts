@@ -21,19 +21,7 @@ export const parseWith = <A, I>(schema: Schema.Schema<A, I>) => {
 export const isPlainObject: (value: unknown) => value is { readonly [key: string]: unknown } = Json.isPlainObject
 export const JsonObject: Schema.Schema<{ readonly [key: string]: unknown }> = Json.JsonObject
 
-/** JSON with object keys sorted, so equal values have equal text whatever their key order. */
-export const canonical = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>
-    return `{${Object.keys(record)
-      .sort()
-      .filter((key) => record[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`)
-      .join(",")}}`
-  }
-  return JSON.stringify(value) ?? "null"
-}
+export const canonical = Json.canonical
 
 /** A function response is an error when it is exactly `{error: ...}` (the executor's rendering of a failure). */
 export const isErrorResponse = (response: Json.JsonObject): boolean => {
