@@ -83,17 +83,30 @@ export const execute = <R>(registry: Registry<R>, call: FunctionCall, options: O
   const limits = options.limits === undefined ? defaultLimits : { ...defaultLimits, ...options.limits }
   const checked = checkArguments(call.args, limits)
   if (Either.isLeft(checked)) return Effect.fail(new InvalidArguments({ name: call.name, issues: checked.left }))
-  const decoded = tool.decode(checked.right)
-  if (Either.isLeft(decoded)) return Effect.fail(new InvalidArguments({ name: call.name, issues: decoded.left }))
+  const decoded = guard(call.name, () => tool.decode(checked.right))
+  if (Either.isLeft(decoded)) return Effect.fail(decoded.left)
+  if (Either.isLeft(decoded.right)) return Effect.fail(new InvalidArguments({ name: call.name, issues: decoded.right.left }))
+  const args = decoded.right.right
   const after = Option.isSome(tool.timeout) ? tool.timeout.value : options.timeout === undefined ? undefined : Duration.decode(options.timeout)
-  const handled = tool.run(decoded.right, { callId: call.id, name: call.name }).pipe(
+  const handled = Effect.suspend(() => tool.run(args, { callId: call.id, name: call.name })).pipe(
     Effect.catchAllCause((cause) => Effect.fail(failureOf(call.name, cause)))
   )
   const run: Effect.Effect<unknown, ToolError, R> =
     after === undefined || !Duration.isFinite(after)
       ? handled
       : Effect.timeoutFail(handled, { duration: after, onTimeout: () => new ToolTimeout({ name: call.name, after }) })
-  return tool.needsApproval(decoded.right) ? Effect.zipRight(approve(tool, call), run) : run
+  const needsApproval = guard(call.name, () => tool.needsApproval(args))
+  if (Either.isLeft(needsApproval)) return Effect.fail(needsApproval.left)
+  return needsApproval.right ? Effect.zipRight(approve(tool, call), run) : run
+}
+
+/** Tool code called outside an Effect (decoders, approval predicates) may throw: that is the tool's failure. */
+const guard = <A>(name: string, f: () => A): Either.Either<A, ExecutionFailed> => {
+  try {
+    return Either.right(f())
+  } catch (error) {
+    return Either.left(new ExecutionFailed({ name, cause: describeFailure(error), defect: true }))
+  }
 }
 
 const boundOf = (concurrency: BatchOptions["concurrency"], calls: number): number => {

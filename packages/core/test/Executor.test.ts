@@ -379,3 +379,21 @@ describe("arguments a provider could not read", () => {
     expect(error).toMatchObject({ _tag: "InvalidArguments", issues: [{ path: "__proto__", message: 'the key "__proto__" is not allowed' }] })
   })
 })
+
+describe("tool code that throws outside its handler", () => {
+  it.effect("a throwing approval predicate or decoder is ExecutionFailed for that call only", () =>
+    Effect.gen(function* () {
+      const picky = Tool.make("picky", {
+        description: "",
+        parameters: Schema.Struct({}),
+        needsApproval: () => {
+          throw new Error("predicate broke")
+        },
+        handler: () => Effect.succeed("ran")
+      })
+      const broken: Tool.Tool = { ...add, name: "broken", decode: () => { throw new Error("decoder broke") } }
+      const reg = Registry.unsafeMake(picky, broken, add)
+      const results = yield* Executor.executeAll(reg, [call("picky"), call("broken", { a: 1, b: 2 }), call("add", { a: 1, b: 2 })])
+      expect(results.map((r) => (Either.isRight(r) ? r.right : r.left.message))).toEqual(['"picky" failed: predicate broke', '"broken" failed: decoder broke', 3])
+    }))
+})
