@@ -83,8 +83,31 @@ describe("GLM / OpenAI-compatible layer — the full loop against the emulator",
       expect(Turn.calls(plain.turn).map((call) => call.args)).toEqual(calls.map((call) => call.args))
       const finish = parts[parts.length - 1]!
       expect(finish._tag === "Finish" && finish.response.finishReason).toBe("tool_calls")
-      // Each call was announced once, as soon as the next began, before the stream ended.
+      // Each call is announced once, complete, before the stream's end.
       expect(parts.map((part) => part._tag)).toEqual(["ReasoningDelta", "ReasoningDelta", "ReasoningDelta", "ReasoningDelta", "CallDelta", "CallDelta", "Finish"])
+    }))
+
+  it.scoped("parallel calls streamed with neither index nor ids stay separate calls", () =>
+    Effect.gen(function* () {
+      const { emulator, model } = yield* setup("glm", { policy: Policy.script([parallel]) })
+      yield* emulator.inject([Fault.omitIndex, Fault.omitCallIds])
+      const response = yield* LanguageModel.collect(model.stream(ask("both")))
+      expect(Turn.calls(response.turn).map((call) => [call.name, call.args, call.metadata?.argumentsError])).toEqual([
+        ["get_weather", { city: "Paris" }, undefined],
+        ["get_time", { tz: "Europe/Paris" }, undefined]
+      ])
+    }))
+
+  it.scoped("a model turn with neither text nor calls is left out of the next request (GLM refuses it with 1214)", () =>
+    Effect.gen(function* () {
+      const { emulator, model } = yield* setup("glm", { policy: Policy.script([{ text: "fine" }, { text: "fine" }]) })
+      const empty: Turn.Turn = { role: "model", parts: [Turn.Reasoning.make({ text: "hmm" })] }
+      for (const turn of [empty, { role: "model" as const, parts: [Turn.Text.make({ text: "" })] }]) {
+        const response = yield* model.generate(request([Turn.user("a"), turn, Turn.user("b")]))
+        expect(Turn.text(response.turn)).toBe("fine")
+      }
+      const messages = messagesOf(yield* emulator.requests, 1)
+      expect(messages.map((message) => message.role)).toEqual(["user", "user"])
     }))
 
   for (const kind of ["invalid", "truncated", "concatenated"] as const) {

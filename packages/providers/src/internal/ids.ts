@@ -25,7 +25,7 @@ export const idSource = (prefix: string, callsBefore: number, taken: () => Reado
 export const countCalls = (transcript: Transcript.Transcript): number =>
   transcript.reduce((n, turn) => n + turn.parts.reduce((m, part) => (part._tag === "FunctionCall" ? m + 1 : m), 0), 0)
 
-const idsOf = (transcript: Transcript.Transcript): Set<string> => {
+export const idsOf = (transcript: Transcript.Transcript): Set<string> => {
   const ids = new Set<string>()
   for (const turn of transcript) for (const part of turn.parts) if (part._tag === "FunctionCall") ids.add(part.id)
   return ids

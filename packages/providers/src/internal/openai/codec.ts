@@ -189,8 +189,11 @@ export const decodeRequest = (body: Wire.Request): Omit<LanguageModel.Request, "
 // ---------------------------------------------------------------------------------------------------------------
 // neutral → wire
 
-/** A model turn as the assistant message to send back. */
-export const encodeAssistant = (turn: Turn.Turn, options: EncodeOptions): MessageOut => {
+/**
+ * A model turn as the assistant message to send back; `undefined` for a turn with neither text nor calls (only
+ * reasoning, or nothing), which GLM refuses (1214 "content and tool_calls cannot both be empty") and OpenAI too.
+ */
+export const encodeAssistant = (turn: Turn.Turn, options: EncodeOptions): MessageOut | undefined => {
   let reasoning: string | undefined
   let content: string | null = null
   const toolCalls: Array<ToolCallOut> = []
@@ -201,10 +204,11 @@ export const encodeAssistant = (turn: Turn.Turn, options: EncodeOptions): Messag
       toolCalls.push({ id: part.id, type: "function", function: { name: part.name, arguments: argumentsText(part) } })
     }
   }
+  if (toolCalls.length === 0 && (content === null || content === "")) return undefined
   return {
     role: "assistant",
-    // An assistant message needs content or tool_calls (GLM 1214, OpenAI 400): an empty turn is sent as "".
-    content: content === null && toolCalls.length === 0 ? "" : content,
+    // Empty text beside tool calls is sent as null, as the servers send it themselves.
+    content: content === "" ? null : content,
     ...(options.reasoning && reasoning !== undefined ? { reasoning_content: reasoning } : {}),
     ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {})
   }
@@ -231,7 +235,10 @@ export const encodeMessages = (system: string | undefined, transcript: Transcrip
   const messages: Array<MessageOut> = []
   if (system !== undefined && system !== "") messages.push({ role: "system", content: system })
   for (const turn of transcript) {
-    if (turn.role === "model") messages.push(encodeAssistant(turn, options))
+    if (turn.role === "model") {
+      const assistant = encodeAssistant(turn, options)
+      if (assistant !== undefined) messages.push(assistant)
+    }
     else messages.push(...encodeUser(turn))
   }
   return messages

@@ -1,8 +1,8 @@
 /**
  * Chat completions → neutral `Response`: a whole completion, or stream chunks accumulated. Tool-call deltas are
- * joined by `index` (the first fragment carries id and name, later ones pieces of `arguments`); a delta without
- * an index continues the last call unless it brings a new id. A call is announced once, complete, when the next
- * call starts or the stream ends.
+ * joined by `index` (the first fragment carries id and name, later ones pieces of `arguments`), defensively: see
+ * `addFragment`. Calls are announced once, complete, when the stream ends — fragments of several calls may
+ * interleave until then.
  */
 import type { LanguageModel, Transcript } from "@agentfx/core"
 import type { FunctionCall } from "@agentfx/core"
@@ -23,6 +23,28 @@ const finishError = (reason: string | null | undefined): ModelError.ModelError |
   return undefined
 }
 
+/**
+ * Some OpenAI-compatible servers reuse call ids across turns (`call_0` every turn), which would break the
+ * transcript's unique ids. Chat completions pairs a tool message only with the assistant message right before it,
+ * so such a call just gets a fresh id, which is what is sent back for it.
+ */
+const freshIds = (turn: Turn.Turn, transcript: Transcript.Transcript, source: IdSource): Turn.Turn => {
+  const seen = ids.idsOf(transcript)
+  let renamed = false
+  const parts = turn.parts.map((part, position) => {
+    if (part._tag !== "FunctionCall") return part
+    if (!seen.has(part.id)) {
+      seen.add(part.id)
+      return part
+    }
+    renamed = true
+    const id = source.next(position)
+    seen.add(id)
+    return { ...part, id }
+  })
+  return renamed ? { ...turn, parts } : turn
+}
+
 /** A whole completion → the neutral response. */
 export const decodeCompletion = (
   transcript: Transcript.Transcript,
@@ -33,7 +55,8 @@ export const decodeCompletion = (
   const error = finishError(choice.finish_reason)
   if (error !== undefined) return Either.left(error)
   const reserved = (choice.message.tool_calls ?? []).flatMap((call) => (call.id ? [call.id] : []))
-  const turn = codec.decodeAssistant(choice.message, ids.idSourceAfter(codec.syntheticPrefix, transcript, reserved))
+  const source = ids.idSourceAfter(codec.syntheticPrefix, transcript, reserved)
+  const turn = freshIds(codec.decodeAssistant(choice.message, source), transcript, source)
   return Either.right({
     turn,
     finishReason: codec.decodeFinishReason(choice.finish_reason, Turn.calls(turn).length > 0),
@@ -45,7 +68,6 @@ interface Slot {
   id: string | undefined
   name: string
   arguments: string
-  call: FunctionCall.FunctionCall | undefined
 }
 
 /** Accumulates stream chunks into the model turn. */
@@ -58,7 +80,7 @@ export class Accumulator {
   private usage: Wire.Usage | null | undefined
   private readonly ids: IdSource
 
-  constructor(transcript: Transcript.Transcript) {
+  constructor(private readonly transcript: Transcript.Transcript) {
     this.ids = ids.idSourceAfter(codec.syntheticPrefix, transcript, [])
   }
 
@@ -76,68 +98,59 @@ export class Accumulator {
       this.content = (this.content ?? "") + delta.content
       if (delta.content !== "") deltas.push({ _tag: "TextDelta", text: delta.content })
     }
-    for (const fragment of delta?.tool_calls ?? []) this.addFragment(fragment, deltas)
+    for (const fragment of delta?.tool_calls ?? []) this.addFragment(fragment)
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) this.finishReason = choice.finish_reason
     return Either.right(deltas)
   }
 
-  private addFragment(fragment: Wire.ChunkToolCall, deltas: Array<StreamPart>): void {
-    const id = fragment.id ?? undefined
-    const last = this.slots[this.slots.length - 1]
+  /**
+   * Adds one tool-call fragment to its call. A fragment belongs to the call of its `index`, but servers get this
+   * wrong in the wild: some give every parallel call index 0, some give no index at all. So a fragment whose id
+   * differs from its slot's id starts a new call, and without an index a fragment that names a function while the
+   * last call already has a name starts one too. Calls are only built in `finish`, once every fragment is in.
+   */
+  private addFragment(fragment: Wire.ChunkToolCall): void {
+    const id = fragment.id === undefined || fragment.id === null || fragment.id === "" ? undefined : fragment.id
+    const name = typeof fragment.function?.name === "string" && fragment.function.name !== "" ? fragment.function.name : undefined
+    const differentId = (slot: Slot) => id !== undefined && slot.id !== undefined && slot.id !== id
     let slot: Slot | undefined
     if (fragment.index !== undefined && fragment.index !== null) {
       slot = this.byIndex.get(fragment.index)
-      if (slot === undefined) {
-        slot = this.open(deltas)
+      if (slot === undefined || differentId(slot)) {
+        slot = this.open()
         this.byIndex.set(fragment.index, slot)
       }
-    } else if (last === undefined || (id !== undefined && id !== "" && last.id !== undefined && last.id !== id)) {
-      slot = this.open(deltas)
     } else {
-      slot = last
+      const last = this.slots[this.slots.length - 1]
+      slot = last === undefined || differentId(last) || (id === undefined && name !== undefined && last.name !== "") ? this.open() : last
     }
-    if (id !== undefined && id !== "" && slot.id === undefined) slot.id = id
-    const name = fragment.function?.name
-    if (typeof name === "string" && name !== "" && slot.name === "") slot.name = name
+    if (id !== undefined && slot.id === undefined) slot.id = id
+    if (name !== undefined && slot.name === "") slot.name = name
     const piece = fragment.function?.arguments
     if (typeof piece === "string") slot.arguments += piece
   }
 
-  /** A new call starts: every earlier one is complete. */
-  private open(deltas: Array<StreamPart>): Slot {
-    this.announce(deltas)
-    const slot: Slot = { id: undefined, name: "", arguments: "", call: undefined }
+  private open(): Slot {
+    const slot: Slot = { id: undefined, name: "", arguments: "" }
     this.slots.push(slot)
     return slot
   }
 
-  private announce(deltas: Array<StreamPart>): void {
-    this.slots.forEach((slot, position) => {
-      if (slot.call !== undefined) return
-      const { args, metadata } = codec.parseArguments(slot.arguments)
-      slot.call = neutral.functionCall({
-        id: slot.id ?? this.ids.next(position),
-        name: slot.name,
-        args,
-        ...(metadata === undefined ? {} : { metadata })
-      })
-      deltas.push({ _tag: "CallDelta", call: slot.call })
-    })
-  }
-
-  /** The calls still unannounced, then the aggregated response (or the error the finish reason means). */
+  /** The calls (each announced now, complete), then the aggregated response (or the error the finish reason means). */
   finish(): Either.Either<{ readonly deltas: Array<StreamPart>; readonly response: LanguageModel.Response }, ModelError.ModelError> {
     const error = finishError(this.finishReason)
     if (error !== undefined) return Either.left(error)
-    const deltas: Array<StreamPart> = []
-    this.announce(deltas)
+    const calls = this.slots.map((slot, position): FunctionCall.FunctionCall => {
+      const { args, metadata } = codec.parseArguments(slot.arguments)
+      return neutral.functionCall({ id: slot.id ?? this.ids.next(position), name: slot.name, args, ...(metadata === undefined ? {} : { metadata }) })
+    })
     const parts: Array<Turn.Part> = []
     if (this.reasoning !== undefined) parts.push(neutral.reasoning(this.reasoning))
     if (this.content !== undefined) parts.push(neutral.text(this.content))
-    for (const slot of this.slots) parts.push(slot.call!)
-    const turn: Turn.Turn = { role: "model", parts }
+    parts.push(...calls)
+    const turn = freshIds({ role: "model", parts }, this.transcript, this.ids)
     return Either.right({
-      deltas,
+      deltas: Turn.calls(turn).map((call): StreamPart => ({ _tag: "CallDelta", call })),
       response: {
         turn,
         finishReason: codec.decodeFinishReason(this.finishReason, this.slots.length > 0),
