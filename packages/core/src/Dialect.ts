@@ -116,8 +116,14 @@ const inline = (root: JsonObject, keepRecursive: boolean): JsonObject => {
     const out: Record<string, unknown> = {}
     for (const [key, value] of Object.entries(node)) {
       if (key === "$schema" || key === "$id" || key === "$defs" || key === "definitions") continue
-      out[key] = visit(value)
+      // A map from property names to schemas: its keys are names (a parameter may be called "definitions").
+      out[key] = (key === "properties" || key === "patternProperties") && isPlainObject(value) ? visitMap(value) : visit(value)
     }
+    return out
+  }
+  const visitMap = (map: JsonObject): JsonObject => {
+    const out: Record<string, unknown> = {}
+    for (const [name, schema] of Object.entries(map)) out[name] = visit(schema)
     return out
   }
   const schema = visit(root) as JsonObject

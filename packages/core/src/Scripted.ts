@@ -67,8 +67,15 @@ const usageOf = (step: Step & { readonly text?: string }, turn: Turn.Turn): Lang
   return { inputTokens: input, outputTokens: output, totalTokens: input + output, ...("usage" in step ? step.usage : {}) }
 }
 
-/** Builds the model turn of a step. */
-export const turnOf = (step: Exclude<Step, { readonly error: ModelError.ModelError }>, index: number): Turn.Turn => {
+/**
+ * Builds the model turn of a step. Generated ids are `call_<request>_<index>`, skipping any in `taken` (the ids of
+ * the conversation so far: a resumed session may already hold them).
+ */
+export const turnOf = (
+  step: Exclude<Step, { readonly error: ModelError.ModelError }>,
+  index: number,
+  taken: ReadonlySet<string> = new Set()
+): Turn.Turn => {
   if (step.parts !== undefined) return { role: "model", parts: step.parts }
   const parts: Array<Turn.Part> = []
   if (step.reasoning !== undefined) parts.push({ _tag: "Reasoning", text: step.reasoning })
@@ -76,7 +83,7 @@ export const turnOf = (step: Exclude<Step, { readonly error: ModelError.ModelErr
   ;(step.calls ?? []).forEach((call, i) =>
     parts.push({
       _tag: "FunctionCall",
-      id: call.id ?? `call_${index}_${i}`,
+      id: call.id ?? freshId(`call_${index}_${i}`, taken),
       name: call.name,
       args: call.args ?? {},
       ...(call.metadata === undefined ? {} : { metadata: call.metadata })
@@ -85,9 +92,34 @@ export const turnOf = (step: Exclude<Step, { readonly error: ModelError.ModelErr
   return { role: "model", parts }
 }
 
-const responseOf = (step: Step, index: number): Effect.Effect<LanguageModel.Response, ModelError.ModelError> => {
+const freshId = (base: string, taken: ReadonlySet<string>): string => {
+  let id = base
+  for (let k = 2; taken.has(id); k++) id = `${base}_${k}`
+  return id
+}
+
+/**
+ * The call ids of successive transcripts. A run's transcripts only grow, so only the new turns are read; any
+ * other transcript is read whole.
+ */
+const callIdTracker = () => {
+  let ids = new Set<string>()
+  let read: ReadonlyArray<Turn.Turn> = []
+  return (transcript: ReadonlyArray<Turn.Turn>): ReadonlySet<string> => {
+    const grows = read.length <= transcript.length && (read.length === 0 || transcript[read.length - 1] === read[read.length - 1])
+    if (!grows) {
+      ids = new Set()
+      read = []
+    }
+    for (let i = read.length; i < transcript.length; i++) for (const call of Turn.calls(transcript[i]!)) ids.add(call.id)
+    read = transcript
+    return ids
+  }
+}
+
+const responseOf = (step: Step, index: number, taken: () => ReadonlySet<string>): Effect.Effect<LanguageModel.Response, ModelError.ModelError> => {
   const answer = "error" in step ? Effect.fail(step.error) : Effect.sync(() => {
-    const turn = turnOf(step, index)
+    const turn = turnOf(step, index, taken())
     const finishReason = step.finishReason ?? (Turn.calls(turn).length > 0 ? "tool_calls" : "stop")
     return { turn, finishReason, usage: usageOf(step, turn) }
   })
@@ -113,14 +145,15 @@ export const make = (
 ): Effect.Effect<Context.Context<LanguageModel.LanguageModel | ScriptedModel>> =>
   Effect.gen(function* () {
     const requests = yield* Ref.make<ReadonlyArray<LanguageModel.Request>>([])
+    const taken = callIdTracker()
     const next = (request: LanguageModel.Request): Effect.Effect<LanguageModel.Response, ModelError.ModelError> =>
       Ref.modify(requests, (seen) => [seen.length, [...seen, request]]).pipe(
         Effect.flatMap((index) => {
-          if (typeof script === "function") return Effect.flatMap(script(request, index), (step) => responseOf(step, index))
+          if (typeof script === "function") return Effect.flatMap(script(request, index), (step) => responseOf(step, index, () => taken(request.transcript)))
           const step = script[index]
           return step === undefined
             ? Effect.fail(new ModelError.InvalidRequest({ message: `the script has no step ${index + 1} (it has ${script.length})` }))
-            : responseOf(step, index)
+            : responseOf(step, index, () => taken(request.transcript))
         })
       )
     const service: LanguageModel.Service = {

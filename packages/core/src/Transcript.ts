@@ -36,11 +36,6 @@ export class Validator {
     return this.seenIds.has(id)
   }
 
-  /** Ids of the last call turn that no response turn has answered yet. */
-  get unanswered(): ReadonlyArray<string> {
-    return this.pending
-  }
-
   /** Appends one turn, or says which invariant it breaks (the validator is then unchanged). */
   push(turn: Turn.Turn): Either.Either<void, TranscriptViolation> {
     const reason = this.check(turn)

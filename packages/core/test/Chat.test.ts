@@ -74,17 +74,42 @@ describe("Chat", () => {
       Effect.provide(Scripted.layer([Scripted.call("add", { a: 1, b: 2 }), { error: new ModelError.Overloaded({ message: "busy", status: 503 }) }, Scripted.text("recovered")]))
     ))
 
-  it.effect("an interrupted message (Ctrl-C) keeps the session usable", () =>
+  it.effect("a message interrupted (Ctrl-C) before any answer leaves no trace; the session goes on", () =>
     Effect.gen(function* () {
       const chat = yield* Chat.make({ registry })
+      yield* chat.send("first")
       const fiber = yield* Effect.fork(chat.send("slow one"))
       yield* TestClock.adjust("10 millis")
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
-      expect((yield* chat.transcript).map((t) => t.role)).toEqual(["user"])
+      expect((yield* chat.transcript).map(Turn.text)).toEqual(["first", "one"])
       const next = yield* chat.send("again")
       expect(next.text).toBe("fast")
-    }).pipe(Effect.provide(Scripted.layer([{ text: "never", delay: "1 hour" }, Scripted.text("fast")]))))
+      const requests = yield* (yield* Scripted.ScriptedModel).requests
+      expect(requests[2]!.transcript.map(Turn.text)).toEqual(["first", "one", "again"])
+    }).pipe(Effect.provide(Scripted.layer([Scripted.text("one"), { text: "never", delay: "1 hour" }, Scripted.text("fast")]))))
+
+  it.effect("resuming a session whose last turn is the model's answer is InvalidRequest, and nothing is sent", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry })
+      yield* chat.send("hi")
+      const error = yield* Effect.flip(chat.resume)
+      expect(error).toMatchObject({ _tag: "InvalidRequest", message: "nothing to continue: the transcript ends with the model's answer; send a new message" })
+      expect(yield* (yield* Scripted.ScriptedModel).requests).toHaveLength(1)
+    }).pipe(Effect.provide(Scripted.layer([Scripted.text("hello")]))))
+
+  it.effect("a restored session and a fresh scripted model never reuse a call id", () =>
+    Effect.gen(function* () {
+      const saved = yield* Effect.gen(function* () {
+        const chat = yield* Chat.make({ registry })
+        yield* chat.send("add")
+        return yield* chat.export
+      }).pipe(Effect.provide(Scripted.layer([Scripted.call("add", { a: 1, b: 1 }), Scripted.text("2")])))
+      const restored = yield* Chat.fromJson(saved, { registry })
+      const result = yield* restored.send("again").pipe(Effect.provide(Scripted.layer([Scripted.call("add", { a: 2, b: 2 }), Scripted.text("4")])))
+      expect(result.text).toBe("4")
+      expect(result.calls.map((c) => c.id)).toEqual(["call_0_0_2"])
+    }))
 
   it.effect("setHistory validates what it is given", () =>
     Effect.gen(function* () {

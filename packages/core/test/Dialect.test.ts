@@ -152,3 +152,16 @@ describe("Tool.make", () => {
       expect(typed.declaration.parameters).toEqual({ type: "object", required: ["n"], properties: { n: { type: "string", description: "a string to be decoded into a number" } }, additionalProperties: false })
     }))
 })
+
+describe("parameter names that are JSON Schema keywords", () => {
+  it("a parameter called definitions, $defs, $id or $schema stays a parameter", () => {
+    const odd = Tool.make("odd", {
+      description: "",
+      parameters: Schema.Struct({ definitions: Schema.String, $defs: Schema.Number, $id: Schema.String, $schema: Schema.Boolean }),
+      handler: () => Effect.void
+    })
+    const parameters = Either.getOrThrow(Dialect.gemini(odd.declaration)).parametersJsonSchema
+    expect(Object.keys(parameters.properties as object)).toEqual(["definitions", "$defs", "$id", "$schema"])
+    expect(parameters.required).toEqual(["definitions", "$defs", "$id", "$schema"])
+  })
+})

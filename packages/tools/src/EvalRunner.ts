@@ -176,8 +176,11 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
         Effect.catchAllDefect((defect) => Effect.fail(`the run died: ${messageOf(defect)}`)),
         Effect.either
       )
-    const calls = (yield* dispatcher.calls).map(observed)
-    if (Either.isLeft(outcome)) return errored(name, outcome.left, calls)
+    const logged = yield* dispatcher.calls
+    if (Either.isLeft(outcome)) return errored(name, outcome.left, logged.map(observed))
+    // The log is in completion order; expected calls are in the order the model made them.
+    const order = new Map(outcome.right.calls.map((call, i) => [call.id, i]))
+    const calls = [...logged].sort((a, b) => (order.get(a.id) ?? Infinity) - (order.get(b.id) ?? Infinity)).map(observed)
     const mismatches = EvalValidator.validate(evalCase, { scenario: name, calls })
     return {
       ...base,

@@ -6,7 +6,8 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-import { ModelError, Retry } from "@agentfx/core"
+import { ModelError, Registry, Retry, Tool } from "@agentfx/core"
+import * as EffectSchema from "effect/Schema"
 import { Scripted } from "@agentfx/core/testing"
 import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
 import { checkWarrantyYaml, createTicketYaml, implementations, scenarioText, sendEmailYaml } from "./support/warranty.js"
@@ -301,4 +302,39 @@ describe("EvalRunner.mockOutcome", () => {
     expect(EvalRunner.mockOutcome("f", entries, { a: 2 })).toStrictEqual(Either.right("fallback"))
     expect(EvalRunner.mockOutcome("f", [{ error: { message: "m", code: 1 } }], {})).toStrictEqual(Either.left({ message: "m", code: 1 }))
   })
+})
+
+describe("EvalRunner call order", () => {
+  it.effect("calls are validated in the order the model made them, not the order they finished", () =>
+    Effect.gen(function* () {
+      const wait = Tool.make("wait", {
+        description: "Waits",
+        parameters: EffectSchema.Struct({ ms: EffectSchema.Number }),
+        handler: ({ ms }) => Effect.as(Effect.sleep(`${ms} millis`), { waited: ms })
+      })
+      const waitYaml = `  - name: wait
+    description: Waits
+    parameters:
+      type: object
+      properties:
+        ms: { type: number }
+      required: [ms]`
+      const waiting = Either.getOrThrow(
+        Either.flatMap(Scenario.parse(scenarioText("waiting", [waitYaml]), "waiting.md"), (d) => Scenario.resolve(d, Registry.unsafeMake(wait)))
+      )
+      const evalCase = caseOf({
+        id: "parallel",
+        scenario: "waiting",
+        expected_function_calls: [
+          { function_name: "wait", arguments: { ms: 50 } },
+          { function_name: "wait", arguments: { ms: 1 } }
+        ]
+      })
+      const script = [{ calls: [{ name: "wait", args: { ms: 50 } }, { name: "wait", args: { ms: 1 } }] }, Scripted.text("done")]
+      const fiber = yield* Effect.fork(EvalRunner.run([evalCase], { scenarios: [waiting], model: Scripted.layer(script) }))
+      yield* TestClock.adjust("1 second")
+      const report = yield* Fiber.join(fiber)
+      expect(report.cases[0]!.mismatches).toEqual([])
+      expect(report.cases[0]!.calls.map((c) => c.args)).toEqual([{ ms: 50 }, { ms: 1 }])
+    }))
 })

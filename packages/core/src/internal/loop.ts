@@ -45,7 +45,10 @@ export type LoopError = ModelError.ModelError | TranscriptViolation | ToolError
 export interface Hooks {
   /** Receives every event; the run waits for it (this is the stream's back-pressure). */
   readonly emit?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
-  /** Receives the transcript at every point where it is complete (no unanswered calls). */
+  /**
+   * Receives the transcript each time the model has answered and every call is answered: a message that fails or is
+   * interrupted before the model's first answer leaves no trace, so resending it does not repeat it.
+   */
   readonly commit?: ((transcript: Transcript) => Effect.Effect<void>) | undefined
 }
 
@@ -123,7 +126,12 @@ export const loop = <R>(
     if (transcript.length === 0) {
       return yield* Effect.fail(new ModelError.InvalidRequest({ message: "nothing to send: the run has no prompt and no history" }))
     }
-    if (hooks.commit !== undefined) yield* hooks.commit(transcript)
+    const last = transcript[transcript.length - 1]!
+    if (options.prompt === undefined && last.role === "model" && Turn.calls(last).length === 0) {
+      return yield* Effect.fail(
+        new ModelError.InvalidRequest({ message: "nothing to continue: the transcript ends with the model's answer; send a new message" })
+      )
+    }
 
     let usage = LanguageModel.emptyUsage
     const calls: Array<CallRecord> = []
@@ -162,10 +170,10 @@ export const loop = <R>(
         : model.generate(request)
       const attempt = ask.pipe(
         Effect.timeoutFail({ duration: turnTimeout, onTimeout: () => new ModelError.ModelTimeout({ after: turnTimeout }) }),
-        Effect.filterOrFail(
-          (response) => checkModelTurn(response.turn, validator) === undefined,
-          (response) => checkModelTurn(response.turn, validator)!
-        ),
+        Effect.flatMap((response) => {
+          const malformed = checkModelTurn(response.turn, validator)
+          return malformed === undefined ? Effect.succeed(response) : Effect.fail(malformed)
+        }),
         Effect.tapError((error) => emit({ _tag: "AttemptFailed", turn, error }))
       )
       const response = yield* retrying(attempt, retry)
