@@ -5,7 +5,7 @@
 import type { LanguageModel } from "@agentfx/core"
 import { Gemini, Glm } from "@agentfx/providers"
 import { Emulator, Policy } from "@agentfx/providers/emulator"
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import type { ConfigError } from "effect"
 import type { Cassette } from "@agentfx/tools"
 
@@ -16,7 +16,12 @@ export type ModelSource =
 
 /** Gemini when GEMINI_API_KEY / GOOGLE_API_KEY is set, else GLM when ZAI_API_KEY is, else offline. */
 export const fromEnvironment: Effect.Effect<ModelSource> = Effect.gen(function* () {
-  const present = (name: string) => Effect.map(Effect.orElseSucceed(Config.option(Config.redacted(name)), () => Option.none()), Option.isSome)
+  // A variable set to blanks is no key.
+  const present = (name: string) =>
+    Effect.map(
+      Effect.orElseSucceed(Config.option(Config.redacted(name)), () => Option.none<Redacted.Redacted<string>>()),
+      Option.exists((key) => Redacted.value(key).trim() !== "")
+    )
   if ((yield* present("GEMINI_API_KEY")) || (yield* present("GOOGLE_API_KEY"))) return { _tag: "Gemini" as const }
   if (yield* present("ZAI_API_KEY")) return { _tag: "Glm" as const }
   return { _tag: "Offline" as const }

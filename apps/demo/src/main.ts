@@ -10,7 +10,7 @@ import { EvalReport } from "@agentfx/tools"
 import type { Scenario } from "@agentfx/tools"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Duration, Effect, Either, Layer, Schema } from "effect"
+import { Duration, Effect, Either, Exit, Layer, Schema } from "effect"
 import { fileURLToPath } from "node:url"
 import { executorTour } from "./executorTour.js"
 import * as ModelSource from "./ModelSource.js"
@@ -127,5 +127,8 @@ program.pipe(
       process.exitCode = 2
     })
   ),
-  NodeRuntime.runMain
+  // A run stopped with Ctrl-C did not pass: exit 130, not runMain's 0.
+  NodeRuntime.runMain({
+    teardown: (exit, onExit) => onExit(Exit.isInterrupted(exit) ? 130 : Exit.isFailure(exit) ? 1 : Number(process.exitCode ?? 0))
+  })
 )

@@ -107,7 +107,10 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
         })
       }
       case "AttemptFailed":
-        return note(`(the model request failed — ${event.error._tag}: ${event.error.message}${event.error.retryable ? "; retrying" : ""})`)
+        // Text this attempt already printed stays on screen; say that it is void, so a retried answer is not read as its continuation.
+        return note(
+          `(the model request failed — ${event.error._tag}: ${event.error.message}${event.error.retryable ? "; retrying, any text above from this attempt is discarded" : ""})`
+        )
       case "Done": {
         const stopped = stopText(event.result.stopReason)
         return stopped === undefined ? endLine : line(dim(stopped))

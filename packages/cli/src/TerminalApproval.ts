@@ -1,6 +1,7 @@
 /**
  * The `Approval` service on the terminal: before a tool that needs approval runs, the call is shown and the user
- * answers `y` (run it) or anything else (refuse it; the model is told). Ctrl-C or the end of input refuses too.
+ * answers `y` (run it) or anything else (refuse it; the model is told). The end of input refuses too; Ctrl-C at
+ * the prompt cancels the whole reply, as it does anywhere else in a reply.
  * Prompts are asked one at a time, even when calls run in parallel.
  *
  * @since 0.1.0

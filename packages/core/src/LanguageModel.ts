@@ -80,11 +80,17 @@ export interface Service {
 
 export class LanguageModel extends Context.Tag("@agentfx/core/LanguageModel")<LanguageModel, Service>() {}
 
-/** The stream of a provider that can only generate: the whole turn's deltas, then `Finish`. */
-export const streamOfResponse = (response: Response): Stream.Stream<StreamPart> => {
+/**
+ * A response as a stream: its deltas, then `Finish`. Text comes as one delta per part, or in the pieces `split`
+ * makes (the scripted model splits words, to stream like a real provider).
+ */
+export const streamOfResponse = (
+  response: Response,
+  split: (text: string) => ReadonlyArray<string> = (text) => [text]
+): Stream.Stream<StreamPart> => {
   const deltas: Array<StreamPart> = []
   for (const part of response.turn.parts) {
-    if (part._tag === "Text" && part.text !== "") deltas.push({ _tag: "TextDelta", text: part.text })
+    if (part._tag === "Text" && part.text !== "") for (const text of split(part.text)) deltas.push({ _tag: "TextDelta", text })
     else if (part._tag === "Reasoning" && part.text !== "") deltas.push({ _tag: "ReasoningDelta", text: part.text })
     else if (part._tag === "FunctionCall") deltas.push({ _tag: "CallDelta", call: part })
   }

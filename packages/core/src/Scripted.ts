@@ -126,17 +126,8 @@ const responseOf = (step: Step, index: number, taken: () => ReadonlySet<string>)
   return step.delay === undefined ? answer : Effect.zipRight(Effect.sleep(step.delay), answer)
 }
 
-/** Streams a response as a real provider would: text in word-sized deltas, each call once, then `Finish`. */
-const streamOf = (response: LanguageModel.Response): Stream.Stream<LanguageModel.StreamPart> => {
-  const parts: Array<LanguageModel.StreamPart> = []
-  for (const part of response.turn.parts) {
-    if (part._tag === "Text") for (const piece of part.text.match(/\S+\s*|\s+/g) ?? []) parts.push({ _tag: "TextDelta", text: piece })
-    else if (part._tag === "Reasoning" && part.text !== "") parts.push({ _tag: "ReasoningDelta", text: part.text })
-    else if (part._tag === "FunctionCall") parts.push({ _tag: "CallDelta", call: part })
-  }
-  parts.push({ _tag: "Finish", response })
-  return Stream.fromIterable(parts)
-}
+/** Words with their trailing spaces: a scripted answer streams in pieces, like a real provider's. */
+const words = (text: string): ReadonlyArray<string> => text.match(/\S+\s*|\s+/g) ?? []
 
 /** The scripted model's service and inspector, from a script or a responder. */
 export const make = (
@@ -160,7 +151,7 @@ export const make = (
       provider: "scripted",
       model: options.model ?? "scripted",
       generate: next,
-      stream: (request) => Stream.unwrap(Effect.map(next(request), streamOf))
+      stream: (request) => Stream.unwrap(Effect.map(next(request), (response) => LanguageModel.streamOfResponse(response, words)))
     }
     const inspector = {
       requests: Ref.get(requests),

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import { NodeFileSystem } from "@effect/platform-node"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
@@ -106,6 +107,14 @@ describe("read_file", () => {
       expect(yield* refusal("read_file", { path: "dangling" })).toMatchObject({ _tag: "FileNotFound", path: "dangling" })
       expect(yield* refusal("read_file", { path: " " })).toMatchObject({ _tag: "PathRefused", reason: "the path is empty" })
       expect(yield* refusal("read_file", { path: "a.txt\u0000.png" })).toMatchObject({ _tag: "PathRefused", reason: "it contains a NUL character" })
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+
+  it.scoped("refuses a named pipe without opening it (opening one blocks until a writer comes)", () =>
+    Effect.gen(function* () {
+      const { refusal, root } = yield* setup()
+      execFileSync("mkfifo", [NodePath.join(root, "pipe")])
+      expect(yield* refusal("read_file", { path: "pipe" })).toMatchObject({ _tag: "WrongFileType", expected: "file", actual: "fifo file" })
     }).pipe(Effect.provide(NodeFileSystem.layer))
   )
 

@@ -141,8 +141,11 @@ const readBounded = (fs: FileSystem.FileSystem, real: string, path: string, limi
   Effect.scoped(
     Effect.gen(function* () {
       const access = (error: PlatformError) => new FileAccessFailed({ path, reason: describePlatformError(error) })
+      // Stat the path first: opening a named pipe or a device can block forever.
+      const before = yield* Effect.mapError(fs.stat(real), access)
+      if (before.type !== "File") return yield* Effect.fail(new WrongFileType({ path, expected: "file", actual: typeName(before.type) }))
       const file = yield* Effect.mapError(fs.open(real, { flag: "r" }), access)
-      // Stat the open descriptor, not the path: it is the file we are about to read.
+      // And the open descriptor: it is the file we are about to read, whatever the path pointed at before.
       const info = yield* Effect.mapError(file.stat, access)
       if (info.type !== "File") return yield* Effect.fail(new WrongFileType({ path, expected: "file", actual: typeName(info.type) }))
       if (Number(info.size) > limit) return yield* Effect.fail(new FileTooLarge({ path, size: Number(info.size), limit }))
