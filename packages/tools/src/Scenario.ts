@@ -258,16 +258,19 @@ const redeclare = <R>(tool: Tool.Tool<R>, declared: DeclaredFunction): Tool.Tool
   run: tool.run
 })
 
+/** Implementations to resolve against: one registry, or one per scenario (e.g. built-ins plus stand-ins). */
+export type Implementations<R> = Registry.Registry<R> | ((definition: Definition) => Registry.Registry<R>)
+
 /** Reads, parses and resolves one scenario file. */
 export const load = <R>(
   file: string,
-  implementations: Registry.Registry<R>
+  implementations: Implementations<R>
 ): Effect.Effect<Scenario<R>, ScenarioFileError | MissingImplementation | SchemaDrift, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const text = yield* Effect.mapError(fs.readFileString(file), (error) => new ScenarioFileError({ file, reason: `cannot be read: ${error.message}` }))
     const definition = yield* parse(text, file)
-    return yield* resolve(definition, implementations)
+    return yield* resolve(definition, typeof implementations === "function" ? implementations(definition) : implementations)
   }).pipe(Effect.withSpan("Scenario.load", { attributes: { file } }))
 
 /**
@@ -276,7 +279,7 @@ export const load = <R>(
  */
 export const loadDirectory = <R>(
   directory: string,
-  implementations: Registry.Registry<R>
+  implementations: Implementations<R>
 ): Effect.Effect<ReadonlyArray<Scenario<R>>, ScenarioError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem

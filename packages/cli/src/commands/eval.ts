@@ -52,31 +52,14 @@ interface Loaded {
 
 const loadScenarios = (directory: string, builtins: Builtins.Options) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const names = yield* Effect.mapError(
-      fs.readDirectory(directory),
-      (error) => new InputError({ message: `the scenario directory ${directory} cannot be read: ${error.message}` })
-    )
-    const files = names.filter((name) => name.toLowerCase().endsWith(".md") && name.toLowerCase() !== "readme.md").sort()
-    if (files.length === 0) return yield* Effect.fail(new InputError({ message: `${directory} holds no scenario files (*.md)` }))
     const builtinTools = Builtins.tools({ ...builtins, approval: false, fetchAlways: true })
-    const scenarios: Array<Scenario.Scenario<FileSystem.FileSystem>> = []
-    const mockOnly = new Map<string, ReadonlySet<string>>()
-    for (const name of files) {
-      const file = path.join(directory, name)
-      const text = yield* Effect.mapError(fs.readFileString(file), (error) => new InputError({ message: `${file} cannot be read: ${error.message}` }))
-      const definition = yield* Effect.mapError(Scenario.parse(text, file), (error) => new InputError({ message: error.message }))
-      const standIns = definition.functions.filter((f) => !Builtins.names.includes(f.name))
-      const implementations = Registry.unsafeMake(...builtinTools, ...standIns.map(Builtins.standIn))
-      const scenario = yield* Effect.mapError(Scenario.resolve(definition, implementations), (error) => new InputError({ message: error.message }))
-      const twin = scenarios.find((s) => s.name === scenario.name)
-      if (twin !== undefined) {
-        return yield* Effect.fail(new InputError({ message: `scenario "${scenario.name}" is defined twice: ${twin.file} and ${file}` }))
-      }
-      scenarios.push(scenario)
-      mockOnly.set(scenario.name, new Set(standIns.map((f) => f.name)))
-    }
+    const standIns = (definition: Scenario.Definition) => definition.functions.filter((f) => !Builtins.names.includes(f.name))
+    const scenarios = yield* Effect.mapError(
+      Scenario.loadDirectory(directory, (definition) => Registry.unsafeMake(...builtinTools, ...standIns(definition).map(Builtins.standIn))),
+      (error) => new InputError({ message: error.message })
+    )
+    if (scenarios.length === 0) return yield* Effect.fail(new InputError({ message: `${directory} holds no scenario files (*.md)` }))
+    const mockOnly = new Map(scenarios.map((scenario) => [scenario.name, new Set(standIns(scenario).map((f) => f.name))] as const))
     return { scenarios, mockOnly } satisfies Loaded
   })
 
