@@ -123,3 +123,19 @@ export const faultOfError = (error: ModelError.ModelError): Fault.AnswerFault =>
       return { _tag: "Status", status: 500, message: error.message }
   }
 }
+
+/**
+ * Where a stream stops early, from its shaping faults (a drop wins over a stall, a stall over an error frame);
+ * `errorFrame` renders the error fault's frame in the route's own format.
+ */
+export const streamStop = (
+  faults: ReadonlyArray<Fault.ShapingFault>,
+  errorFrame: (fault: Extract<Fault.ShapingFault, { readonly _tag: "ErrorMidStream" }>) => string
+): { readonly after: number; readonly how: "drop" | "stall" | "error"; readonly errorFrame?: string } | undefined => {
+  const drop = has(faults, "DropMidStream")
+  if (drop !== undefined) return { after: drop.afterChunks, how: "drop" }
+  const stall = has(faults, "StallMidStream")
+  if (stall !== undefined) return { after: stall.afterChunks, how: "stall" }
+  const error = has(faults, "ErrorMidStream")
+  return error === undefined ? undefined : { after: error.afterChunks, how: "error", errorFrame: errorFrame(error) }
+}

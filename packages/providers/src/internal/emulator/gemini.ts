@@ -16,7 +16,7 @@ import * as Wire from "../gemini/wire.js"
 import * as jsonText from "../json.js"
 import { isPlainObject } from "../json.js"
 import type { Answer, Decision } from "./answer.js"
-import { faultOfError, has, pieces } from "./answer.js"
+import { faultOfError, has, pieces, streamStop } from "./answer.js"
 import type { Exchange } from "./exchange.js"
 import * as respond from "./exchange.js"
 import type { Signer } from "./signature.js"
@@ -343,7 +343,6 @@ export const handle = (exchange: Exchange, ctx: Context, match: RegExpExecArray)
     const split = has(faults, "SplitChunks") !== undefined
     const drop = has(faults, "DropMidStream")
     const stallAt = has(faults, "StallMidStream")
-    const errorAt = has(faults, "ErrorMidStream")
 
     let body: unknown
     let chunks: Array<unknown>
@@ -370,17 +369,9 @@ export const handle = (exchange: Exchange, ctx: Context, match: RegExpExecArray)
       }
       return yield* respond.json(exchange, 200, body, { split })
     }
-    const errorFault = errorAt === undefined ? undefined : errorOf(errorAt.error, model)
     return yield* respond.stream(exchange, frames, {
       split,
       delay: ctx.frameDelay,
-      stop:
-        drop !== undefined
-          ? { after: drop.afterChunks, how: "drop" }
-          : stallAt !== undefined
-            ? { after: stallAt.afterChunks, how: "stall" }
-            : errorAt !== undefined
-              ? { after: errorAt.afterChunks, how: "error", errorFrame: frame(errorFault?.body ?? envelope(500, defaultMessage(500))) }
-              : undefined
+      stop: streamStop(faults, (fault) => frame(errorOf(fault.error, model)?.body ?? envelope(500, defaultMessage(500))))
     })
   })

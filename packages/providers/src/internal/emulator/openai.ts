@@ -17,7 +17,7 @@ import { isPlainObject } from "../json.js"
 import * as codec from "../openai/codec.js"
 import * as Wire from "../openai/wire.js"
 import type { Answer, Decision } from "./answer.js"
-import { breakArguments, faultOfError, has, pieces } from "./answer.js"
+import { breakArguments, faultOfError, has, pieces, streamStop } from "./answer.js"
 import type { Exchange } from "./exchange.js"
 import * as respond from "./exchange.js"
 
@@ -359,7 +359,6 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
     const split = has(faults, "SplitChunks") !== undefined
     const drop = has(faults, "DropMidStream")
     const stallAt = has(faults, "StallMidStream")
-    const errorAt = has(faults, "ErrorMidStream")
     if (decision._tag === "Error") {
       if (decision.error._tag !== "MalformedResponse") return yield* answerFault(exchange, routeFaultOfError(decision.error, flavour), flavour)
       // A body that is not JSON, declared as JSON: what a broken proxy sends.
@@ -373,17 +372,9 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
       return yield* respond.json(exchange, 200, completion, { split, cutHalfway: drop !== undefined })
     }
     const frames = streamFrames(decision.answer, faults, flavour, body.model, id, body.stream_options?.include_usage === true)
-    const errorBody = errorAt === undefined ? undefined : errorOf(errorAt.error, flavour)?.body
     return yield* respond.stream(exchange, frames, {
       split,
       delay: ctx.frameDelay,
-      stop:
-        drop !== undefined
-          ? { after: drop.afterChunks, how: "drop" }
-          : stallAt !== undefined
-            ? { after: stallAt.afterChunks, how: "stall" }
-            : errorAt !== undefined
-              ? { after: errorAt.afterChunks, how: "error", errorFrame: frame(errorBody ?? glmError("500", "error")) }
-              : undefined
+      stop: streamStop(faults, (fault) => frame(errorOf(fault.error, flavour)?.body ?? glmError("500", "error")))
     })
   })
