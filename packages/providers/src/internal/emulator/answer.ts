@@ -139,3 +139,15 @@ export const streamStop = (
   const error = has(faults, "ErrorMidStream")
   return error === undefined ? undefined : { after: error.afterChunks, how: "error", errorFrame: errorFrame(error) }
 }
+
+/** The request a policy sees: where it came from, and the decoded neutral request. */
+export const policyRequest = (
+  route: Pick<Policy.Request, "protocol" | "flavour" | "index" | "model" | "stream">,
+  neutral: Pick<LanguageModel.Request, "system" | "transcript" | "declarations" | "toolChoice">
+): Policy.Request => ({
+  ...route,
+  system: neutral.system,
+  transcript: neutral.transcript,
+  declarations: neutral.declarations,
+  toolChoice: neutral.toolChoice
+})

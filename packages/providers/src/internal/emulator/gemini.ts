@@ -16,7 +16,7 @@ import * as Wire from "../gemini/wire.js"
 import * as jsonText from "../json.js"
 import { isPlainObject } from "../json.js"
 import type { Answer, Decision } from "./answer.js"
-import { faultOfError, has, pieces, streamStop } from "./answer.js"
+import { faultOfError, has, pieces, policyRequest, streamStop } from "./answer.js"
 import type { Exchange } from "./exchange.js"
 import * as respond from "./exchange.js"
 import type { Signer } from "./signature.js"
@@ -323,17 +323,7 @@ export const handle = (exchange: Exchange, ctx: Context, match: RegExpExecArray)
     if (problem !== undefined) return yield* reject(exchange, 400, problem)
 
     const neutral = codec.decodeRequest(decoded.right)
-    const request: Policy.Request = {
-      protocol: "gemini",
-      flavour: "gemini",
-      index: exchange.record().index,
-      model,
-      stream: streaming,
-      system: neutral.system,
-      transcript: neutral.transcript,
-      declarations: neutral.declarations,
-      toolChoice: neutral.toolChoice
-    }
+    const request = policyRequest({ protocol: "gemini", flavour: "gemini", index: exchange.record().index, model, stream: streaming }, neutral)
     exchange.update({ request })
     const decision = yield* ctx.decide(request)
     const id = `emulator-${request.index}`

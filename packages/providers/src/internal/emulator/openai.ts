@@ -17,7 +17,7 @@ import { isPlainObject } from "../json.js"
 import * as codec from "../openai/codec.js"
 import * as Wire from "../openai/wire.js"
 import type { Answer, Decision } from "./answer.js"
-import { breakArguments, faultOfError, has, pieces, streamStop } from "./answer.js"
+import { breakArguments, faultOfError, has, pieces, policyRequest, streamStop } from "./answer.js"
 import type { Exchange } from "./exchange.js"
 import * as respond from "./exchange.js"
 
@@ -340,17 +340,7 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
     if (problem !== undefined) return yield* badRequest(exchange, flavour, problem.message, problem.param)
 
     const neutral = codec.decodeRequest(body)
-    const request: Policy.Request = {
-      protocol: "openai",
-      flavour,
-      index: exchange.record().index,
-      model: body.model,
-      stream: streaming,
-      system: neutral.system,
-      transcript: neutral.transcript,
-      declarations: neutral.declarations,
-      toolChoice: neutral.toolChoice
-    }
+    const request = policyRequest({ protocol: "openai", flavour, index: exchange.record().index, model: body.model, stream: streaming }, neutral)
     exchange.update({ request })
     const decision = yield* ctx.decide(request)
     if (decision._tag === "Fault") return yield* answerFault(exchange, decision.fault, flavour)
