@@ -10,7 +10,12 @@ import { JsonObject } from "./Json.js"
 export const FunctionDeclaration = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
-  parameters: JsonObject
+  parameters: JsonObject,
+  /**
+   * Live sessions only: `nonBlocking` lets the model keep talking while the call runs (Gemini Live
+   * `behavior: NON_BLOCKING`); absent means blocking. REST providers leave it out.
+   */
+  behavior: Schema.optional(Schema.Literal("blocking", "nonBlocking"))
 })
 
 export interface FunctionDeclaration extends Schema.Schema.Type<typeof FunctionDeclaration> {}
