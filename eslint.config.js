@@ -18,6 +18,28 @@ export default tseslint.config(
     }
   },
   {
+    // The client side holds no server: the emulator is its own package, and the layers never import it.
+    files: ["packages/providers/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        paths: ["node:http", "node:https", "node:net", "http", "https", "net", "ws"].map((name) => ({ name, message: "providers are clients: servers live in @agentfx/emulator" })),
+        patterns: [{ group: ["@agentfx/emulator", "@agentfx/emulator/*", "**/emulator/**"], message: "providers never import the emulator" }]
+      }]
+    }
+  },
+  {
+    // The emulator reads the wire with its own schemas, written from the protocols: it imports no client code.
+    files: ["packages/emulator/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["@agentfx/providers", "@agentfx/providers/*", "**/providers/**"], message: "the emulator shares no code with the provider layers" },
+          { group: ["@google/genai", "@google/genai/*", "openai", "openai/*"], message: "the emulator is written from the protocols, not from an SDK" }
+        ]
+      }]
+    }
+  },
+  {
     // Entry points and benchmarks print to the terminal by design.
     files: ["apps/**/*.ts", "bench/**/*.ts", "packages/cli/src/**/*.ts", "**/*.mjs"],
     rules: { "no-console": "off" }

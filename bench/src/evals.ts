@@ -8,6 +8,7 @@ import { Registry } from "@agentfx/core"
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { fileURLToPath } from "node:url"
+import * as ModelSource from "@agentfx/demo/ModelSource"
 import * as Suite from "@agentfx/demo/Suite"
 import * as Tools from "@agentfx/demo/tools"
 import { demoWarranties, Mailer, Ticketing, WarrantyRegistry } from "@agentfx/demo/Warranty"
@@ -22,7 +23,7 @@ const program = Effect.gen(function* () {
   for (const [count, concurrency] of [[16, 16], [1000, 16]] as const) {
     const generated = Array.from({ length: count }, (_, i) => ({ ...cases[i % cases.length]!, id: `${cases[i % cases.length]!.id}-${i}` }))
     const start = performance.now()
-    const report = yield* Suite.run({ scenarios, cases: generated, source: { _tag: "Offline" }, concurrency })
+    const report = yield* Suite.run({ scenarios, cases: generated, source: ModelSource.offline, concurrency })
     const seconds = (performance.now() - start) / 1000
     rows.push([String(count), String(concurrency), `${seconds.toFixed(2)} s`, `${report.summary.passed}/${report.summary.total}`])
   }

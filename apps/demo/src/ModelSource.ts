@@ -1,47 +1,45 @@
 /**
- * Where the model comes from: offline (the emulator replaying a cassette through the real Gemini provider layer)
- * unless an API key is set, then the real service. The choice is printed, so nobody wonders what ran.
+ * Where the model comes from, by the same rule as every `agentfx` command (the CLI's `Provider`): a real provider
+ * when its key is set (GEMINI_API_KEY / GOOGLE_API_KEY, then ZAI_API_KEY, then OPENAI_API_KEY), else offline — the
+ * emulator replaying recorded model turns through the real Gemini provider layer. The choice is announced the
+ * same way too, so nobody wonders what ran.
  */
-import type { LanguageModel } from "@agentfx/core"
-import { Gemini, Glm } from "@agentfx/providers"
-import { Emulator, Policy } from "@agentfx/providers/emulator"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
-import type { ConfigError } from "effect"
-import type { Cassette } from "@agentfx/tools"
+import { LanguageModel } from "@agentfx/core"
+import { Provider } from "@agentfx/cli"
+import type { CliError } from "@agentfx/cli"
+import { Emulator, Policy } from "@agentfx/emulator"
+import { Cassette } from "@agentfx/tools"
+import { Context, Effect, Layer } from "effect"
+import type { Scope } from "effect"
 
 export type ModelSource =
-  | { readonly _tag: "Offline" }
-  | { readonly _tag: "Gemini" }
-  | { readonly _tag: "Glm" }
+  | { readonly _tag: "Offline"; readonly choice: Provider.Choice }
+  /** A real provider, its model service built once for the whole demo. */
+  | { readonly _tag: "Online"; readonly choice: Provider.Choice; readonly model: LanguageModel.Service }
 
-/** Gemini when GEMINI_API_KEY / GOOGLE_API_KEY is set, else GLM when ZAI_API_KEY is, else offline. */
-export const fromEnvironment: Effect.Effect<ModelSource> = Effect.gen(function* () {
-  // A variable set to blanks is no key.
-  const present = (name: string) =>
-    Effect.map(
-      Effect.orElseSucceed(Config.option(Config.redacted(name)), () => Option.none<Redacted.Redacted<string>>()),
-      Option.exists((key) => Redacted.value(key).trim() !== "")
-    )
-  if ((yield* present("GEMINI_API_KEY")) || (yield* present("GOOGLE_API_KEY"))) return { _tag: "Gemini" as const }
-  if (yield* present("ZAI_API_KEY")) return { _tag: "Glm" as const }
-  return { _tag: "Offline" as const }
+const noOverrides: Provider.Settings = { model: undefined, baseUrl: undefined }
+
+/** Offline, as if no key were set. */
+export const offline: ModelSource = { _tag: "Offline", choice: { name: "emulator", reason: "--offline" } }
+
+/** The source the environment chooses; a real provider's layer is built here, in `scope`. */
+export const fromEnvironment: Effect.Effect<ModelSource, CliError.ProviderError | CliError.UsageError, Scope.Scope> = Effect.gen(function* () {
+  const choice = yield* Provider.choose(undefined)
+  if (choice.name === "emulator") return { _tag: "Offline" as const, choice }
+  const context = yield* Layer.build(Provider.layer(choice, noOverrides))
+  return { _tag: "Online" as const, choice, model: Context.get(context, LanguageModel.LanguageModel) }
 })
 
+/** The announcement line (see `Provider.describe`). */
 export const describe = (source: ModelSource): string =>
-  source._tag === "Offline"
-    ? "offline: the agentfx emulator on 127.0.0.1 replays recorded model turns through the real Gemini provider layer (set GEMINI_API_KEY or ZAI_API_KEY to use the real service)"
-    : source._tag === "Gemini"
-      ? "Gemini (real service, GEMINI_API_KEY)"
-      : "GLM on Z.AI (real service, ZAI_API_KEY)"
+  Provider.describe(
+    source._tag === "Offline"
+      ? { choice: source.choice, answers: "the recorded model turns (each sample's and each case's cassette)" }
+      : Provider.announcement(source.choice, source.model, noOverrides)
+  )
 
 /** The model for one conversation; offline it replays `cassette` on a fresh emulator. */
-export const layer = (source: ModelSource, cassette: Cassette.Cassette | undefined): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError> => {
-  switch (source._tag) {
-    case "Gemini":
-      return Gemini.layerConfig()
-    case "Glm":
-      return Glm.layerConfig()
-    case "Offline":
-      return Emulator.gemini().pipe(Layer.provide(Emulator.layer({ policy: Policy.script(cassette ?? []) })))
-  }
-}
+export const layer = (source: ModelSource, cassette: Cassette.Cassette | undefined): Layer.Layer<LanguageModel.LanguageModel> =>
+  source._tag === "Online"
+    ? Layer.succeed(LanguageModel.LanguageModel, source.model)
+    : Provider.onEmulator(Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy: Policy.script(cassette ?? []) })))

@@ -3,8 +3,9 @@
  * model (offline: one shared emulator replays each case's cassette through the real Gemini layer).
  */
 import type { LanguageModel, Registry } from "@agentfx/core"
-import { Emulator, Policy } from "@agentfx/providers/emulator"
-import { Cassette, EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
+import { Provider } from "@agentfx/cli"
+import type { Emulator } from "@agentfx/emulator"
+import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
 import type { EvalReport } from "@agentfx/tools"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Layer, Schema } from "effect"
@@ -53,41 +54,30 @@ const detectScenario = <R>(scenarios: ReadonlyArray<Scenario.Scenario<R>>) => (e
 const promptFor = (evalCase: EvalCase.EvalCase): string => Either.match(Email.parse(evalCase.input), { onLeft: () => evalCase.input, onRight: promptOf })
 
 /**
- * The model of one case. Offline, every case talks to one shared emulator as the model named by its key (see
- * `Policy.byModel`); a case without a valid cassette fails as an `error` case, with the reason.
+ * The model of one case. Offline, every case talks to one shared emulator (see `Provider.replay`: a case with a
+ * cassette replays it, a case without one is answered by the offline rule model, an invalid cassette is an error
+ * case with the reason); online, the real model, recorded when `recorder` is given.
  */
-export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined, keys: ReadonlyMap<string, string>) =>
+export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined, replay: ReturnType<typeof Provider.replay>) =>
   (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, unknown, Emulator.Emulator> => {
-    if (source._tag !== "Offline") {
-      const real = ModelSource.layer(source, undefined)
-      return recorder === undefined ? real : recorder.wrap(evalCase.id, real)
-    }
-    return Either.match(cassetteOf(evalCase), {
-      onLeft: (error) => Layer.fail(error),
-      onRight: () => Emulator.gemini({ model: keys.get(evalCase.id)! })
-    })
+    if (source._tag === "Offline") return replay.model(evalCase)
+    const real = ModelSource.layer(source, undefined)
+    return recorder === undefined ? real : recorder.wrap(evalCase.id, real)
   }
-
-const cassetteOf = (evalCase: EvalCase.EvalCase) =>
-  Cassette.ofCase(evalCase) ??
-  Either.left(new Cassette.CassetteError({ source: `${evalCase.file} (${evalCase.id})`, reason: `there is no cassette (${Cassette.field}); record one with --record and GEMINI_API_KEY set` }))
 
 /** Runs the suite and returns its report. */
 export const run = <R>(options: SuiteOptions<R>): Effect.Effect<EvalReport.Report, never, R> => {
-  const keys = new Map(options.cases.map((evalCase, i) => [evalCase.id, `cassette-${i}`]))
-  const cassettes = new Map(
-    options.cases.flatMap((evalCase) => Either.match(cassetteOf(evalCase), { onLeft: () => [], onRight: (cassette) => [[keys.get(evalCase.id)!, cassette] as const] }))
-  )
+  const replay = Provider.replay(options.cases)
   return EvalRunner.run(options.cases, {
     suite: "warranty",
     scenarios: options.scenarios,
-    model: modelFor(options.source, options.recorder, keys),
+    model: modelFor(options.source, options.recorder, replay),
     detectScenario: detectScenario(options.scenarios),
     prompt: promptFor,
     concurrency: options.concurrency ?? 8,
     ...(options.threshold === undefined ? {} : { threshold: options.threshold })
     // Online runs never call it; one idle local server is cheaper than a second code path.
-  }).pipe(Effect.provide(Emulator.layer({ policy: Policy.byModel(cassettes) })))
+  }).pipe(Effect.provide(replay.emulator))
 }
 
 /** Loads the scenarios (resolved against `implementations`) and the cases. */

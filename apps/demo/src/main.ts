@@ -89,7 +89,7 @@ const program = Effect.gen(function* () {
   const args = yield* parseArguments(process.argv.slice(2))
   if (args.executorTour) return yield* executorTour
   const source = yield* ModelSource.fromEnvironment
-  console.log(`agentfx warranty demo — model: ${ModelSource.describe(source)}`)
+  console.log(`agentfx warranty demo — ${ModelSource.describe(source)}`)
   if (args.record && source._tag === "Offline") {
     return yield* Effect.fail(new UsageError({ message: "--record needs a real model: set GEMINI_API_KEY (or ZAI_API_KEY)" }))
   }
@@ -120,6 +120,7 @@ const program = Effect.gen(function* () {
 const backOffice = Layer.mergeAll(NodeContext.layer, Ticketing.sequential, Mailer.inMemory, WarrantyRegistry.fromTable(demoWarranties))
 
 program.pipe(
+  Effect.scoped,
   Effect.provide(backOffice),
   Effect.catchAll((error) =>
     Effect.sync(() => {

@@ -1,5 +1,4 @@
 import { Agent, Registry, Turn } from "@agentfx/core"
-import { Emulator } from "@agentfx/providers/emulator"
 import { Cassette, EvalCase, EvalReport } from "@agentfx/tools"
 import { describe, expect, it } from "@effect/vitest"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -18,7 +17,7 @@ import { demoWarranties, Mailer, Ticketing, WarrantyRegistry } from "../src/Warr
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const directories = { scenarios: here("../scenarios"), evals: here("../evals"), samples: here("../samples") }
-const offline = { _tag: "Offline" } as const
+const offline = ModelSource.offline
 const backOffice = Layer.mergeAll(NodeContext.layer, Ticketing.sequential, Mailer.inMemory, WarrantyRegistry.fromTable(demoWarranties))
 const loadAll = Effect.flatMap(Registry.make(...Tools.all), (implementations) => Suite.load(directories, implementations))
 
@@ -45,9 +44,13 @@ describe("warranty demo", () => {
       const report = yield* Suite.run({ scenarios, cases: [tampered], source: offline })
       expect(report.cases[0]!.status).toBe("failed")
       expect(EvalReport.pretty(report)).toContain("check_warranty")
-      const missing = Suite.modelFor(offline, undefined, new Map())({ ...original, extensions: {} })
-      const error = yield* Effect.flip(Layer.build(missing).pipe(Effect.scoped, Effect.provide(Emulator.layer())))
-      expect(String((error as Error).message)).toContain("there is no cassette (x-cassette)")
+      // The one replay rule: a case without a cassette is answered by the offline rule model (which cannot do
+      // this job); a case whose cassette is invalid is an error case, with the reason.
+      const unrecorded = yield* Suite.run({ scenarios, cases: [{ ...original, extensions: {} }], source: offline })
+      expect(unrecorded.cases[0]!.status).toBe("failed")
+      const broken = yield* Suite.run({ scenarios, cases: [{ ...original, extensions: { "x-cassette": [{ nothing: "here" }] } }], source: offline })
+      expect(broken.cases[0]!.status).toBe("error")
+      expect(EvalReport.pretty(broken)).toContain("the cassette is invalid")
     }).pipe(Effect.provide(backOffice)))
 
   it.live("every sample is processed and answered by its scenario", () =>

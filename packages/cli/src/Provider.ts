@@ -11,11 +11,14 @@
  * @since 0.1.0
  */
 import { LanguageModel } from "@agentfx/core"
+import { Emulator, Policy } from "@agentfx/emulator"
 import { Gemini, Glm, OpenAI } from "@agentfx/providers"
-import { Emulator, Policy } from "@agentfx/providers/emulator"
+import type { EvalCase } from "@agentfx/tools"
+import { Cassette } from "@agentfx/tools"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -83,6 +86,14 @@ export const baseUrlWithEmulator = (): UsageError =>
       "--base-url does not apply to the in-process emulator; to use an emulator started with `agentfx emulator`, pass --provider gemini (or glm, openai) with its base URL and set that provider's key to the emulator's"
   })
 
+/** The Gemini provider layer pointed at a running emulator: the real client code, the emulator's wire. */
+export const emulated = (emulator: Emulator.Service, model: string): Layer.Layer<LanguageModel.LanguageModel> =>
+  Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model })
+
+/** The Gemini provider layer pointed at the emulator in context. */
+export const onEmulator = (model: string): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
+  Layer.unwrapEffect(Effect.map(Emulator.Emulator, (emulator) => emulated(emulator, model)))
+
 /**
  * The `LanguageModel` of a choice. The emulator runs in-process on 127.0.0.1 for as long as the layer is in use,
  * answering with `policy` (default `Policy.offline`) through the real Gemini provider layer.
@@ -96,7 +107,7 @@ export const layer = (
   switch (choice.name) {
     case "emulator":
       if (settings.baseUrl !== undefined) return Layer.fail(baseUrlWithEmulator())
-      return Emulator.gemini({ model: settings.model ?? "offline" }).pipe(Layer.provide(Emulator.layer({ policy })))
+      return onEmulator(settings.model ?? Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy })))
     case "gemini":
       return Layer.mapError(Gemini.layerConfig(overrides), notConfigured("gemini"))
     case "glm":
@@ -105,6 +116,21 @@ export const layer = (
       return Layer.mapError(Glm.layerConfig({ ...overrides, endpoint: "coding" }), notConfigured("glm-coding"))
     case "openai":
       return Layer.mapError(OpenAI.layerConfig(overrides), notConfigured("openai"))
+  }
+}
+
+/**
+ * Eval cases replayed offline (see `Cassette.replay`: one key scheme, one rule for a case without a cassette):
+ * the emulator that serves them all, each case's model on it, and what answers them, for the announcement.
+ */
+export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>) => {
+  const plan = Cassette.replay(cases)
+  const without = plan.total - plan.recorded
+  return {
+    emulator: Emulator.layer({ policy: Policy.byModel(plan.scripts, Policy.offline) }),
+    model: (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, Cassette.CassetteError, Emulator.Emulator> =>
+      Either.match(plan.modelOf(evalCase), { onLeft: (error) => Layer.fail(error), onRight: onEmulator }),
+    answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`
   }
 }
 
@@ -118,16 +144,35 @@ const displayUrl = (url: string): string => {
   }
 }
 
+/**
+ * What a command says about its model before it starts, as data: every command (run, chat, eval, the demo)
+ * builds one and prints it with `describe`, so they all say it the same way.
+ */
+export interface Announcement {
+  readonly choice: Choice
+  /** The model name (a real provider's). */
+  readonly model?: string | undefined
+  readonly baseUrl?: string | undefined
+  /** Who answers on the emulator (default: the offline rule model). */
+  readonly answers?: string | undefined
+}
+
+/** The announcement of a real provider's model service, or of the emulator. */
+export const announcement = (choice: Choice, model: LanguageModel.Service, settings: Settings, answers?: string): Announcement =>
+  choice.name === "emulator" ? { choice, answers } : { choice, model: model.model, baseUrl: settings.baseUrl }
+
 /** One line saying what is used, e.g. `provider: gemini, model gemini-2.5-flash (GEMINI_API_KEY is set)`. */
-export const describe = (choice: Choice, model: LanguageModel.Service, settings: Settings): string => {
+export const describe = (announced: Announcement): string => {
+  const { choice } = announced
   if (choice.name === "emulator") {
-    const why = choice.reason === "--provider" ? "chosen with --provider" : `${choice.reason.replace(/^no/, "No")}: set one to use a real model`
-    return `provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. ${why}.`
+    const why = choice.reason === "--provider" ? "Chosen with --provider" : `${choice.reason.replace(/^no/, "No")}: set one to use a real model`
+    const answers = announced.answers === undefined ? "the offline rule model, in-process on 127.0.0.1" : `replays ${announced.answers} offline`
+    return `provider: emulator — ${answers} through the Gemini provider, no network. ${why}.`
   }
-  const where = settings.baseUrl === undefined ? "" : ` at ${displayUrl(settings.baseUrl)}`
-  return `provider: ${choice.name}, model ${model.model}${where} (${choice.reason === "--provider" ? "chosen with --provider" : choice.reason})`
+  const where = announced.baseUrl === undefined ? "" : ` at ${displayUrl(announced.baseUrl)}`
+  return `provider: ${choice.name}, model ${announced.model}${where} (${choice.reason === "--provider" ? "chosen with --provider" : choice.reason})`
 }
 
 /** The model service of the current context, described. */
 export const announce = (choice: Choice, settings: Settings): Effect.Effect<string, never, LanguageModel.LanguageModel> =>
-  Effect.map(LanguageModel.LanguageModel, (model) => describe(choice, model, settings))
+  Effect.map(LanguageModel.LanguageModel, (model) => describe(announcement(choice, model, settings)))

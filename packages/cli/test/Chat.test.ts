@@ -1,6 +1,6 @@
 import { Io, Repl } from "@agentfx/cli"
 import { Chat, Turn } from "@agentfx/core"
-import { Policy } from "@agentfx/providers/emulator"
+import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"

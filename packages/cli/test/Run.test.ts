@@ -1,5 +1,5 @@
 import { Io } from "@agentfx/cli"
-import { Policy } from "@agentfx/providers/emulator"
+import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"

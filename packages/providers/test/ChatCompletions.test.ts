@@ -4,7 +4,7 @@ import { ConfigProvider, Context, Duration, Effect, Either, Exit, Fiber, Layer, 
 import * as ChatCompletions from "../src/ChatCompletions.js"
 import * as Glm from "../src/Glm.js"
 import * as OpenAI from "../src/OpenAI.js"
-import { Emulator, Fault, Policy } from "../src/emulator.js"
+import { Emulator, Fault, Policy } from "@agentfx/emulator"
 import { advanceWhenScheduled, ask, messagesOf, registry, request, setup, weatherCalls } from "./fixtures.js"
 
 const parallel: Policy.Step = {

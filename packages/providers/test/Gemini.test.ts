@@ -3,7 +3,7 @@ import type { FunctionCall } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Context, Duration, Effect, Either, Exit, Fiber, Layer, Option, Redacted, Stream, TestClock } from "effect"
 import * as Gemini from "../src/Gemini.js"
-import { Emulator, Fault, Policy } from "../src/emulator.js"
+import { Emulator, Fault, Policy } from "@agentfx/emulator"
 import { advanceWhenScheduled, ask, contentsOf, registry, request, setup } from "./fixtures.js"
 
 const parallel: Policy.Step = {

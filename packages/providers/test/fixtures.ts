@@ -1,12 +1,12 @@
-import { Registry, Tool, Turn } from "@agentfx/core"
-import type { FunctionDeclaration, LanguageModel } from "@agentfx/core"
-import { Chunk, Clock, Duration as DurationModule, Effect, Redacted, Schema, TestClock } from "effect"
+import { LanguageModel, Registry, Tool, Turn } from "@agentfx/core"
+import type { FunctionDeclaration } from "@agentfx/core"
+import { Chunk, Clock, Duration as DurationModule, Effect, Layer, Redacted, Schema, TestClock } from "effect"
 import type { Duration, Scope } from "effect"
 import * as ChatCompletions from "../src/ChatCompletions.js"
 import * as Gemini from "../src/Gemini.js"
 import * as Glm from "../src/Glm.js"
 import * as OpenAI from "../src/OpenAI.js"
-import { Emulator } from "../src/emulator.js"
+import { Emulator } from "@agentfx/emulator"
 
 /** Every test that needs an API key uses this one, so a leak anywhere is easy to find. */
 export const sentinel = "sk-SENTINEL-9f8e7d6c5b4a39281706"
@@ -108,3 +108,11 @@ export const advanceWhenScheduled = (by: Duration.DurationInput) =>
     )
     yield* TestClock.adjust(by)
   })
+
+/** The provider's `LanguageModel` as a layer on a fresh emulator started with `options`, which stays in context too. */
+export const onEmulator = (provider: Provider, options: Emulator.Options = {}): Layer.Layer<LanguageModel.LanguageModel | Emulator.Emulator> =>
+  Layer.unwrapScoped(
+    Effect.map(Emulator.make(options), (emulator) =>
+      Layer.merge(Layer.effect(LanguageModel.LanguageModel, modelFor(provider, emulator)), Layer.succeed(Emulator.Emulator, emulator))
+    )
+  )

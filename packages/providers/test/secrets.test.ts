@@ -4,7 +4,7 @@ import { Cause, ConfigProvider, Context, Effect, Exit, Fiber, Layer, Logger, Str
 import * as Gemini from "../src/Gemini.js"
 import * as Glm from "../src/Glm.js"
 import * as OpenAI from "../src/OpenAI.js"
-import { Emulator, Fault, Policy } from "../src/emulator.js"
+import { Emulator, Fault, Policy } from "@agentfx/emulator"
 import { ask, modelFor, registry, sentinel, setup } from "./fixtures.js"
 
 const providers = ["gemini", "glm", "openai"] as const

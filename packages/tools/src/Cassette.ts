@@ -75,3 +75,48 @@ export const fromTranscript = (transcript: Transcript.Transcript): Cassette => {
   const [first, ...rest] = steps
   return first === undefined ? [{ text: "" }] : [first, ...rest]
 }
+
+/** The model name a conversation asks the emulator for when its case has no cassette: the offline rule model answers it. */
+export const offlineModel = "offline"
+
+/**
+ * How a set of eval cases is replayed offline, through one emulator serving every case at once: each case with a
+ * cassette talks to the emulator as the model named by its key (`case-<position>`), whose script is its cassette
+ * (see the emulator's `Policy.byModel`). One rule for the rest: a case without a cassette asks for `offlineModel`
+ * (the offline rule model answers it); a case whose cassette is invalid is an error case, with the reason.
+ */
+export interface Replay {
+  /** Each case's cassette, by the model name its conversation asks for. */
+  readonly scripts: ReadonlyMap<string, Cassette>
+  /** The model name a case's conversation asks for, or why its cassette cannot be replayed. */
+  readonly modelOf: (evalCase: EvalCase) => Either.Either<string, CassetteError>
+  /** How many cases have a cassette, of how many, and how many of those cassettes are invalid. */
+  readonly recorded: number
+  readonly invalid: number
+  readonly total: number
+}
+
+/** The replay of `cases` (see `Replay`). */
+export const replay = (cases: ReadonlyArray<EvalCase>): Replay => {
+  const scripts = new Map<string, Cassette>()
+  const models = new Map<EvalCase, Either.Either<string, CassetteError>>()
+  let invalid = 0
+  cases.forEach((evalCase, position) => {
+    const cassette = ofCase(evalCase)
+    if (cassette === undefined) return models.set(evalCase, Either.right(offlineModel))
+    if (Either.isLeft(cassette)) {
+      invalid++
+      return models.set(evalCase, Either.left(cassette.left))
+    }
+    const key = `case-${position}`
+    scripts.set(key, cassette.right)
+    models.set(evalCase, Either.right(key))
+  })
+  return {
+    scripts,
+    modelOf: (evalCase) => models.get(evalCase) ?? Either.right(offlineModel),
+    recorded: scripts.size + invalid,
+    invalid,
+    total: cases.length
+  }
+}

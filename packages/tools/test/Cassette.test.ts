@@ -35,4 +35,18 @@ describe("Cassette", () => {
     ]
     expect(Cassette.fromTranscript(transcript)).toEqual([{ reasoning: "think", calls: [{ name: "f", args: { a: 1 } }] }, { text: "done" }])
   })
+
+  it("replays a set of cases with one key scheme and one rule for a case without a cassette", () => {
+    const recorded = { ...caseWith({ "x-cassette": [{ text: "a" }] }), id: "recorded" }
+    const bare = { ...caseWith({}), id: "bare" }
+    const broken = { ...caseWith({ "x-cassette": [{}] }), id: "broken" }
+    const again = { ...caseWith({ "x-cassette": [{ text: "b" }] }), id: "again" }
+    const replay = Cassette.replay([recorded, bare, broken, again])
+    expect([replay.recorded, replay.invalid, replay.total]).toEqual([3, 1, 4])
+    expect(replay.modelOf(recorded)).toEqual(Either.right("case-0"))
+    expect(replay.modelOf(again)).toEqual(Either.right("case-3"))
+    expect(replay.modelOf(bare)).toEqual(Either.right(Cassette.offlineModel))
+    expect(Either.isLeft(replay.modelOf(broken))).toBe(true)
+    expect([...replay.scripts]).toEqual([["case-0", [{ text: "a" }]], ["case-3", [{ text: "b" }]]])
+  })
 })

@@ -1,4 +1,4 @@
-import { Emulator, Policy } from "@agentfx/providers/emulator"
+import { Emulator, Policy } from "@agentfx/emulator"
 import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

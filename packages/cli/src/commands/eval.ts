@@ -1,12 +1,10 @@
 import { LanguageModel, Registry } from "@agentfx/core"
-import { Emulator, Policy } from "@agentfx/providers/emulator"
 import { Cassette, EvalCase, EvalReport, EvalRunner, Scenario } from "@agentfx/tools"
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Builtins from "../Builtins.js"
@@ -130,28 +128,15 @@ export const command = Command.make(
         choice.name === "emulator"
           ? Effect.gen(function* () {
               if (settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
-              const keys = new Map(cases.map((evalCase, i) => [evalCase.id, `case-${i}`]))
-              const cassettes = new Map<string, Cassette.Cassette>()
-              for (const evalCase of cases) {
-                const cassette = Cassette.ofCase(evalCase)
-                if (cassette !== undefined && Either.isRight(cassette)) cassettes.set(keys.get(evalCase.id)!, cassette.right)
-              }
-              const without = cases.length - cases.filter((c) => c.extensions[Cassette.field] !== undefined).length
-              yield* io.err(
-                `provider: emulator — replays each case's ${Cassette.field} offline through the Gemini provider (${cases.length - without} of ${cases.length} cases have one${without === 0 ? "" : "; the offline rule model answers the others"}). ${choice.reason === "--provider" ? "Chosen with --provider" : choice.reason.replace(/^no/, "No")}.\n`
-              )
-              const model = (evalCase: EvalCase.EvalCase) => {
-                const cassette = Cassette.ofCase(evalCase)
-                if (cassette !== undefined && Either.isLeft(cassette)) return Layer.fail(cassette.left)
-                return Emulator.gemini({ model: cassette === undefined ? "offline" : keys.get(evalCase.id)! })
-              }
-              return yield* runWith(model).pipe(Effect.provide(Emulator.layer({ policy: Policy.byModel(cassettes, Policy.offline) })))
+              const replay = Provider.replay(cases)
+              yield* io.err(`${Provider.describe({ choice, answers: replay.answers })}\n`)
+              return yield* runWith(replay.model).pipe(Effect.provide(replay.emulator))
             })
           : Effect.scoped(
               Effect.gen(function* () {
                 const context = yield* Layer.build(Provider.layer(choice, settings))
                 const service = Context.get(context, LanguageModel.LanguageModel)
-                yield* io.err(`${Provider.describe(choice, service, settings)}\n`)
+                yield* io.err(`${Provider.describe(Provider.announcement(choice, service, settings))}\n`)
                 return yield* runWith(Layer.succeed(LanguageModel.LanguageModel, service))
               })
             )

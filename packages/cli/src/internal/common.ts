@@ -1,5 +1,5 @@
 import type { Agent, LanguageModel } from "@agentfx/core"
-import type { Policy } from "@agentfx/providers/emulator"
+import type { Policy } from "@agentfx/emulator"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import { Interrupted, RunFailed } from "../CliError.js"

@@ -1,5 +1,5 @@
 import { Cli, Io } from "@agentfx/cli"
-import { Emulator, Policy } from "@agentfx/providers/emulator"
+import { Emulator, Policy } from "@agentfx/emulator"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"

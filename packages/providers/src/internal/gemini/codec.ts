@@ -1,6 +1,6 @@
 /**
- * Neutral transcript ↔ Gemini wire. The layer encodes requests and decodes responses with it; the emulator
- * decodes requests and encodes replies with the same functions, so both sides agree by construction.
+ * Neutral transcript ↔ Gemini wire, the client's side: requests encoded, model parts decoded. (The emulator reads
+ * requests with its own schemas, written from the protocol, so that a mistake here is caught there.)
  *
  * Where Gemini data goes in the neutral model:
  * - `thoughtSignature` → `metadata.thoughtSignature` of the part it came on (text, thought or call);
@@ -8,12 +8,12 @@
  * - other fields of a known part → `metadata.geminiPart`; a part of unknown kind → `Opaque { provider: "gemini" }`;
  * - a `thought: true` text part → `Reasoning`.
  */
-import type { FunctionDeclaration, Json, LanguageModel, Transcript } from "@agentfx/core"
-import { Dialect, Turn } from "@agentfx/core"
+import type { Json, LanguageModel, Transcript , Turn } from "@agentfx/core"
+import { Dialect } from "@agentfx/core"
 import * as Either from "effect/Either"
 import type { IdSource } from "../ids.js"
 import * as ids from "../ids.js"
-import { isErrorResponse, isPlainObject } from "../json.js"
+import { isPlainObject } from "../json.js"
 import * as neutral from "../parts.js"
 import type * as Wire from "./wire.js"
 
@@ -83,7 +83,6 @@ const withMetadata = (fields: Metadata): { metadata?: Metadata } => {
 
 const textKeys = ["text", "thought", "thoughtSignature"]
 const callKeys = ["functionCall", "thoughtSignature"]
-const responseKeys = ["functionResponse"]
 
 /** A model-side part. `position` is the call's index among the turn's calls (for a synthesised id). */
 export const decodeModelPart = (part: Wire.Part, source: IdSource, position: number): Turn.Part => {
@@ -114,88 +113,6 @@ export const decodeModelPart = (part: Wire.Part, source: IdSource, position: num
 export const decodeModelParts = (parts: ReadonlyArray<Wire.Part>, source: IdSource): Array<Turn.Part> => {
   let position = 0
   return parts.map((part) => decodeModelPart(part, source, part.functionCall === undefined ? position : position++))
-}
-
-/**
- * A whole request: system instruction, transcript, declarations and tool choice. Responses without an id are
- * matched to the call at the same position of the preceding call turn. Used by the emulator (and round-trip tests);
- * the rules the real server enforces are checked separately, before this runs.
- */
-export const decodeRequest = (body: Wire.Request): Omit<LanguageModel.Request, "temperature" | "maxOutputTokens"> & {
-  readonly temperature?: number | undefined
-  readonly maxOutputTokens?: number | undefined
-} => {
-  const contents = body.contents ?? []
-  const taken = new Set<string>()
-  for (const content of contents) {
-    for (const part of content.parts ?? []) {
-      if (part.functionCall?.id !== undefined) taken.add(part.functionCall.id)
-    }
-  }
-  const transcript: Array<Turn.Turn> = []
-  let callsBefore = 0
-  for (const content of contents) {
-    const parts = content.parts ?? []
-    if (content.role === "model") {
-      const turn: Turn.Turn = { role: "model", parts: decodeModelParts(parts, ids.idSource(syntheticPrefix, callsBefore, () => taken)) }
-      for (const part of turn.parts) if (part._tag === "FunctionCall") taken.add(part.id)
-      callsBefore += Turn.calls(turn).length
-      transcript.push(turn)
-      continue
-    }
-    const previousCalls = transcript.length > 0 ? Turn.calls(transcript[transcript.length - 1]!) : []
-    let responseIndex = 0
-    const decoded = parts.map((part): Turn.Part => {
-      const response = part.functionResponse
-      if (response !== undefined) {
-        const matching = previousCalls[responseIndex++]
-        const value = isPlainObject(response.response) ? response.response : { output: response.response ?? null }
-        return neutral.functionResponse({
-          id: response.id ?? matching?.id ?? `gemini_response_${responseIndex}`,
-          name: response.name,
-          response: value,
-          isError: isErrorResponse(value),
-          ...withMetadata({ geminiPart: extraFields(part, responseKeys) })
-        })
-      }
-      if (typeof part.text === "string") {
-        return neutral.text(part.text, metadataOf({ thoughtSignature: part.thoughtSignature, geminiPart: extraFields(part, ["text", "thoughtSignature"]) }))
-      }
-      return neutral.opaque(provider, part)
-    })
-    transcript.push({ role: "user", parts: decoded })
-  }
-  const declarations: Array<FunctionDeclaration.FunctionDeclaration> = []
-  for (const tool of body.tools ?? []) {
-    for (const declaration of tool.functionDeclarations ?? []) {
-      const schema = declaration.parametersJsonSchema ?? declaration.parameters
-      declarations.push({
-        name: declaration.name,
-        description: declaration.description ?? "",
-        parameters: isPlainObject(schema) ? schema : { type: "object", properties: {} }
-      })
-    }
-  }
-  const config = body.toolConfig?.functionCallingConfig
-  const toolChoice: LanguageModel.ToolChoice | undefined =
-    config?.mode === "NONE"
-      ? "none"
-      : config?.mode === "ANY"
-        ? config.allowedFunctionNames !== undefined && config.allowedFunctionNames.length > 0
-          ? { allowed: config.allowedFunctionNames }
-          : "any"
-        : config?.mode === "AUTO"
-          ? "auto"
-          : undefined
-  const system = body.systemInstruction?.parts?.map((part) => part.text ?? "").join("")
-  return {
-    system,
-    transcript,
-    declarations,
-    toolChoice,
-    temperature: body.generationConfig?.temperature,
-    maxOutputTokens: body.generationConfig?.maxOutputTokens
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -312,14 +229,6 @@ export const decodeUsage = (usage: Wire.UsageMetadata | undefined): LanguageMode
   }
 }
 
-export const encodeUsage = (usage: LanguageModel.Usage): Wire.UsageMetadata => ({
-  promptTokenCount: usage.inputTokens,
-  candidatesTokenCount: usage.outputTokens - (usage.reasoningTokens ?? 0),
-  totalTokenCount: usage.totalTokens,
-  ...(usage.reasoningTokens === undefined ? {} : { thoughtsTokenCount: usage.reasoningTokens }),
-  ...(usage.cachedTokens === undefined ? {} : { cachedContentTokenCount: usage.cachedTokens })
-})
-
 /** Finish reasons that mean the answer was withheld. */
 export const blockedReasons: ReadonlySet<string> = new Set([
   "SAFETY",
@@ -346,20 +255,4 @@ export const decodeFinishReason = (reason: string | undefined, hasCalls: boolean
   if (blockedReasons.has(reason)) return "safety"
   if (malformedCallReasons.has(reason)) return "malformed_call"
   return "other"
-}
-
-export const encodeFinishReason = (reason: LanguageModel.FinishReason): string => {
-  switch (reason) {
-    case "stop":
-    case "tool_calls":
-      return "STOP"
-    case "length":
-      return "MAX_TOKENS"
-    case "safety":
-      return "SAFETY"
-    case "malformed_call":
-      return "MALFORMED_FUNCTION_CALL"
-    case "other":
-      return "OTHER"
-  }
 }

@@ -1,7 +1,7 @@
 /**
- * The Gemini REST wire shapes this package reads and writes (the subset that matters for text and function
- * calling; everything else on a part is preserved as-is). Decoders keep unknown keys (`onExcessProperty:
- * "preserve"`) so a part can be echoed exactly.
+ * The Gemini REST responses this package reads (the subset that matters for text and function calling;
+ * everything else on a part is preserved as-is). Decoders keep unknown keys (`onExcessProperty: "preserve"`) so a
+ * part can be echoed exactly.
  */
 import * as Schema from "effect/Schema"
 import { JsonObject } from "../json.js"
@@ -13,7 +13,7 @@ export const FunctionCall = Schema.Struct({
 })
 export type FunctionCall = typeof FunctionCall.Type
 
-/** `response` stays unknown here: whether it is an object is a rule the emulator enforces with its own 400. */
+/** `response` as the model sees it in echoed history (the layer only writes objects). */
 export const FunctionResponse = Schema.Struct({
   id: Schema.optional(Schema.String),
   name: Schema.String,
@@ -39,42 +39,6 @@ export interface Content {
   readonly role?: string | undefined
   readonly parts?: ReadonlyArray<Part> | undefined
 }
-
-export const FunctionDeclaration = Schema.Struct({
-  name: Schema.String,
-  description: Schema.optional(Schema.String),
-  parameters: Schema.optional(Schema.Unknown),
-  parametersJsonSchema: Schema.optional(Schema.Unknown),
-  behavior: Schema.optional(Schema.String)
-})
-
-export const Tool = Schema.Struct({
-  functionDeclarations: Schema.optional(Schema.Array(FunctionDeclaration))
-})
-
-export const ToolConfig = Schema.Struct({
-  functionCallingConfig: Schema.optional(
-    Schema.Struct({
-      mode: Schema.optional(Schema.String),
-      allowedFunctionNames: Schema.optional(Schema.Array(Schema.String))
-    })
-  )
-})
-
-export const GenerationConfig = Schema.Struct({
-  temperature: Schema.optional(Schema.Number),
-  maxOutputTokens: Schema.optional(Schema.Number)
-})
-
-/** The body of `generateContent` / `streamGenerateContent`, as the SDK sends it. */
-export const Request = Schema.Struct({
-  contents: Schema.optional(Schema.Array(Content)),
-  systemInstruction: Schema.optional(Content),
-  tools: Schema.optional(Schema.Array(Tool)),
-  toolConfig: Schema.optional(ToolConfig),
-  generationConfig: Schema.optional(GenerationConfig)
-})
-export type Request = typeof Request.Type
 
 export const UsageMetadata = Schema.Struct({
   promptTokenCount: Schema.optional(Schema.Number),
@@ -117,5 +81,4 @@ export type ErrorBody = typeof ErrorBody.Type
 
 const options = { onExcessProperty: "preserve" } as const
 
-export const decodeRequest = Schema.decodeUnknownEither(Request, options)
 export const decodeResponse = Schema.decodeUnknownEither(Response, options)

@@ -1,5 +1,5 @@
 /**
- * Neutral transcript ↔ chat-completions messages, shared by the layer and the emulator.
+ * Neutral transcript ↔ chat-completions messages, the client's side (the emulator reads requests with its own schemas).
  *
  * - A model turn is one assistant message: `reasoning_content` from its Reasoning parts (GLM needs it back
  *   unchanged), `content` from its Text parts (null when it has none), `tool_calls` from its calls.
@@ -12,9 +12,8 @@ import type { FunctionDeclaration, Json, LanguageModel, Transcript } from "@agen
 import { Dialect, FunctionCall, Turn } from "@agentfx/core"
 import * as Either from "effect/Either"
 import type { IdSource } from "../ids.js"
-import * as ids from "../ids.js"
 import * as json from "../json.js"
-import { isErrorResponse, isPlainObject } from "../json.js"
+import { isPlainObject } from "../json.js"
 import * as neutral from "../parts.js"
 import type * as Wire from "./wire.js"
 
@@ -96,94 +95,6 @@ export const decodeAssistant = (
   if (typeof message.content === "string") parts.push(neutral.text(message.content))
   ;(message.tool_calls ?? []).forEach((call, position) => parts.push(decodeCall(call, source, position)))
   return { role: "model", parts }
-}
-
-/** The reply of a tool message → a response object (JSON objects as they are, anything else as `{output}`). */
-export const decodeToolContent = (content: unknown): Json.JsonObject => {
-  const text = typeof content === "string" ? content : Array.isArray(content) ? textOfParts(content) : ""
-  const parsed = json.parse(text)
-  if (Either.isRight(parsed)) return isPlainObject(parsed.right) ? parsed.right : { output: parsed.right }
-  return { output: text }
-}
-
-const textOfParts = (parts: ReadonlyArray<unknown>): string =>
-  parts.map((part) => (isPlainObject(part) && typeof part.text === "string" ? part.text : "")).join("")
-
-/** A whole request → system, transcript, declarations and tool choice. The ordering rules are checked elsewhere. */
-export const decodeRequest = (body: Wire.Request): Omit<LanguageModel.Request, "temperature" | "maxOutputTokens"> & {
-  readonly temperature?: number | undefined
-  readonly maxOutputTokens?: number | undefined
-} => {
-  const taken = new Set<string>()
-  for (const message of body.messages) for (const call of message.tool_calls ?? []) if (call.id) taken.add(call.id)
-  const system: Array<string> = []
-  const transcript: Array<Turn.Turn> = []
-  let callsBefore = 0
-  let names = new Map<string, string>()
-  let pendingResponses: Array<Turn.Part> | undefined
-  const flush = () => {
-    if (pendingResponses !== undefined) transcript.push({ role: "user", parts: pendingResponses })
-    pendingResponses = undefined
-  }
-  for (const message of body.messages) {
-    if (message.role === "tool") {
-      const id = message.tool_call_id ?? ""
-      const response = decodeToolContent(message.content)
-      pendingResponses ??= []
-      pendingResponses.push(
-        neutral.functionResponse({ id: id === "" ? "unknown" : id, name: names.get(id) ?? "unknown", response, isError: isErrorResponse(response) })
-      )
-      continue
-    }
-    flush()
-    if (message.role === "system" || message.role === "developer") {
-      system.push(typeof message.content === "string" ? message.content : textOfParts(message.content ?? []))
-    } else if (message.role === "assistant") {
-      const turn = decodeAssistant(message, ids.idSource(syntheticPrefix, callsBefore, () => taken))
-      const calls = Turn.calls(turn)
-      callsBefore += calls.length
-      names = new Map(calls.map((call) => [call.id, call.name]))
-      transcript.push(turn)
-    } else {
-      const content = message.content
-      const parts: Array<Turn.Part> =
-        typeof content === "string"
-          ? [neutral.text(content)]
-          : (content ?? []).map((part) =>
-              isPlainObject(part) && part.type === "text" && typeof part.text === "string" ? neutral.text(part.text) : neutral.opaque(provider, part)
-            )
-      transcript.push({ role: "user", parts })
-    }
-  }
-  flush()
-  const declarations: Array<FunctionDeclaration.FunctionDeclaration> = []
-  for (const tool of body.tools ?? []) {
-    if (tool.type !== "function" || tool.function === undefined) continue
-    declarations.push({
-      name: tool.function.name,
-      description: tool.function.description ?? "",
-      parameters: isPlainObject(tool.function.parameters) ? tool.function.parameters : { type: "object", properties: {} }
-    })
-  }
-  const choice = body.tool_choice
-  const toolChoice: LanguageModel.ToolChoice | undefined =
-    choice === "auto"
-      ? "auto"
-      : choice === "none"
-        ? "none"
-        : choice === "required"
-          ? "any"
-          : isPlainObject(choice) && isPlainObject(choice.function) && typeof choice.function.name === "string"
-            ? { allowed: [choice.function.name] }
-            : undefined
-  return {
-    system: system.length === 0 ? undefined : system.join("\n"),
-    transcript,
-    declarations,
-    toolChoice,
-    temperature: body.temperature ?? undefined,
-    maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -274,14 +185,6 @@ export const decodeUsage = (usage: Wire.Usage | null | undefined): LanguageModel
   }
 }
 
-export const encodeUsage = (usage: LanguageModel.Usage): Wire.Usage => ({
-  prompt_tokens: usage.inputTokens,
-  completion_tokens: usage.outputTokens,
-  total_tokens: usage.totalTokens,
-  ...(usage.cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: usage.cachedTokens } }),
-  ...(usage.reasoningTokens === undefined ? {} : { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } })
-})
-
 /** Finish reasons that mean the answer was withheld (GLM says `sensitive`). */
 export const blockedReasons: ReadonlySet<string> = new Set(["content_filter", "sensitive"])
 
@@ -291,20 +194,4 @@ export const decodeFinishReason = (reason: string | null | undefined, hasCalls: 
   if (reason === "length" || reason === "model_context_window_exceeded") return "length"
   if (blockedReasons.has(reason)) return "safety"
   return "other"
-}
-
-export const encodeFinishReason = (reason: LanguageModel.FinishReason, glm: boolean): string => {
-  switch (reason) {
-    case "stop":
-      return "stop"
-    case "tool_calls":
-      return "tool_calls"
-    case "length":
-      return "length"
-    case "safety":
-      return glm ? "sensitive" : "content_filter"
-    case "malformed_call":
-    case "other":
-      return "stop"
-  }
 }

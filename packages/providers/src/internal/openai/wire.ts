@@ -1,5 +1,5 @@
 /**
- * The chat-completions wire shapes (OpenAI, GLM / Z.AI and other compatible servers) this package reads. Lenient
+ * The chat-completions responses (OpenAI, GLM / Z.AI and other compatible servers) this package reads. Lenient
  * where servers differ: GLM error codes are strings (sometimes numbers), `arguments` is a JSON string but
  * sometimes an object, stream deltas may lack `index`.
  */
@@ -17,42 +17,6 @@ export const ToolCall = Schema.Struct({
   })
 })
 export type ToolCall = typeof ToolCall.Type
-
-export const Message = Schema.Struct({
-  role: Schema.String,
-  content: optionalNullable(Schema.Union(Schema.String, Schema.Array(Schema.Unknown))),
-  reasoning_content: optionalNullable(Schema.String),
-  tool_calls: optionalNullable(Schema.Array(ToolCall)),
-  tool_call_id: optionalNullable(Schema.String),
-  name: optionalNullable(Schema.String)
-})
-export type Message = typeof Message.Type
-
-export const Tool = Schema.Struct({
-  type: Schema.String,
-  function: Schema.optional(
-    Schema.Struct({
-      name: Schema.String,
-      description: optionalNullable(Schema.String),
-      parameters: Schema.optional(Schema.Unknown)
-    })
-  )
-})
-export type Tool = typeof Tool.Type
-
-/** The body of `POST /chat/completions`. */
-export const Request = Schema.Struct({
-  model: Schema.String,
-  messages: Schema.Array(Message),
-  tools: optionalNullable(Schema.Array(Tool)),
-  tool_choice: Schema.optional(Schema.Unknown),
-  stream: optionalNullable(Schema.Boolean),
-  stream_options: optionalNullable(Schema.Struct({ include_usage: Schema.optional(Schema.Boolean) })),
-  temperature: optionalNullable(Schema.Number),
-  max_tokens: optionalNullable(Schema.Number),
-  max_completion_tokens: optionalNullable(Schema.Number)
-})
-export type Request = typeof Request.Type
 
 export const Usage = Schema.Struct({
   prompt_tokens: optionalNullable(Schema.Number),
@@ -132,7 +96,6 @@ export type ErrorObject = typeof ErrorObject.Type
 
 const options = { onExcessProperty: "preserve" } as const
 
-export const decodeRequest = Schema.decodeUnknownEither(Request, options)
 export const decodeCompletion = Schema.decodeUnknownEither(Completion, options)
 export const decodeChunk = Schema.decodeUnknownEither(Chunk, options)
 export const decodeErrorObject = Schema.decodeUnknownEither(ErrorObject, options)

@@ -5,12 +5,10 @@
  * it stops, closing every connection, when its scope closes. (Gemini Live joins it in its own module.)
  *
  * @example
- * // A Gemini LanguageModel against a scripted emulator:
- * const model = Emulator.gemini().pipe(
- *   Layer.provideMerge(Emulator.layer({ policy: Policy.script([{ calls: [{ name: "get_weather", args: { city: "Paris" } }] }, { text: "20 °C" }]) }))
- * )
+ * // A scripted emulator, and the real Gemini layer pointed at it:
+ * const emulator = yield* Emulator.make({ policy: Policy.script([{ calls: [{ name: "get_weather", args: { city: "Paris" } }] }, { text: "20 °C" }]) })
+ * const model = Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl })
  * // In a test: inject a fault into the next request, then look at what was received.
- * const emulator = yield* Emulator.Emulator
  * yield* emulator.inject(Fault.rateLimited({ retryAfter: "2 seconds" }))
  * const [first] = yield* emulator.requests
  *
@@ -20,7 +18,6 @@ import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { randomBytes } from "node:crypto"
-import type { LanguageModel } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -28,24 +25,19 @@ import * as Effect from "effect/Effect"
 import * as Duration from "effect/Duration"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as ChatCompletions from "../ChatCompletions.js"
-import * as Gemini from "../Gemini.js"
-import * as Glm from "../Glm.js"
-import * as OpenAI from "../OpenAI.js"
-import type { Decision } from "../internal/emulator/answer.js"
-import { answerOf } from "../internal/emulator/answer.js"
-import type { Exchange, Outcome, Recorded } from "../internal/emulator/exchange.js"
-import * as respond from "../internal/emulator/exchange.js"
-import * as geminiWire from "../internal/emulator/gemini.js"
-import * as openAIWire from "../internal/emulator/openai.js"
-import { signer } from "../internal/emulator/signature.js"
+import type { Decision } from "./internal/answer.js"
+import { answerOf } from "./internal/answer.js"
+import * as chatCompletionsRoute from "./internal/chatCompletions/route.js"
+import type { Exchange, Outcome, Recorded } from "./internal/exchange.js"
+import * as respond from "./internal/exchange.js"
+import * as geminiRoute from "./internal/gemini/route.js"
+import { signer } from "./internal/gemini/signature.js"
 import * as Fault from "./Fault.js"
 import * as Policy from "./Policy.js"
 
 /** What the emulator recorded of each request, and how the request ended. */
-export type { Outcome, Recorded } from "../internal/emulator/exchange.js"
+export type { Outcome, Recorded } from "./internal/exchange.js"
 
 /** How to start the emulator; everything has a default. */
 export interface Options {
@@ -73,7 +65,7 @@ export interface Service {
   /** For the openai SDK's `baseURL`: an OpenAI-flavoured route (default path `/v1`). */
   readonly openAIBaseUrl: (path?: string) => string
   /** For the openai SDK's `baseURL`: a GLM-flavoured route, like Z.AI's general or coding endpoint. */
-  readonly glmBaseUrl: (endpoint?: Glm.Endpoint) => string
+  readonly glmBaseUrl: (endpoint?: GlmEndpoint) => string
   /**
    * Applies `faults` to the next request (of `protocol`, when given), `times` requests in a row (default 1).
    * Injected faults are used before the policy is asked; an answer fault leaves the policy's script untouched.
@@ -93,8 +85,13 @@ export interface Service {
   readonly assertConsumed: Effect.Effect<void, Scripted.ScriptIncomplete>
 }
 
+/** Z.AI's two routes: pay-as-you-go keys use `general`, GLM Coding Plan keys `coding`. */
+export type GlmEndpoint = "general" | "coding"
+
+const glmPaths: Record<GlmEndpoint, string> = { general: "/api/paas/v4", coding: "/api/coding/paas/v4" }
+
 /** The running emulator. */
-export class Emulator extends Context.Tag("@agentfx/providers/Emulator")<Emulator, Service>() {}
+export class Emulator extends Context.Tag("@agentfx/emulator/Emulator")<Emulator, Service>() {}
 
 /** The key the emulator accepts unless told otherwise. */
 export const defaultApiKey = "agentfx-emulator-key"
@@ -167,8 +164,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
         return { _tag: "Answer", answer: answerOf(step, request), faults } as const
       })
 
-    const geminiContext: geminiWire.Context = { apiKey, signer: sign, signatures: options.signatures ?? true, frameDelay, decide }
-    const openAIContext: openAIWire.Context = { apiKey, frameDelay, decide }
+    const geminiContext: geminiRoute.Context = { apiKey, signer: sign, signatures: options.signatures ?? true, frameDelay, decide }
+    const openAIContext: chatCompletionsRoute.Context = { apiKey, frameDelay, decide }
 
     const handle = (req: IncomingMessage, res: ServerResponse): Effect.Effect<void> =>
       Effect.gen(function* () {
@@ -211,9 +208,9 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
           }
         }
         if (body === undefined) return yield* respond.json(exchange, 413, { error: { code: 413, message: "Request payload size exceeds the limit." } })
-        const geminiRoute = geminiWire.route.exec(path)
-        if (req.method === "POST" && geminiRoute !== null) return yield* geminiWire.handle(exchange, geminiContext, geminiRoute)
-        if (req.method === "POST" && openAIWire.route.test(path)) return yield* openAIWire.handle(exchange, openAIContext)
+        const geminiMatch = geminiRoute.route.exec(path)
+        if (req.method === "POST" && geminiMatch !== null) return yield* geminiRoute.handle(exchange, geminiContext, geminiMatch)
+        if (req.method === "POST" && chatCompletionsRoute.route.test(path)) return yield* chatCompletionsRoute.handle(exchange, openAIContext)
         exchange.update({ error: "not found" })
         return yield* respond.json(exchange, 404, { error: { code: 404, message: `agentfx emulator: no route for ${req.method} ${path}`, status: "NOT_FOUND" } })
       }).pipe(
@@ -274,7 +271,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       apiKey,
       geminiBaseUrl: url,
       openAIBaseUrl: (path = "/v1") => `${url}${path.startsWith("/") ? path : `/${path}`}`,
-      glmBaseUrl: (endpoint = "general") => `${url}${new URL(Glm.endpoints[endpoint]).pathname}`,
+      glmBaseUrl: (endpoint = "general") => `${url}${glmPaths[endpoint]}`,
       inject: (faults, injectOptions = {}) =>
         Effect.sync(() => {
           injections.push({ faults: Array.isArray(faults) ? faults : [faults as Fault.Fault], protocol: injectOptions.protocol, times: injectOptions.times ?? 1 })
@@ -301,35 +298,3 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
 
 /** The emulator as a scoped Layer. */
 export const layer = (options: Options = {}): Layer.Layer<Emulator> => Layer.scoped(Emulator, make(options))
-
-/** A Gemini `LanguageModel` talking to the emulator in context. */
-export const gemini = (options: { readonly model?: string } = {}): Layer.Layer<LanguageModel.LanguageModel, never, Emulator> =>
-  Layer.unwrapEffect(
-    Effect.map(Emulator, (emulator) => Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model: options.model }))
-  )
-
-/** A GLM `LanguageModel` talking to the emulator in context (its general or coding route). */
-export const glm = (
-  options: Omit<Glm.Options, "apiKey" | "baseUrl"> = {}
-): Layer.Layer<LanguageModel.LanguageModel, never, Emulator> =>
-  Layer.unwrapEffect(
-    Effect.map(Emulator, (emulator) =>
-      Glm.layer({ ...options, apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.glmBaseUrl(options.endpoint) })
-    )
-  )
-
-/** An OpenAI `LanguageModel` talking to the emulator in context. */
-export const openAI = (options: { readonly model?: string } = {}): Layer.Layer<LanguageModel.LanguageModel, never, Emulator> =>
-  Layer.unwrapEffect(
-    Effect.map(Emulator, (emulator) => OpenAI.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.openAIBaseUrl(), model: options.model }))
-  )
-
-/** A generic chat-completions `LanguageModel` talking to the emulator in context, under `path`. */
-export const chatCompletions = (
-  options: Omit<ChatCompletions.Options, "apiKey" | "baseUrl" | "model"> & { readonly model?: string; readonly path?: string } = {}
-): Layer.Layer<LanguageModel.LanguageModel, never, Emulator> =>
-  Layer.unwrapEffect(
-    Effect.map(Emulator, (emulator) =>
-      ChatCompletions.layer({ ...options, model: options.model ?? "emulated", apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.openAIBaseUrl(options.path) })
-    )
-  )

@@ -18,7 +18,7 @@ export const signer = (secret: string): Signer => {
 }
 
 /** What a call signature covers: the call as it is on the wire (with its id when it has one). */
-export const callSubject = (call: { readonly id?: string | undefined; readonly name: string; readonly args?: unknown }): unknown => ({
+export const callSubject = (call: { readonly id?: string | undefined; readonly name?: string | undefined; readonly args?: unknown }): unknown => ({
   kind: "call",
   id: call.id ?? null,
   name: call.name,

@@ -6,8 +6,8 @@
 import type { FunctionDeclaration, Json } from "@agentfx/core"
 import { Turn } from "@agentfx/core"
 import type { Scripted } from "@agentfx/core/testing"
-import { isPlainObject } from "../json.js"
-import type * as Policy from "../../emulator/Policy.js"
+import { isPlainObject } from "./json.js"
+import type * as Policy from "../Policy.js"
 
 interface Rule {
   readonly message: RegExp

@@ -4,8 +4,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as Effect from "effect/Effect"
-import type * as Fault from "../../emulator/Fault.js"
-import type * as Policy from "../../emulator/Policy.js"
+import type * as Fault from "../Fault.js"
+import type * as Policy from "../Policy.js"
 
 /** How a request ended, as the emulator saw it. */
 export type Outcome = "pending" | "completed" | "aborted" | "dropped"

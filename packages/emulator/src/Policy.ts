@@ -17,7 +17,7 @@ import type { FunctionDeclaration, LanguageModel, Transcript } from "@agentfx/co
 import { ModelError } from "@agentfx/core"
 import type { Scripted } from "@agentfx/core/testing"
 import * as Effect from "effect/Effect"
-import { offlineReply } from "../internal/emulator/offline.js"
+import { offlineReply } from "./internal/offline.js"
 import type * as Fault from "./Fault.js"
 
 /** The wire protocol a request came in on. */

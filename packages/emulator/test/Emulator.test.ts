@@ -1,10 +1,12 @@
-import { Agent, LanguageModel, Registry, Tool, Turn } from "@agentfx/core"
+import { Turn } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
 import { ApiError, GoogleGenAI } from "@google/genai"
-import { Effect, Exit, Layer, Schema, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import OpenAIClient, { APIError, BadRequestError } from "openai"
-import { Emulator, Fault, Policy } from "../src/emulator.js"
-import { declarations, sentinel } from "./fixtures.js"
+import { Emulator, Fault, Policy } from "../src/index.js"
+
+/** A key no test may ever see printed or recorded. */
+const sentinel = "sk-SENTINEL-9f8e7d6c5b4a39281706"
 
 const gemini = (emulator: Emulator.Service, apiKey = emulator.apiKey) => new GoogleGenAI({ apiKey, httpOptions: { baseUrl: emulator.geminiBaseUrl } })
 
@@ -157,23 +159,30 @@ describe("Emulator — Gemini REST strictness (through @google/genai)", () => {
     }))
 })
 
-describe("Emulator — convenience layers", () => {
-  it.effect("Emulator.gemini / glm / openAI / chatCompletions give LanguageModels wired to the emulator in context", () =>
+describe("Emulator — routes", () => {
+  it.scoped("one emulator serves every SDK on its own route: Gemini, GLM (general and coding), OpenAI, any base path", () =>
     Effect.gen(function* () {
-      const emulator = yield* Emulator.Emulator
-      const answers: Array<string> = []
-      for (const layer of [Emulator.gemini(), Emulator.glm({ endpoint: "coding" }), Emulator.openAI(), Emulator.chatCompletions({ path: "/local/v1" })]) {
-        const model = yield* Effect.provide(LanguageModel.LanguageModel, layer)
-        answers.push(Turn.text((yield* model.generate({ transcript: [Turn.user("hi")], declarations: [] })).turn))
-      }
-      expect(answers).toEqual(["gemini", "glm", "openai", "openai"])
+      const emulator = yield* Emulator.make({ policy: Policy.fromFunction((request) => ({ text: request.flavour })), signatures: false })
+      const chat = (baseURL: string) =>
+        Effect.promise(() => openai(emulator, baseURL).chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] })).pipe(
+          Effect.map((completion) => completion.choices[0]!.message.content)
+        )
+      const answers = [
+        (yield* Effect.promise(() => gemini(emulator).models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }))).text,
+        yield* chat(emulator.glmBaseUrl()),
+        yield* chat(emulator.glmBaseUrl("coding")),
+        yield* chat(emulator.openAIBaseUrl()),
+        yield* chat(emulator.openAIBaseUrl("/local/v1"))
+      ]
+      expect(answers).toEqual(["gemini", "glm", "glm", "openai", "openai"])
       expect((yield* emulator.requests).map((record) => record.path)).toEqual([
         "/v1beta/models/gemini-2.5-flash:generateContent",
+        "/api/paas/v4/chat/completions",
         "/api/coding/paas/v4/chat/completions",
         "/v1/chat/completions",
         "/local/v1/chat/completions"
       ])
-    }).pipe(Effect.provide(Emulator.layer({ policy: Policy.fromFunction((request) => ({ text: request.flavour })) }))))
+    }))
 
   it.scoped("without alt=sse a Gemini stream is one JSON array of the chunks", () =>
     Effect.gen(function* () {
@@ -377,42 +386,4 @@ describe("Emulator — lifecycle, recording, policies", () => {
       expect(response.status).toBe(404)
       expect((yield* emulator.requests)[0]!.error).toBe("not found")
     }))
-})
-
-describe("Emulator — the offline rule policy", () => {
-  const clock = Tool.make("clock", {
-    description: "Current time in a time zone",
-    parameters: Schema.Struct({ timeZone: Schema.String }),
-    handler: ({ timeZone }) => Effect.succeed({ timeZone, time: "09:30" })
-  })
-  const calculator = Tool.make("calculator", {
-    description: "Evaluates arithmetic",
-    parameters: Schema.Struct({ expression: Schema.String }),
-    handler: ({ expression }) => Effect.succeed(expression === "(2 + 3) * 4" ? 20 : Number.NaN)
-  })
-  const tools = Registry.unsafeMake(clock, calculator)
-  const offline = Emulator.gemini().pipe(Layer.provideMerge(Emulator.layer()))
-
-  it.effect("calls the tool the message plainly asks for, with arguments from the message, then reports it", () =>
-    Effect.gen(function* () {
-      const time = yield* Agent.run({ registry: tools, prompt: "What time is it in Europe/Oslo?" })
-      expect(time.calls.map((c) => [c.name, c.args])).toEqual([["clock", { timeZone: "Europe/Oslo" }]])
-      expect(time.text).toBe('clock: {"timeZone":"Europe/Oslo","time":"09:30"}')
-      const sum = yield* Agent.run({ registry: tools, prompt: "Please calculate (2 + 3) * 4" })
-      expect(sum.calls.map((c) => [c.name, c.args])).toEqual([["calculator", { expression: "(2 + 3) * 4" }]])
-      expect(sum.text).toBe("calculator: 20")
-    }).pipe(Effect.provide(offline)))
-
-  it.effect("otherwise says it is the offline emulator, and names the tools it has", () =>
-    Effect.gen(function* () {
-      const result = yield* Agent.run({ registry: tools, prompt: "Write me a poem" })
-      expect(result.calls).toHaveLength(0)
-      expect(result.text).toContain("agentfx emulator, running offline")
-      expect(result.text).toContain("clock, calculator")
-      const model = yield* LanguageModel.LanguageModel
-      const bare = yield* model.generate({ transcript: [Turn.user("hi")], declarations: [] })
-      expect(Turn.text(bare.turn)).toContain("I was given no tools.")
-      const named = yield* model.generate({ transcript: [Turn.user("use get_weather for Lima")], declarations })
-      expect(Turn.calls(named.turn).map((c) => c.name)).toEqual(["get_weather"])
-    }).pipe(Effect.provide(offline)))
 })

@@ -2,11 +2,11 @@
  * A policy step → the neutral answer the protocol renderers put on the wire: the model turn (call ids assigned,
  * never reusing an id of the conversation), why it finished, and its usage.
  */
-import type { LanguageModel, ModelError } from "@agentfx/core"
+import type { FunctionDeclaration, LanguageModel, ModelError } from "@agentfx/core"
 import { FunctionCall, Turn } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
-import type * as Fault from "../../emulator/Fault.js"
-import type * as Policy from "../../emulator/Policy.js"
+import type * as Fault from "../Fault.js"
+import type * as Policy from "../Policy.js"
 
 export interface Answer {
   readonly turn: Turn.Turn
@@ -140,10 +140,18 @@ export const streamStop = (
   return error === undefined ? undefined : { after: error.afterChunks, how: "error", errorFrame: errorFrame(error) }
 }
 
+/** What a policy is told about a request's content, whatever its protocol (each route decodes its own wire). */
+export interface NeutralRequest {
+  readonly system: string | undefined
+  readonly transcript: ReadonlyArray<Turn.Turn>
+  readonly declarations: ReadonlyArray<FunctionDeclaration.FunctionDeclaration>
+  readonly toolChoice: LanguageModel.ToolChoice | undefined
+}
+
 /** The request a policy sees: where it came from, and the decoded neutral request. */
 export const policyRequest = (
   route: Pick<Policy.Request, "protocol" | "flavour" | "index" | "model" | "stream">,
-  neutral: Pick<LanguageModel.Request, "system" | "transcript" | "declarations" | "toolChoice">
+  neutral: NeutralRequest
 ): Policy.Request => ({
   ...route,
   system: neutral.system,

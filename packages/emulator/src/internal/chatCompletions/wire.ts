@@ -1,0 +1,192 @@
+/**
+ * The chat-completions request as the servers read it, written from OpenAI's API reference, Z.AI's (GLM) and the
+ * SDK's wire captures — not from any client's codec. OpenAI refuses what it does not know: an unrecognised
+ * top-level argument, or a field a message of that role does not have (`reasoning_content` on an assistant
+ * message is GLM's, not OpenAI's). GLM ignores unknown fields. A value of the wrong type is refused by both, each
+ * in its own words; the conversation's rules are checked afterwards, in `rules.ts`.
+ */
+import * as Either from "effect/Either"
+import type * as ParseResult from "effect/ParseResult"
+import * as AST from "effect/SchemaAST"
+import * as Schema from "effect/Schema"
+import { isPlainObject, kindOf } from "../json.js"
+
+/** The server being emulated: routes under `/paas/` are GLM (Z.AI), the others OpenAI. */
+export type Flavour = "glm" | "openai"
+
+const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+const nullable = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(Schema.NullOr(schema), { exact: true })
+const described = <S extends Schema.Schema.AnyNoContext>(schema: S, expected: string): S => schema.annotations({ identifier: expected }) as S
+
+const string = described(Schema.String, "a string")
+const number = described(Schema.Number, "a number")
+const boolean = described(Schema.Boolean, "a boolean")
+const object = described(
+  Schema.declare((value: unknown): value is { readonly [key: string]: unknown } => isPlainObject(value)),
+  "an object"
+)
+const contentPart = described(Schema.Struct({ type: string, text: opt(string) }), "an object")
+const content = described(Schema.Union(string, Schema.Array(contentPart)), "one of a string or array of objects")
+
+export const ToolCall = described(
+  Schema.Struct({
+    id: opt(string),
+    type: opt(string),
+    index: opt(number),
+    function: described(Schema.Struct({ name: string, arguments: opt(string) }), "an object")
+  }),
+  "an object"
+)
+export type ToolCall = typeof ToolCall.Type
+
+export const Message = described(
+  Schema.Struct({
+    role: string,
+    content: nullable(content),
+    name: opt(string),
+    tool_calls: nullable(Schema.Array(ToolCall)),
+    tool_call_id: opt(string),
+    reasoning_content: nullable(string),
+    refusal: nullable(string)
+  }),
+  "an object"
+)
+export type Message = typeof Message.Type
+
+export const Tool = described(
+  Schema.Struct({
+    type: string,
+    function: opt(described(Schema.Struct({ name: string, description: opt(string), parameters: opt(object), strict: nullable(boolean) }), "an object"))
+  }),
+  "an object"
+)
+export type Tool = typeof Tool.Type
+
+/** The body of `POST /chat/completions`; every other field is kept as it came (see `unknownFields`). */
+export const Request = Schema.Struct({
+  model: string,
+  messages: Schema.Array(Message),
+  tools: nullable(Schema.Array(Tool)),
+  tool_choice: opt(Schema.Union(string, object)),
+  stream: nullable(boolean),
+  stream_options: nullable(described(Schema.Struct({ include_usage: opt(boolean) }), "an object")),
+  temperature: nullable(number),
+  max_tokens: nullable(number),
+  max_completion_tokens: nullable(number)
+})
+export type Request = typeof Request.Type
+
+// ---------------------------------------------------------------------------------------------------------------
+// what OpenAI refuses that GLM lets through
+
+const openAIArguments = new Set([
+  "model", "messages", "tools", "tool_choice", "stream", "stream_options", "temperature", "top_p", "max_tokens",
+  "max_completion_tokens", "n", "stop", "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs",
+  "user", "seed", "response_format", "parallel_tool_calls", "reasoning_effort", "metadata", "store", "service_tier",
+  "modalities", "audio", "prediction", "web_search_options", "verbosity", "prompt_cache_key", "safety_identifier", "functions", "function_call"
+])
+
+const messageFields: Readonly<Record<string, ReadonlySet<string>>> = {
+  system: new Set(["role", "content", "name"]),
+  developer: new Set(["role", "content", "name"]),
+  user: new Set(["role", "content", "name"]),
+  assistant: new Set(["role", "content", "name", "tool_calls", "refusal", "audio", "function_call"]),
+  tool: new Set(["role", "content", "tool_call_id"])
+}
+
+/** OpenAI's refusal of a field it does not know, if the body has one (GLM accepts them). */
+export const unknownFields = (body: { readonly [key: string]: unknown }): { message: string; param: string | null } | undefined => {
+  for (const key of Object.keys(body)) {
+    if (!openAIArguments.has(key)) return { message: `Unrecognized request argument supplied: ${key}`, param: null }
+  }
+  const messages = Array.isArray(body.messages) ? body.messages : []
+  for (let i = 0; i < messages.length; i++) {
+    const message: unknown = messages[i]
+    if (!isPlainObject(message) || typeof message.role !== "string") continue
+    const allowed = messageFields[message.role]
+    const extra = allowed === undefined ? undefined : Object.keys(message).find((key) => !allowed.has(key))
+    if (extra !== undefined) return { message: `Additional properties are not allowed ('${extra}' was unexpected) - 'messages.${i}'`, param: `messages.[${i}]` }
+  }
+  return undefined
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// type errors, in each server's words
+
+const jsonPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? String(key) : `${acc}.${String(key)}`), "")
+
+const expectedOf = (ast: AST.AST): string => {
+  const identifier = AST.getIdentifierAnnotation(ast)
+  if (identifier._tag === "Some") return identifier.value
+  if (AST.isTupleType(ast)) return "an array"
+  // An optional nullable field: what is expected is its non-null member.
+  if (AST.isUnion(ast)) {
+    const member = ast.types.find((type) => !(AST.isLiteral(type) && type.literal === null))
+    if (member !== undefined) return expectedOf(member)
+  }
+  return "a valid value"
+}
+
+const issuesOf = (issues: ParseResult.Composite["issues"]): ReadonlyArray<ParseResult.ParseIssue> =>
+  Array.isArray(issues) ? (issues as ReadonlyArray<ParseResult.ParseIssue>) : [issues as ParseResult.ParseIssue]
+
+const firstOf = (issues: ParseResult.Composite["issues"]): ParseResult.ParseIssue =>
+  Array.isArray(issues) ? (issues as ReadonlyArray<ParseResult.ParseIssue>)[0]! : (issues as ParseResult.ParseIssue)
+
+interface Problem {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly kind: "missing" | "type"
+  readonly expected: string
+  readonly actual: unknown
+}
+
+const problemOf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey> = []): Problem => {
+  switch (issue._tag) {
+    case "Pointer":
+      return problemOf(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path as PropertyKey])])
+    case "Missing":
+      return { path, kind: "missing", expected: "", actual: undefined }
+    case "Composite": {
+      // A struct or an array handed the right kind of value failed inside: report the inner problem. A union whose
+      // member of the right kind failed inside (a nullable array of tool calls): that member's problem. Anything
+      // handed a value of the wrong kind fails as a whole.
+      const structured = isPlainObject(issue.actual) || Array.isArray(issue.actual)
+      if (structured && !AST.isUnion(issue.ast)) return problemOf(firstOf(issue.issues), path)
+      const inner = structured ? issuesOf(issue.issues).find((member) => member._tag !== "Type") : undefined
+      return inner !== undefined ? problemOf(inner, path) : { path, kind: "type", expected: expectedOf(issue.ast), actual: issue.actual }
+    }
+    case "Refinement":
+    case "Transformation":
+      return problemOf(issue.issue, path)
+    case "Type":
+      return { path, kind: "type", expected: expectedOf(issue.ast), actual: issue.actual }
+    case "Unexpected":
+    case "Forbidden":
+      return { path, kind: "type", expected: "a valid value", actual: issue.actual }
+  }
+}
+
+const decode = Schema.decodeUnknownEither(Request, { errors: "first", onExcessProperty: "preserve" })
+
+/** The body read as a chat-completions request, or the 400 the server answers a body it cannot read with. */
+export const decodeRequest = (
+  body: unknown,
+  flavour: Flavour
+): Either.Either<Request & { readonly [key: string]: unknown }, { message: string; param: string | null }> => {
+  if (!isPlainObject(body)) {
+    return Either.left({ message: flavour === "glm" ? "请求参数非法: the body must be a JSON object" : `Invalid type for body: expected an object, but got ${kindOf(body)} instead.`, param: null })
+  }
+  if (flavour === "openai") {
+    const unknown = unknownFields(body)
+    if (unknown !== undefined) return Either.left(unknown)
+  }
+  return Either.mapLeft(decode(body), (error) => {
+    const problem = problemOf(error.issue)
+    const param = jsonPath(problem.path)
+    if (flavour === "glm") return { message: `${param} 参数非法: ${problem.kind === "missing" ? "required" : `expected ${problem.expected}`}`, param }
+    return problem.kind === "missing"
+      ? { message: `Missing required parameter: '${param}'.`, param }
+      : { message: `Invalid type for '${param}': expected ${problem.expected}, but got ${kindOf(problem.actual)} instead.`, param }
+  })
+}

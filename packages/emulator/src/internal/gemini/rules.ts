@@ -1,0 +1,105 @@
+/**
+ * The conversation rules Gemini enforces after the body was read: roles, turn order and counts, object-only
+ * function responses, well-formed declarations, and (like Gemini 3) the thought signature it issued on a call,
+ * required back on that call within the current turn. Each refusal is the real API's 400 text.
+ */
+import { isPlainObject } from "../json.js"
+import { messages } from "./errors.js"
+import type { Signer } from "./signature.js"
+import { callSubject, isBase64 } from "./signature.js"
+import type * as Wire from "./wire.js"
+
+const countCalls = (content: Wire.Content): number => (content.parts ?? []).filter((part) => part.functionCall !== undefined).length
+const countResponses = (content: Wire.Content): number => (content.parts ?? []).filter((part) => part.functionResponse !== undefined).length
+
+/** The members of Part's `oneof data`: a part holds exactly one. */
+const dataFields = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult", "toolCall", "toolResponse"] as const
+
+const declarationName = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/
+
+/** The 400 message Gemini would answer this body with, if any. */
+export const violation = (body: Wire.Request, signer: Signer | undefined): string | undefined => {
+  const contents = body.contents ?? []
+  if (contents.length === 0) return "* GenerateContentRequest.contents: contents is not specified\n"
+  const tools = body.tools ?? []
+  for (let t = 0; t < tools.length; t++) {
+    const declarations = tools[t]!.functionDeclarations ?? []
+    for (let f = 0; f < declarations.length; f++) {
+      const declaration = declarations[f]!
+      const at = `* GenerateContentRequest.tools[${t}].function_declarations[${f}]`
+      if (declaration.name === undefined || !declarationName.test(declaration.name)) {
+        return `${at}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n`
+      }
+      if (declaration.parameters !== undefined && declaration.parametersJsonSchema !== undefined) {
+        return `${at}: parameters and parameters_json_schema are mutually exclusive.\n`
+      }
+    }
+  }
+  // Field checks first (as the API validates the payload before the conversation's rules).
+  if (contents.some((content) => (content.role ?? "user") !== "user" && content.role !== "model")) return messages.role
+  for (let i = 0; i < contents.length; i++) {
+    const parts = contents[i]!.parts ?? []
+    if (parts.length === 0) return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`
+    for (let j = 0; j < parts.length; j++) {
+      const part = parts[j]!
+      const data = dataFields.filter((field) => part[field] !== undefined)
+      if (data.length === 0) return `* GenerateContentRequest.contents[${i}].parts[${j}].data: required oneof field 'data' must have one initialized field\n`
+      if (data.length > 1) return `Invalid JSON payload received. Oneof field 'data' is already set. Cannot set '${data[1]}' at 'contents[${i}].parts[${j}]'.`
+      if (part.functionCall !== undefined && (part.functionCall.name ?? "") === "") {
+        return `* GenerateContentRequest.contents[${i}].parts[${j}].function_call.name: Name cannot be empty.\n`
+      }
+      if (part.functionResponse !== undefined && (part.functionResponse.name ?? "") === "") {
+        return `* GenerateContentRequest.contents[${i}].parts[${j}].function_response.name: Name cannot be empty.\n`
+      }
+      const response = part.functionResponse
+      if (response !== undefined && !isPlainObject(response.response)) {
+        return Array.isArray(response.response)
+          ? `Invalid JSON payload received. Unknown name "response" at 'contents[${i}].parts[${j}].function_response': Proto field is not repeating, cannot start list.`
+          : `Invalid value at 'contents[${i}].parts[${j}].function_response.response' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(response.response ?? null)}`
+      }
+      if (part.thoughtSignature !== undefined && !isBase64(part.thoughtSignature)) {
+        return `Invalid value at 'contents[${i}].parts[${j}].thought_signature' (TYPE_BYTES), Base64 decoding failed for "${part.thoughtSignature}"`
+      }
+    }
+  }
+  // Then the conversation's rules.
+  for (let i = 0; i < contents.length; i++) {
+    const content = contents[i]!
+    const role = content.role ?? "user"
+    const calls = countCalls(content)
+    const responses = countResponses(content)
+    const previous = contents[i - 1]
+    if (calls > 0) {
+      if (role !== "model" || previous === undefined || (previous.role ?? "user") !== "user") return messages.callOrder
+      const next = contents[i + 1]
+      if (next !== undefined && ((next.role ?? "user") !== "user" || countResponses(next) !== calls)) {
+        return countResponses(next) === 0 && (next.role ?? "user") !== "user" ? messages.responseOrder : messages.responseCount
+      }
+    }
+    if (responses > 0) {
+      if (role !== "user" || previous === undefined || previous.role !== "model" || countCalls(previous) === 0) return messages.responseOrder
+      if (responses !== countCalls(previous)) return messages.responseCount
+    }
+  }
+  if (signer !== undefined) {
+    // Gemini 3 checks the calls of the current turn: everything since the last user message that is not responses.
+    let start = 0
+    for (let i = contents.length - 1; i >= 0; i--) {
+      const content = contents[i]!
+      if ((content.role ?? "user") === "user" && countResponses(content) === 0) {
+        start = i + 1
+        break
+      }
+    }
+    for (let i = start; i < contents.length; i++) {
+      const parts = contents[i]!.parts ?? []
+      const first = parts.find((part) => part.functionCall !== undefined)
+      if (contents[i]!.role !== "model" || first === undefined) continue
+      const call = first.functionCall!
+      if (first.thoughtSignature === undefined) return messages.missingSignature(call.name ?? "", i + 1)
+      if (!signer.verify(callSubject(call), first.thoughtSignature)) return messages.corruptedSignature
+    }
+  }
+  return undefined
+}
+

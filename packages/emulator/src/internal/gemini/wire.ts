@@ -1,0 +1,219 @@
+/**
+ * The Gemini REST request as the server reads it: the proto messages of `generativelanguage.v1beta` in their
+ * JSON mapping, written from the API reference and the SDK's wire captures — not from any client's codec, so a
+ * client's mistake is not repeated here. Like the real server (a proto parser), a field it does not know is an
+ * error ("Unknown name … Cannot find field."), and a value of the wrong type is "Invalid value at …". Open-ended
+ * values (a `google.protobuf.Struct`, a JSON Schema) are left as JSON; the conversation's rules are checked
+ * afterwards, in `rules.ts`.
+ */
+import * as Either from "effect/Either"
+import type * as ParseResult from "effect/ParseResult"
+import * as AST from "effect/SchemaAST"
+import * as Schema from "effect/Schema"
+import { isPlainObject } from "../json.js"
+
+const typeName = (name: string) => `type.googleapis.com/google.ai.generativelanguage.v1beta.${name}`
+
+/** A proto message: only these fields, each optional as in proto3 unless `required` is used. */
+const message = <Fields extends Schema.Struct.Fields>(name: string, fields: Fields) =>
+  Schema.Struct(fields).annotations({ identifier: typeName(name) })
+
+const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+const string = Schema.String.annotations({ identifier: "TYPE_STRING" })
+const bool = Schema.Boolean.annotations({ identifier: "TYPE_BOOL" })
+const float = Schema.Number.annotations({ identifier: "TYPE_FLOAT" })
+const int32 = Schema.Number.annotations({ identifier: "TYPE_INT32" })
+/** `google.protobuf.Struct`: any JSON object. */
+const struct = Schema.declare((value: unknown): value is { readonly [key: string]: unknown } => isPlainObject(value), {
+  identifier: "type.googleapis.com/google.protobuf.Struct"
+})
+/** `google.protobuf.Value`: any JSON value (a JSON Schema, say). */
+const value = Schema.Unknown
+const repeated = <S extends Schema.Schema.Any>(schema: S) => Schema.Array(schema)
+const enumOf = <const Values extends ReadonlyArray<string>>(name: string, ...values: Values) =>
+  Schema.Literal(...values).annotations({ identifier: typeName(name) })
+
+export const Blob = message("Blob", { mimeType: opt(string), data: opt(string), displayName: opt(string) })
+
+export const FileData = message("FileData", { mimeType: opt(string), fileUri: opt(string), displayName: opt(string) })
+
+export const FunctionCall = message("FunctionCall", {
+  id: opt(string),
+  name: opt(string),
+  args: opt(struct),
+  partialArgs: opt(repeated(value)),
+  willContinue: opt(bool)
+})
+export type FunctionCall = typeof FunctionCall.Type
+
+export const Scheduling = enumOf("FunctionResponse.Scheduling", "SCHEDULING_UNSPECIFIED", "SILENT", "WHEN_IDLE", "INTERRUPT")
+
+/** `response` is read as any JSON here: that it must be an object is a rule with its own message (rules.ts). */
+export const FunctionResponse = message("FunctionResponse", {
+  id: opt(string),
+  name: opt(string),
+  response: opt(value),
+  parts: opt(repeated(value)),
+  willContinue: opt(bool),
+  scheduling: opt(Scheduling)
+})
+export type FunctionResponse = typeof FunctionResponse.Type
+
+export const Part = message("Part", {
+  text: opt(string),
+  thought: opt(bool),
+  thoughtSignature: opt(string),
+  inlineData: opt(Blob),
+  fileData: opt(FileData),
+  functionCall: opt(FunctionCall),
+  functionResponse: opt(FunctionResponse),
+  executableCode: opt(struct),
+  codeExecutionResult: opt(struct),
+  videoMetadata: opt(struct),
+  partMetadata: opt(struct),
+  mediaResolution: opt(value),
+  toolCall: opt(struct),
+  toolResponse: opt(struct)
+})
+export type Part = typeof Part.Type
+
+export const Content = message("Content", { role: opt(string), parts: opt(repeated(Part)) })
+export type Content = typeof Content.Type
+
+export const Behavior = enumOf("FunctionDeclaration.Behavior", "UNSPECIFIED", "BLOCKING", "NON_BLOCKING")
+
+export const FunctionDeclaration = message("FunctionDeclaration", {
+  name: opt(string),
+  description: opt(string),
+  parameters: opt(value),
+  parametersJsonSchema: opt(value),
+  response: opt(value),
+  responseJsonSchema: opt(value),
+  behavior: opt(Behavior)
+})
+export type FunctionDeclaration = typeof FunctionDeclaration.Type
+
+export const Tool = message("Tool", {
+  functionDeclarations: opt(repeated(FunctionDeclaration)),
+  googleSearch: opt(struct),
+  googleSearchRetrieval: opt(struct),
+  codeExecution: opt(struct),
+  urlContext: opt(struct),
+  retrieval: opt(struct),
+  googleMaps: opt(struct),
+  computerUse: opt(struct),
+  fileSearch: opt(struct),
+  enterpriseWebSearch: opt(struct),
+  mcpServers: opt(repeated(value))
+})
+export type Tool = typeof Tool.Type
+
+export const Mode = enumOf("FunctionCallingConfig.Mode", "MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED")
+
+export const FunctionCallingConfig = message("FunctionCallingConfig", {
+  mode: opt(Mode),
+  allowedFunctionNames: opt(repeated(string)),
+  streamFunctionCallArguments: opt(bool)
+})
+
+export const ToolConfig = message("ToolConfig", {
+  functionCallingConfig: opt(FunctionCallingConfig),
+  retrievalConfig: opt(struct),
+  includeServerSideToolInvocations: opt(bool)
+})
+
+export const GenerationConfig = message("GenerationConfig", {
+  temperature: opt(float),
+  topP: opt(float),
+  topK: opt(float),
+  candidateCount: opt(int32),
+  maxOutputTokens: opt(int32),
+  stopSequences: opt(repeated(string)),
+  responseMimeType: opt(string),
+  responseSchema: opt(value),
+  responseJsonSchema: opt(value),
+  responseModalities: opt(repeated(string)),
+  presencePenalty: opt(float),
+  frequencyPenalty: opt(float),
+  seed: opt(int32),
+  responseLogprobs: opt(bool),
+  logprobs: opt(int32),
+  thinkingConfig: opt(struct),
+  mediaResolution: opt(string),
+  speechConfig: opt(struct),
+  audioTimestamp: opt(bool),
+  enableAffectiveDialog: opt(bool),
+  enableEnhancedCivicAnswers: opt(bool),
+  routingConfig: opt(struct),
+  modelSelectionConfig: opt(struct)
+})
+
+/** The body of `generateContent` / `streamGenerateContent` (the model is in the path). */
+export const Request = message("GenerateContentRequest", {
+  contents: opt(repeated(Content)),
+  systemInstruction: opt(Content),
+  tools: opt(repeated(Tool)),
+  toolConfig: opt(ToolConfig),
+  safetySettings: opt(repeated(struct)),
+  generationConfig: opt(GenerationConfig),
+  cachedContent: opt(string)
+})
+export type Request = typeof Request.Type
+
+// ---------------------------------------------------------------------------------------------------------------
+// the proto parser's messages
+
+const snake = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+/** A proto field path as the server prints it: `contents[2].parts[0].function_response`. */
+export const protoPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : acc === "" ? snake(String(key)) : `${acc}.${snake(String(key))}`), "")
+
+const nameOf = (ast: AST.AST): string => {
+  const identifier = AST.getIdentifierAnnotation(ast)
+  if (identifier._tag === "Some") return identifier.value
+  if (AST.isTupleType(ast) && ast.rest.length > 0) return nameOf(ast.rest[0]!.type)
+  if (AST.isUnion(ast)) return nameOf(ast.types[0]!)
+  return "TYPE_MESSAGE"
+}
+
+const first = (issues: ParseResult.Composite["issues"]): ParseResult.ParseIssue =>
+  Array.isArray(issues) ? (issues as ReadonlyArray<ParseResult.ParseIssue>)[0]! : (issues as ParseResult.ParseIssue)
+
+/** The first problem of a failed decode, worded as Gemini's proto parser words it. */
+export const describeIssue = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey> = []): string => {
+  switch (issue._tag) {
+    case "Pointer":
+      return describeIssue(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path as PropertyKey])])
+    case "Unexpected": {
+      const name = String(path[path.length - 1])
+      const at = protoPath(path.slice(0, -1))
+      return `Invalid JSON payload received. Unknown name "${name}"${at === "" ? "" : ` at '${at}'`}: Cannot find field.`
+    }
+    case "Missing":
+      return `* GenerateContentRequest.${protoPath(path)}: ${snake(String(path[path.length - 1]))} is required.\n`
+    case "Composite":
+      // A value of the wrong kind for a message or an enum fails as a whole: report it like a scalar.
+      return isPlainObject(issue.actual) || Array.isArray(issue.actual) ? describeIssue(first(issue.issues), path) : invalidValue(issue.ast, issue.actual, path)
+    case "Type":
+      return invalidValue(issue.ast, issue.actual, path)
+    case "Refinement":
+    case "Transformation":
+      return describeIssue(issue.issue, path)
+    case "Forbidden":
+      return `Invalid JSON payload received at '${protoPath(path)}'.`
+  }
+}
+
+const invalidValue = (ast: AST.AST, actual: unknown, path: ReadonlyArray<PropertyKey>): string => {
+  const at = protoPath(path)
+  const shown = JSON.stringify(actual) ?? "null"
+  return at === "" ? `Invalid JSON payload received. Expected an object, got ${shown}.` : `Invalid value at '${at}' (${nameOf(ast)}), ${shown}`
+}
+
+const decode = Schema.decodeUnknownEither(Request, { errors: "first", onExcessProperty: "error" })
+
+/** The body read as a `GenerateContentRequest`, or the 400 message Gemini answers a body it cannot read with. */
+export const decodeRequest = (body: unknown): Either.Either<Request, string> =>
+  Either.mapLeft(decode(body), (error) => describeIssue(error.issue))
