@@ -5,7 +5,12 @@
  *
  * @since 0.1.0
  */
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+
+/** Marks every error of the command, whatever its tag. */
+export const TypeId: unique symbol = Symbol.for("@agentfx/cli/CliError")
+export type TypeId = typeof TypeId
 
 /** Exit code of a command that ran and failed (a model error, an eval below its threshold). */
 export const failed = 1
@@ -16,6 +21,7 @@ export const interrupted = 130
 
 /** Arguments or options that cannot work together, or a value the command cannot use. */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { message: Schema.String }) {
+  readonly [TypeId]: TypeId = TypeId
   get exitCode(): number {
     return usage
   }
@@ -23,6 +29,7 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
 
 /** A file or directory the command was given cannot be read or is invalid. */
 export class InputError extends Schema.TaggedError<InputError>()("InputError", { message: Schema.String }) {
+  readonly [TypeId]: TypeId = TypeId
   get exitCode(): number {
     return usage
   }
@@ -33,6 +40,7 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
   provider: Schema.String,
   message: Schema.String
 }) {
+  readonly [TypeId]: TypeId = TypeId
   get exitCode(): number {
     return usage
   }
@@ -40,6 +48,7 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
 
 /** The agent run failed: the model could not be reached, refused the request, or the transcript broke. */
 export class RunFailed extends Schema.TaggedError<RunFailed>()("RunFailed", { message: Schema.String }) {
+  readonly [TypeId]: TypeId = TypeId
   get exitCode(): number {
     return failed
   }
@@ -47,6 +56,7 @@ export class RunFailed extends Schema.TaggedError<RunFailed>()("RunFailed", { me
 
 /** A file the command writes (a report, a saved session) could not be written. */
 export class OutputError extends Schema.TaggedError<OutputError>()("OutputError", { message: Schema.String }) {
+  readonly [TypeId]: TypeId = TypeId
   get exitCode(): number {
     return failed
   }
@@ -57,6 +67,7 @@ export class BelowThreshold extends Schema.TaggedError<BelowThreshold>()("BelowT
   passRate: Schema.Number,
   threshold: Schema.Number
 }) {
+  readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     const percent = (fraction: number) => `${Number((fraction * 100).toFixed(2))} %`
     return `the pass rate ${percent(this.passRate)} is below the threshold ${percent(this.threshold)}`
@@ -68,6 +79,7 @@ export class BelowThreshold extends Schema.TaggedError<BelowThreshold>()("BelowT
 
 /** Ctrl-C stopped the command. */
 export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted", {}) {
+  readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return "interrupted"
   }
@@ -78,7 +90,5 @@ export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted"
 
 export type CliError = UsageError | InputError | ProviderError | RunFailed | OutputError | BelowThreshold | Interrupted
 
-const tags = new Set(["UsageError", "InputError", "ProviderError", "RunFailed", "OutputError", "BelowThreshold", "Interrupted"])
-
-export const isCliError = (value: unknown): value is CliError =>
-  typeof value === "object" && value !== null && "_tag" in value && typeof value._tag === "string" && tags.has(value._tag) && "exitCode" in value
+/** True for every error of the command (and nothing else): it carries the `TypeId`. */
+export const isCliError = (value: unknown): value is CliError => Predicate.hasProperty(value, TypeId)

@@ -94,20 +94,22 @@ export const messagesOf = (records: ReadonlyArray<Emulator.Recorded>, index: num
   bodyOf(records, index).messages as Array<Record<string, unknown>>
 
 /**
- * Lets the loop's retry happen: waits (in real time, the HTTP exchange is real) until the loop has scheduled a
- * sleep on the TestClock that `by` reaches (its backoff, not the turn timeout of a running attempt), then moves
- * the clock by `by`.
+ * Waits (in real time: the HTTP exchange is real) until the loop has scheduled a sleep on the TestClock — one that
+ * ends within `within` from now when given (a backoff, not the turn timeout of a running attempt).
  */
-export const advanceWhenScheduled = (by: Duration.DurationInput) =>
+export const awaitScheduledSleep = (within?: Duration.DurationInput) =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
-    const until = now + DurationModule.toMillis(DurationModule.decode(by))
+    const until = within === undefined ? Infinity : now + DurationModule.toMillis(DurationModule.decode(within))
     yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1))).pipe(
       Effect.zipRight(TestClock.sleeps()),
       Effect.repeat({ until: (sleeps) => Chunk.some(sleeps, (at) => at <= until) })
     )
-    yield* TestClock.adjust(by)
   })
+
+/** Lets the loop's retry happen: waits until it has scheduled a sleep that `by` reaches, then moves the clock by `by`. */
+export const advanceWhenScheduled = (by: Duration.DurationInput) => Effect.zipRight(awaitScheduledSleep(by), TestClock.adjust(by))
+
 
 /** The provider's `LanguageModel` as a layer on a fresh emulator started with `options`, which stays in context too. */
 export const onEmulator = (provider: Provider, options: Emulator.Options = {}): Layer.Layer<LanguageModel.LanguageModel | Emulator.Emulator> =>

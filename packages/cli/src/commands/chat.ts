@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import * as Builtins from "../Builtins.js"
 import * as Repl from "../Repl.js"
 import * as SessionFile from "../SessionFile.js"
-import { withModel } from "../internal/common.js"
+import { withModel } from "../internal/withModel.js"
 import * as options from "../internal/options.js"
 
 const session = Options.text("session").pipe(

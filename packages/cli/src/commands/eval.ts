@@ -11,7 +11,7 @@ import * as Builtins from "../Builtins.js"
 import { BelowThreshold, InputError, OutputError } from "../CliError.js"
 import { Io } from "../Io.js"
 import * as Provider from "../Provider.js"
-import { untilInterrupted } from "../internal/common.js"
+import { untilInterrupted } from "../internal/untilInterrupted.js"
 import * as options from "../internal/options.js"
 
 const casesDir = Args.directory({ name: "cases-dir", exists: "yes" }).pipe(

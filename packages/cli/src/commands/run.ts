@@ -12,7 +12,8 @@ import { Io } from "../Io.js"
 import type * as Provider from "../Provider.js"
 import * as Screen from "../Screen.js"
 import * as TerminalApproval from "../TerminalApproval.js"
-import { runFailed, untilInterrupted, withModel } from "../internal/common.js"
+import { untilInterrupted } from "../internal/untilInterrupted.js"
+import { runFailed, withModel } from "../internal/withModel.js"
 import * as options from "../internal/options.js"
 
 const prompt = Args.text({ name: "prompt" }).pipe(

@@ -1,14 +1,15 @@
+/**
+ * A command's body run with the model it chose (announced on stderr first), and agent errors worded for the
+ * terminal.
+ */
 import type { Agent, LanguageModel } from "@agentfx/core"
 import type { Policy } from "@agentfx/emulator"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import { Interrupted, RunFailed } from "../CliError.js"
+import { RunFailed } from "../CliError.js"
 import { Io } from "../Io.js"
 import * as Provider from "../Provider.js"
 
-/** `effect`, stopped by the next Ctrl-C with `Interrupted` (its finalizers run: servers close, files are flushed). */
-export const untilInterrupted = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Interrupted, R | Io> =>
-  Effect.flatMap(Io, (io) => Effect.raceFirst(effect, Effect.zipRight(io.interrupted, Effect.fail(new Interrupted()))))
 
 /** An agent run's error, for the terminal. */
 export const describeAgentError = (error: Agent.AgentError): string => `${error._tag}: ${error.message}`
