@@ -6,6 +6,9 @@
  * never asked for, a response that is not an object: a violation, and a `1007` close) and logs everything both
  * sides said, with the time, for the test to inspect. Deterministic: call ids are `call_<connection>_<n>`.
  *
+ * A response to a cancelled id is a violation only if the client had read the cancellation when it answered (one
+ * that crossed the cancellation on the wire is accepted and ignored, as it cannot be helped).
+ *
  * @example
  * const model = ScriptedLive.layer(ScriptedLive.conversation([
  *   { calls: [{ name: "lamp", args: { on: true } }], text: "The lamp is on." },
@@ -51,8 +54,8 @@ export type Action =
   | { readonly goAway: Duration.DurationInput }
   /** A resumption update with this handle — or an empty, non-resumable one while calls are outstanding. */
   | { readonly resumption: string }
-  /** Closes the connection with this code (1006: a dropped socket). */
-  | { readonly drop: number; readonly reason?: string }
+  /** Closes the connection with this code (1006: a dropped socket), now or `after` a delay (not holding up the rest). */
+  | { readonly drop: number; readonly reason?: string; readonly after?: Duration.DurationInput }
   /** Waits before the next action. */
   | { readonly wait: Duration.DurationInput }
   /** Any event, as it is. */
@@ -102,7 +105,7 @@ export interface Inspector {
   readonly log: Effect.Effect<ReadonlyArray<LogEntry>>
   /** Every tool response the client sent, with its connection. */
   readonly responses: Effect.Effect<ReadonlyArray<{ readonly connection: number; readonly response: LiveModel.ToolResponse }>>
-  /** What the client did that a real server refuses (each closed its connection with 1007). */
+  /** What the client did that a strict server refuses (each closed its connection with 1007). */
   readonly violations: Effect.Effect<ReadonlyArray<string>>
   /** Performs actions now, on the latest connection (drops, `GoAway`, cancellations on demand). */
   readonly perform: (actions: ReadonlyArray<Action>) => Effect.Effect<void>
@@ -143,6 +146,8 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
         const outstanding = new Map<string, FunctionCall>()
         const answered = new Set<string>()
         const cancelled = new Set<string>()
+        /** Cancelled ids whose cancellation the client has read. */
+        const delivered = new Set<string>()
         let asked = 0
         let index = 0
         let closed = false
@@ -213,7 +218,10 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
           if ("resumption" in action) {
             return emit(outstanding.size === 0 ? { _tag: "ResumptionUpdate", handle: action.resumption, resumable: true } : { _tag: "ResumptionUpdate", handle: undefined, resumable: false })
           }
-          if ("drop" in action) return close(action.drop, action.reason ?? "")
+          if ("drop" in action) {
+            const drop = close(action.drop, action.reason ?? "")
+            return action.after === undefined ? drop : Effect.asVoid(Effect.forkIn(Effect.zipRight(Effect.sleep(action.after), drop), scope))
+          }
           return action.event._tag === "Closed" ? close(action.event.code, action.event.reason) : emit(action.event)
         }
         const perform = (actions: ReadonlyArray<Action>): Effect.Effect<void> => Effect.forEach(actions, act, { discard: true })
@@ -234,7 +242,15 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
           )
 
         const connection: LiveModel.Connection = {
-          events: Stream.fromQueue(events).pipe(Stream.takeUntil((event) => event._tag === "Closed")),
+          // One event per pull, so an event counts as read once the client took it.
+          events: Stream.fromQueue(events, { maxChunkSize: 1 }).pipe(
+            Stream.tap((event) =>
+              Effect.sync(() => {
+                if (event._tag === "ToolCallCancellation") for (const id of event.ids) if (cancelled.has(id)) delivered.add(id)
+              })
+            ),
+            Stream.takeUntil((event) => event._tag === "Closed")
+          ),
           sendText: (text) =>
             Effect.zipRight(
               receive({ _tag: "Text", text }),
@@ -244,15 +260,18 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
             Effect.zipRight(
               receive({ _tag: "ToolResponses", responses }),
               Effect.suspend(() => {
+                const before = outstanding.size
                 for (const response of responses) {
+                  // A response that crossed its cancellation on the wire is accepted and ignored; one sent after the
+                  // client read the cancellation is the client's mistake.
                   const wrong =
                     !isPlainObject(response.response)
                       ? "its response is not an object"
                       : answered.has(response.id)
                         ? "it was answered already"
-                        : cancelled.has(response.id)
-                          ? "it was cancelled"
-                          : !outstanding.has(response.id)
+                        : delivered.has(response.id)
+                          ? "the client had read its cancellation"
+                          : !outstanding.has(response.id) && !cancelled.has(response.id)
                             ? "it was never asked for on this connection"
                             : undefined
                   if (wrong !== undefined) {
@@ -263,7 +282,7 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
                   answered.add(response.id)
                 }
                 const reaction = plan.onToolResponses === undefined ? [] : plan.onToolResponses(responses, situation())
-                return Queue.offer(reactions, outstanding.size === 0 ? [...reaction, ...idle()] : reaction)
+                return Queue.offer(reactions, before > 0 && outstanding.size === 0 ? [...reaction, ...idle()] : reaction)
               })
             ),
           close: Effect.zipRight(Effect.ignore(receive({ _tag: "Close" })), close(LiveModel.CloseCode.normal, "closed by the client"))

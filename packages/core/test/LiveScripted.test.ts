@@ -47,11 +47,11 @@ describe("ScriptedLive", () => {
         expect(yield* inspector.setups).toEqual([setup])
       })))
 
-  it.scoped("answering an id twice, after its cancellation, never asked, or with a non-object is a violation closed with 1007", () =>
+  it.scoped("answering an id twice, after reading its cancellation, never asked, or with a non-object is a violation closed with 1007", () =>
     Effect.gen(function* () {
       const cases: ReadonlyArray<[string, (c: LiveModel.Connection) => Effect.Effect<void, ModelError.ModelError>, string]> = [
         ["twice", (c) => Effect.zipRight(c.sendToolResponses([{ id: "a", name: "t", response: {} }]), c.sendToolResponses([{ id: "a", name: "t", response: {} }])), "it was answered already"],
-        ["cancelled", (c) => c.sendToolResponses([{ id: "b", name: "t", response: {} }]), "it was cancelled"],
+        ["cancelled", (c) => c.sendToolResponses([{ id: "b", name: "t", response: {} }]), "the client had read its cancellation"],
         ["unknown", (c) => c.sendToolResponses([{ id: "zz", name: "t", response: {} }]), "it was never asked for on this connection"],
         ["not an object", (c) => c.sendToolResponses([{ id: "a", name: "t", response: ["x"] as never }]), "its response is not an object"]
       ]
@@ -68,6 +68,32 @@ describe("ScriptedLive", () => {
           }))
       }
     }))
+
+  it.scoped("a response that crossed its cancellation on the wire (sent before the client read it) is accepted and ignored", () =>
+    withModel({ onSetup: [{ calls: [{ name: "t", id: "a" }] }, { cancel: ["a"] }, { text: "after" }], onIdle: () => [{ text: "idle" }] }, (live, inspector) =>
+      Effect.gen(function* () {
+        const connection = yield* live.connect(setup)
+        expect(tags(yield* take(connection, 1))).toEqual(["ToolCall"])
+        yield* connection.sendToolResponses([{ id: "a", name: "t", response: {} }])
+        expect(yield* take(connection, 3)).toEqual([
+          { _tag: "ToolCallCancellation", ids: ["a"] },
+          { _tag: "TextDelta", text: "after" },
+          { _tag: "TextDelta", text: "idle" }
+        ])
+        expect(yield* inspector.violations).toEqual([])
+        yield* connection.sendToolResponses([{ id: "a", name: "t", response: {} }])
+        expect(yield* inspector.violations).toEqual([expect.stringContaining("it was answered already")])
+      })))
+
+  it.scoped("a drop after a delay does not hold up the actions after it", () =>
+    withModel({ onSetup: [{ drop: 1011, after: "3 seconds" }, { text: "before the drop" }] }, (live, inspector) =>
+      Effect.gen(function* () {
+        const connection = yield* live.connect(setup)
+        const events = yield* Effect.fork(take(connection, 2))
+        yield* TestClock.adjust("3 seconds")
+        expect(yield* Fiber.join(events)).toEqual([{ _tag: "TextDelta", text: "before the drop" }, { _tag: "Closed", code: 1011, reason: "" }])
+        expect((yield* inspector.log).map((entry) => entry.at)).toEqual([0, 3000])
+      })))
 
   it.scoped("a resumption update while calls are outstanding is empty and not resumable", () =>
     withModel({ onSetup: [{ resumption: "h0" }, { calls: [{ name: "t", id: "a" }] }, { resumption: "h1" }], onIdle: () => [{ resumption: "h2" }] }, (live) =>
