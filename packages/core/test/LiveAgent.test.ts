@@ -212,6 +212,22 @@ describe("LiveAgent.session", () => {
         })
     ))
 
+  it.scoped("once the session has decided to leave a connection after GoAway, the next message goes to the new one", () =>
+    live(
+      {
+        onSetup: [{ resumption: "h" }],
+        onText: (_, s) => (s.message === 0 ? [{ goAway: "30 seconds" }, { text: "One." }, { turnComplete: true }] : [{ text: "Two." }, { turnComplete: true }])
+      },
+      (probe, server) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry })
+          expect((yield* session.send("one")).text).toBe("One.")
+          expect((yield* session.send("two")).text).toBe("Two.")
+          expect(yield* clientTexts(server)).toEqual([[1, "one"], [2, "two"]])
+          expect((yield* server.setups).map((s) => s.resumptionHandle)).toEqual([undefined, "h"])
+        })
+    ))
+
   it.scoped("a call still running when GoAway's time is up is lost: interrupted, never answered, not re-sent; without a handle the new connection starts fresh", () =>
     live(
       [{ onText: () => [{ calls: [{ name: "slow", args: { seconds: 60 }, id: "a" }] }, { goAway: "5 seconds" }] }, { onText: () => [{ text: "Hello again." }, { turnComplete: true }] }],

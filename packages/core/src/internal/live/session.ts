@@ -28,6 +28,8 @@ import { Turns } from "./turns.js"
 interface Active extends Link {
   /** The server sent `GoAway`: move to a new connection at the first quiet moment. */
   leaving: boolean
+  /** The driver has left it (after `GoAway`, or it closed): nothing more is read from it or sent on it. */
+  left: boolean
   /** Nothing was sent since the last resumable handle (a reconnect with it would lose nothing). */
   fresh: boolean
   /** The server said something: the connection worked, whatever happens next. */
@@ -66,13 +68,25 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     const first = next
     let ended: SendError | undefined
 
+    /** A connection stops being the one messages go to: later sends wait for the next. Idempotent. */
+    const detach = (current: Active): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        current.left = true
+        if (active === current) active = undefined
+        if (ended === undefined && Option.isSome(yield* Deferred.poll(next))) next = yield* Deferred.make<Active, SendError>()
+      })
+
+    /** Leaves a connection for a new one (its scope, socket and outstanding calls are closed after). */
+    const moveOn = (current: Active): Effect.Effect<void> =>
+      Effect.suspend(() => (current.left ? Effect.void : Effect.zipRight(detach(current), Deferred.succeed(current.moveOn, undefined))))
+
     /** After `GoAway`, the moment to move: no call outstanding, no turn under way, nothing the handle lacks. */
     const quiet = (link: Link): Effect.Effect<void> =>
       Effect.suspend(() => {
         const current = active
         if (current === undefined || current.epoch !== link.epoch || !current.leaving) return Effect.void
         if (calls.outstanding(current.epoch) > 0 || turns.open || !(current.fresh || handle === undefined)) return Effect.void
-        return Deferred.succeed(current.moveOn, undefined)
+        return moveOn(current)
       })
 
     const calls = new Calls<R>({
@@ -95,9 +109,12 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     })
 
     const onEvent = (current: Active, scope: Scope.Scope) => (event: LiveModel.Event): Effect.Effect<void, never, R> => {
+      // Once left, the connection is only waiting to be closed: what it still says goes unread (calls asked then
+      // are never answered; the server loses them with the connection anyway).
+      if (current.left) return Effect.void
       if (event._tag === "Closed") {
         current.closed = { code: event.code, reason: event.reason }
-        return Effect.void
+        return detach(current)
       }
       current.progressed = true
       const turn = turns.current
@@ -130,7 +147,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           current.leaving = true
           return hub.publish({ _tag: "GoAway", timeLeft: event.timeLeft }).pipe(
             // The server closes when the time is up; should it not, the driver moves on anyway.
-            Effect.zipRight(Effect.forkIn(Effect.zipRight(Effect.sleep(event.timeLeft), Deferred.succeed(current.moveOn, undefined)), scope)),
+            Effect.zipRight(Effect.forkIn(Effect.zipRight(Effect.sleep(event.timeLeft), moveOn(current)), scope)),
             Effect.zipRight(quiet(current))
           )
         case "ResumptionUpdate":
@@ -159,6 +176,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           epoch: ++epochs,
           connection: watched(connected.right, () => self),
           leaving: false,
+          left: false,
           fresh: true,
           progressed: false,
           closed: undefined,
@@ -171,8 +189,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         // (When the session ends with it, a waiting `send` fails with the session's end instead.)
         yield* Effect.addFinalizer(() =>
           Effect.gen(function* () {
-            active = undefined
-            if (ended === undefined) next = yield* Deferred.make<Active, SendError>()
+            yield* detach(self)
             yield* calls.lose(self.epoch, self.lost)
             if (self.replaced) yield* turns.lose(self.lost)
           })
