@@ -67,7 +67,10 @@ export interface Session {
    * answered meanwhile, cancellations honoured) and its usage. One `send` at a time (others wait their turn).
    * Interrupting it (Ctrl-C) stops the turn's running calls as `cancelTurn` does; the session goes on. Fails
    * with `TurnLost` if the connection is lost before the turn completes (the session reconnects; the message is
-   * not re-sent).
+   * not re-sent), with `Unavailable` if it dropped just as the text went out, and with the session's end once over.
+   *
+   * Live servers do not number turns: the answer is the first turn to complete after the text went out (a turn
+   * the model started on its own just before, e.g. to report a non-blocking result, may complete first).
    */
   readonly send: (text: string) => Effect.Effect<LiveTurn, SendError>
   /** Sends a user message without waiting (the answer shows in the events). Waits while the session reconnects. */

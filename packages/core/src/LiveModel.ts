@@ -126,6 +126,7 @@ export interface Connection {
   readonly close: Effect.Effect<void>
 }
 
+/** What a live model provides: connections. */
 export interface Service {
   /** Provider name for logs and results, e.g. "gemini-live", "scripted-live". */
   readonly provider: string

@@ -88,6 +88,7 @@ export interface ConnectionScript {
 /** The same script for every connection, one per connect attempt, or a function of the attempt (1-based). */
 export type Script = ConnectionScript | ReadonlyArray<ConnectionScript> | ((connection: number, setup: LiveModel.Setup) => ConnectionScript)
 
+/** What the client sent. */
 export type ClientMessage =
   | { readonly _tag: "Text"; readonly text: string }
   | { readonly _tag: "ToolResponses"; readonly responses: ReadonlyArray<LiveModel.ToolResponse> }
@@ -111,6 +112,7 @@ export interface Inspector {
   readonly perform: (actions: ReadonlyArray<Action>) => Effect.Effect<void>
 }
 
+/** The inspector of the scripted live model in the context, next to its `LiveModel`. */
 export class ScriptedLiveModel extends Context.Tag("@agentfx/core/testing/ScriptedLiveModel")<ScriptedLiveModel, Inspector>() {}
 
 interface Server {

@@ -123,10 +123,10 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           turns.output(event.text)
           return hub.publish({ _tag: "TextDelta", turn, text: event.text })
         case "Transcription":
-          turns.output("")
+          turns.begin()
           return hub.publish({ _tag: "Transcription", turn, direction: event.direction, text: event.text })
         case "ToolCall":
-          turns.output("")
+          turns.begin()
           return calls.arrive(event.calls, current, turn, scope)
         case "ToolCallCancellation":
           return calls.cancel(event.ids, current)
@@ -258,10 +258,13 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     const current: Effect.Effect<Active, SendError> = Effect.suspend(() =>
       ended !== undefined ? Effect.fail(ended) : active !== undefined ? Effect.succeed(active) : Deferred.await(next)
     )
-    const say = (text: string): Effect.Effect<number, SendError> =>
+    /** Sends a user text on the connection in use (waiting for one while reconnecting); returns its turn. */
+    const say = (text: string, waiter?: Deferred.Deferred<LiveTurn, SendError>): Effect.Effect<number, SendError> =>
       Effect.flatMap(current, (link) =>
         Effect.suspend(() => {
-          turns.output("")
+          turns.begin()
+          // Waiting from just before the text goes out, so the answer cannot be missed.
+          if (waiter !== undefined) turns.waitFor(waiter)
           const turn = turns.current
           return Effect.as(link.connection.sendText(text), turn)
         })
@@ -273,8 +276,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         Effect.uninterruptibleMask((restore) =>
           Effect.gen(function* () {
             const waiter = yield* Deferred.make<LiveTurn, SendError>()
-            turns.waitFor(waiter)
-            const turn = yield* restore(say(text)).pipe(Effect.tapError(() => Effect.sync(() => turns.forget(waiter))))
+            const turn = yield* restore(say(text, waiter)).pipe(Effect.tapError(() => Effect.sync(() => turns.forget(waiter))))
             return yield* restore(Deferred.await(waiter)).pipe(
               Effect.onInterrupt(() => calls.stop(turn)),
               Effect.ensuring(Effect.sync(() => turns.forget(waiter)))

@@ -21,13 +21,18 @@ export class Turns {
   private waiter: Deferred.Deferred<LiveTurn, SendError> | undefined
   readonly completed: Array<LiveTurn> = []
 
-  /** The `send` waiting for the turn, set before its text goes out so the answer cannot be missed. */
+  /** The `send` waiting for the turn. */
   waitFor(waiter: Deferred.Deferred<LiveTurn, SendError>): void {
     this.waiter = waiter
   }
 
   forget(waiter: Deferred.Deferred<LiveTurn, SendError>): void {
     if (this.waiter === waiter) this.waiter = undefined
+  }
+
+  /** The user spoke, or the model started answering (a call, a transcription). */
+  begin(): void {
+    this.open = true
   }
 
   output(text: string): void {
