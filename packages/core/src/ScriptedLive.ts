@@ -1,8 +1,8 @@
 /**
  * A `LiveModel` that plays a script, for tests and offline demos: per connection, what the server does when the
  * setup completes, when the user speaks and when calls are answered — text, several calls at once, cancellations
- * (after a delay on the clock, if asked), usage, resumption updates, `GoAway`, drops with any close code, or a
- * refused setup. It checks the client as a strict server would (an id answered twice, after its cancellation or
+ * (after a delay on the clock, if asked), usage, resumption updates, `GoAway`, drops with any close code, an
+ * event stream that fails, or a refused setup. It checks the client as a strict server would (an id answered twice, after its cancellation or
  * never asked for, a response that is not an object: a violation, and a `1007` close) and logs everything both
  * sides said, with the time, for the test to inspect. Deterministic: call ids are `call_<connection>_<n>`.
  *
@@ -21,6 +21,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
@@ -56,6 +57,8 @@ export type Action =
   | { readonly resumption: string }
   /** Closes the connection with this code (1006: a dropped socket), now or `after` a delay (not holding up the rest). */
   | { readonly drop: number; readonly reason?: string; readonly after?: Duration.DurationInput }
+  /** The event stream fails with this error, as on a frame that cannot be read; the connection is then closed. */
+  | { readonly fail: ModelError.ModelError }
   /** Waits before the next action. */
   | { readonly wait: Duration.DurationInput }
   /** Any event, as it is. */
@@ -143,7 +146,7 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
         if (plan.refuse !== undefined) return yield* Effect.fail(plan.refuse)
 
         const scope = yield* Effect.scope
-        const events = yield* Queue.unbounded<LiveModel.Event>()
+        const events = yield* Queue.unbounded<Either.Either<LiveModel.Event, ModelError.ModelError>>()
         const reactions = yield* Queue.unbounded<ReadonlyArray<Action>>()
         const outstanding = new Map<string, FunctionCall>()
         const answered = new Set<string>()
@@ -158,7 +161,7 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
         const emit = (event: LiveModel.Event) =>
           Effect.flatMap(now, (at) => {
             log.push({ connection: number, at, from: "server", event })
-            return Queue.offer(events, event)
+            return Queue.offer(events, Either.right(event))
           })
         const close = (code: number, reason: string) =>
           Effect.suspend(() => {
@@ -220,6 +223,10 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
           if ("resumption" in action) {
             return emit(outstanding.size === 0 ? { _tag: "ResumptionUpdate", handle: action.resumption, resumable: true } : { _tag: "ResumptionUpdate", handle: undefined, resumable: false })
           }
+          if ("fail" in action) {
+            closed = true
+            return Queue.offer(events, Either.left(action.fail))
+          }
           if ("drop" in action) {
             const drop = close(action.drop, action.reason ?? "")
             return action.after === undefined ? drop : Effect.asVoid(Effect.forkIn(Effect.zipRight(Effect.sleep(action.after), drop), scope))
@@ -246,6 +253,7 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
         const connection: LiveModel.Connection = {
           // One event per pull, so an event counts as read once the client took it.
           events: Stream.fromQueue(events, { maxChunkSize: 1 }).pipe(
+            Stream.mapEffect((next) => next),
             Stream.tap((event) =>
               Effect.sync(() => {
                 if (event._tag === "ToolCallCancellation") for (const id of event.ids) if (cancelled.has(id)) delivered.add(id)

@@ -291,6 +291,23 @@ describe("LiveAgent.session", () => {
         })))
   }
 
+  it.scoped("an event stream that fails is a drop when retrying can help (a frame it cannot read), else the session's end", () =>
+    Effect.gen(function* () {
+      yield* live([{ onSetup: [{ resumption: "h" }, { fail: new ModelError.MalformedResponse({ message: "not JSON" }) }] }, {}], (probe, server) =>
+        Effect.gen(function* () {
+          yield* LiveAgent.session({ registry: probe.registry })
+          const setups = yield* eventually(server.setups, (s) => s.length === 2)
+          expect(setups.map((s) => s.resumptionHandle)).toEqual([undefined, "h"])
+        }))
+      const unauthorized = new ModelError.Unauthorized({ message: "API key revoked" })
+      yield* live([{ onSetup: [{ fail: unauthorized }] }, {}], (probe, server) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry })
+          expect(yield* Effect.flip(session.await)).toEqual(unauthorized)
+          expect((yield* server.setups).length).toBe(1)
+        }))
+    }))
+
   it.scoped("a setup the server refuses is the session's typed error, at the start and on a reconnect", () =>
     Effect.gen(function* () {
       const refused = new ModelError.InvalidRequest({ message: "Request contains an invalid argument.", status: 1007 })

@@ -95,6 +95,16 @@ describe("ScriptedLive", () => {
         expect((yield* inspector.log).map((entry) => entry.at)).toEqual([0, 3000])
       })))
 
+  it.scoped("fail ends the event stream with that error after what came before, and closes the connection", () =>
+    withModel({ onSetup: [{ text: "hi" }, { fail: new ModelError.MalformedResponse({ message: "not JSON" }) }, { text: "never" }] }, (live) =>
+      Effect.gen(function* () {
+        const connection = yield* live.connect(setup)
+        const seen: Array<LiveModel.Event> = []
+        const error = yield* Effect.flip(Stream.runForEach(connection.events, (event) => Effect.sync(() => void seen.push(event))))
+        expect([seen, error._tag]).toEqual([[{ _tag: "TextDelta", text: "hi" }], "MalformedResponse"])
+        expect((yield* Effect.flip(connection.sendText("hello?")))._tag).toBe("Unavailable")
+      })))
+
   it.scoped("a resumption update while calls are outstanding is empty and not resumable", () =>
     withModel({ onSetup: [{ resumption: "h0" }, { calls: [{ name: "t", id: "a" }] }, { resumption: "h1" }], onIdle: () => [{ resumption: "h2" }] }, (live) =>
       Effect.gen(function* () {
