@@ -2,9 +2,10 @@
  * A `LiveModel` that plays a script, for tests and offline demos: per connection, what the server does when the
  * setup completes, when the user speaks and when calls are answered — text, several calls at once, cancellations
  * (after a delay on the clock, if asked), usage, resumption updates, `GoAway`, drops with any close code, an
- * event stream that fails, or a refused setup. It checks the client as a strict server would (an id answered twice, after its cancellation or
- * never asked for, a response that is not an object: a violation, and a `1007` close) and logs everything both
- * sides said, with the time, for the test to inspect. Deterministic: call ids are `call_<connection>_<n>`.
+ * event stream that fails, or a refused setup. It checks the client as a strict server would (an id answered
+ * twice, after its cancellation or never asked for, a response that is not an object: a violation, and a `1007`
+ * close) and logs everything both sides said, with the time, for the test to inspect. Deterministic: call ids are
+ * `call_<connection>_<n>`.
  *
  * A response to a cancelled id is a violation only if the client had read the cancellation when it answered (one
  * that crossed the cancellation on the wire is accepted and ignored, as it cannot be helped).
