@@ -43,9 +43,9 @@ export type { CallOutcome, CallRecord, LiveTurn } from "./LiveTurn.js"
  * - `concurrency` (default 10): handlers running at once over the session; `"sequential"`, `"unbounded"`.
  * - `toolTimeout` (default none; a tool's own timeout wins) and `limits`: as for `Agent.run`.
  * - `reconnect` (default `defaultReconnect`): the schedule of reconnect attempts after a failed one. A healthy
- *   connection that ends is replaced at once; each failed attempt (refused as unavailable, or closed before the
- *   server said anything) waits as the schedule says, and when it gives up the session fails with
- *   `ReconnectFailed`. Keep it bounded.
+ *   connection (the model said something on it) that ends is replaced at once; each failed attempt (the connect
+ *   failed, or the connection ended before the model said anything) waits as the schedule says, and when it gives
+ *   up the session fails with `ReconnectFailed`. Keep it bounded.
  * - `resumptionHandle`: continue an earlier session (its `resumptionHandle`).
  */
 export interface Options<R> {

@@ -293,7 +293,7 @@ describe("LiveAgent.session", () => {
 
   it.scoped("an event stream that fails is a drop when retrying can help (a frame it cannot read), else the session's end", () =>
     Effect.gen(function* () {
-      yield* live([{ onSetup: [{ resumption: "h" }, { fail: new ModelError.MalformedResponse({ message: "not JSON" }) }] }, {}], (probe, server) =>
+      yield* live([{ onSetup: [{ resumption: "h" }, { text: "hi" }, { fail: new ModelError.MalformedResponse({ message: "not JSON" }) }] }, {}], (probe, server) =>
         Effect.gen(function* () {
           yield* LiveAgent.session({ registry: probe.registry })
           const setups = yield* eventually(server.setups, (s) => s.length === 2)
@@ -350,6 +350,17 @@ describe("LiveAgent.session", () => {
           ])
         })
     ))
+
+  it.scoped("connections dropped before the model says anything count as failed attempts, even with a handle each time", () =>
+    live(() => ({ onSetup: [{ resumption: "h" }, { drop: 1011, reason: "Internal error occurred." }] }), (probe, server) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry, reconnect: Schedule.intersect(Schedule.spaced("1 second"), Schedule.recurs(2)) })
+        const ended = yield* Effect.fork(Effect.flip(session.await))
+        yield* TestClock.adjust("1 second")
+        yield* TestClock.adjust("1 second")
+        expect(yield* Fiber.join(ended)).toMatchObject({ _tag: "ReconnectFailed", attempts: 3, error: { status: 1011 } })
+        expect((yield* server.setups).map((s) => s.resumptionHandle)).toEqual([undefined, "h", "h"])
+      })))
 
   it.scoped("an id asked again on a later connection is not run twice: it is answered there with an error", () =>
     live(

@@ -7,7 +7,7 @@ import * as ModelError from "../../ModelError.js"
 export type Ending =
   /** `connect` failed (the setup was refused, the server was unreachable, it never completed the setup). */
   | { readonly _tag: "ConnectFailed"; readonly error: ModelError.ModelError }
-  /** The server (or the transport) closed it; `progressed` if it delivered any event first. */
+  /** The server (or the transport) closed it; `progressed` if the model said something on it first. */
   | { readonly _tag: "Closed"; readonly code: number; readonly reason: string; readonly progressed: boolean; readonly leaving: boolean }
   /** Its event stream failed. */
   | { readonly _tag: "Failed"; readonly error: ModelError.ModelError; readonly progressed: boolean }

@@ -32,7 +32,10 @@ interface Active extends Link {
   left: boolean
   /** Nothing was sent since the last resumable handle (a reconnect with it would lose nothing). */
   fresh: boolean
-  /** The server said something: the connection worked, whatever happens next. */
+  /**
+   * The model said something on it (text, calls, a completed turn): it worked, whatever happens next. A server
+   * that accepts connections and drops them before that is failing, and the reconnect schedule counts it.
+   */
   progressed: boolean
   closed: { readonly code: number; readonly reason: string } | undefined
   /** Why its calls and turn are lost if it ends now. */
@@ -116,8 +119,8 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         current.closed = { code: event.code, reason: event.reason }
         return detach(current)
       }
-      current.progressed = true
       const turn = turns.current
+      if (event._tag === "TextDelta" || event._tag === "Transcription" || event._tag === "ToolCall" || event._tag === "TurnComplete") current.progressed = true
       switch (event._tag) {
         case "TextDelta":
           turns.output(event.text)
