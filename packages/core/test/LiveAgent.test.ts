@@ -325,6 +325,23 @@ describe("LiveAgent.session", () => {
         }))
     }))
 
+  it.scoped("an unreachable server fails the session's start with ReconnectFailed once the schedule gives up", () =>
+    live(() => ({ refuse: new ModelError.Unavailable({ message: "connection refused" }) }), (probe, server) =>
+      Effect.gen(function* () {
+        const start = yield* Effect.fork(Effect.flip(LiveAgent.session({ registry: probe.registry, reconnect: Schedule.intersect(Schedule.spaced("1 second"), Schedule.recurs(1)) })))
+        yield* TestClock.adjust("1 second")
+        expect(yield* Fiber.join(start)).toMatchObject({ _tag: "ReconnectFailed", attempts: 2, error: { _tag: "Unavailable" } })
+        expect((yield* server.setups).length).toBe(2)
+      })))
+
+  it.scoped("a saved resumption handle resumes an earlier session from the first connection", () =>
+    live({}, (probe, server) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry, resumptionHandle: "saved" })
+        expect((yield* server.setups).map((s) => s.resumptionHandle)).toEqual(["saved"])
+        expect(yield* session.resumptionHandle).toEqual(Option.some("saved"))
+      })))
+
   it.scoped("failed reconnects wait as the schedule says, then end the session with ReconnectFailed", () =>
     live(
       (n) => (n === 1 ? { onSetup: [{ text: "hi" }, { drop: 1011 }] } : { refuse: new ModelError.Unavailable({ message: "connection refused" }) }),
