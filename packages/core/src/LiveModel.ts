@@ -30,7 +30,11 @@ import type { ModelError } from "./ModelError.js"
  */
 export type Scheduling = "interrupt" | "whenIdle" | "silent"
 
-/** What a session starts with. Declarations with `behavior: "nonBlocking"` let the model talk while they run. */
+/**
+ * What a session starts with. Declarations with `behavior: "nonBlocking"` let the model talk while they run.
+ * Providers always ask the server for resumption updates (Gemini: `sessionResumption: {}` even without a handle):
+ * the driver reconnects with them.
+ */
 export interface Setup {
   readonly system?: string | undefined
   readonly declarations: ReadonlyArray<FunctionDeclaration>
@@ -54,7 +58,7 @@ export interface ToolResponse {
 
 /**
  * What the server said, in neutral form, in the order it said it. One server frame may carry several events
- * (text and usage, say); they are emitted in the order of this list.
+ * (text, usage and the end of the turn, say); they are emitted in the order of this list.
  */
 export type Event =
   /** A piece of the model's text. */
@@ -65,22 +69,49 @@ export type Event =
   | { readonly _tag: "ToolCall"; readonly calls: ReadonlyArray<FunctionCall> }
   /** These calls must not be answered any more (the user interrupted); their results are dropped. */
   | { readonly _tag: "ToolCallCancellation"; readonly ids: ReadonlyArray<string> }
+  /**
+   * Token usage of the current model turn. A turn may report several times: its last report is its usage (the
+   * driver sums turns, never reports). It comes before its frame's `TurnComplete`, so it counts for that turn.
+   */
+  | { readonly _tag: "Usage"; readonly usage: Usage }
   /** The model stopped generating (the user spoke over it). */
   | { readonly _tag: "Interrupted" }
   /** The model has generated its whole answer (it may still be playing out). */
   | { readonly _tag: "GenerationComplete" }
   /** The model's turn is over; `reason` is set when it ended abnormally (e.g. `MALFORMED_FUNCTION_CALL`). */
   | { readonly _tag: "TurnComplete"; readonly reason?: string | undefined }
-  /** Token usage so far. */
-  | { readonly _tag: "Usage"; readonly usage: Usage }
   /** The server will close the connection after `timeLeft`: reconnect with the last resumable handle. */
   | { readonly _tag: "GoAway"; readonly timeLeft: Duration.Duration }
   /** A new resumption handle; `handle` is undefined (and `resumable` false) while calls are outstanding. */
   | { readonly _tag: "ResumptionUpdate"; readonly handle: string | undefined; readonly resumable: boolean }
-  /** The connection closed (always the last event): a WebSocket close code and reason. */
+  /**
+   * The connection closed (always the last event): a WebSocket close code and reason (see `CloseCode`). A socket
+   * that dropped without a close frame is `1006`; the client's own `close` is `1000`.
+   */
   | { readonly _tag: "Closed"; readonly code: number; readonly reason: string }
 
-/** An open live connection. Everything sent after it closed fails with `Unavailable`. */
+/**
+ * The close codes that matter to a live session. `goingAway`, `abnormal` (a dropped socket), `internalError`,
+ * `serviceRestart`, `tryAgainLater` and `badGateway` are worth a reconnect with the last resumption handle;
+ * `invalidPayload` (a response that is not a Struct, a bad setup) and `policyViolation` (an unknown model, a
+ * refused request) will fail again the same way.
+ */
+export const CloseCode = {
+  normal: 1000,
+  goingAway: 1001,
+  abnormal: 1006,
+  invalidPayload: 1007,
+  policyViolation: 1008,
+  internalError: 1011,
+  serviceRestart: 1012,
+  tryAgainLater: 1013,
+  badGateway: 1014
+} as const
+
+/**
+ * An open live connection. Everything sent after it closed fails with `Unavailable`. A transport failure may end
+ * `events` either with `Closed` (code `1006`) or with an `Unavailable` failure: the driver treats both as a drop.
+ */
 export interface Connection {
   /**
    * The server's events, ending after `Closed`. It fails with `MalformedResponse` when the server sent a frame
@@ -95,6 +126,7 @@ export interface Connection {
   readonly close: Effect.Effect<void>
 }
 
+/** What a live model provides: connections. */
 export interface Service {
   /** Provider name for logs and results, e.g. "gemini-live", "scripted-live". */
   readonly provider: string

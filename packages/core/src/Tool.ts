@@ -24,6 +24,7 @@ import type { FunctionDeclaration } from "./FunctionDeclaration.js"
 import { describeFailure, issuesOf, toJson } from "./internal/json.js"
 import type { JsonObject } from "./Json.js"
 import { isPlainObject } from "./Json.js"
+import type { Scheduling } from "./LiveModel.js"
 import type { ArgumentIssue } from "./ToolError.js"
 
 /** A tool definition that cannot work (bad name, parameters that are not an object schema, ...). */
@@ -66,6 +67,11 @@ export interface Tool<out R = never> {
   readonly needsApproval: (args: unknown) => boolean
   /** Runs the handler on decoded arguments and returns its result as JSON. Never fails with anything else. */
   readonly run: (args: unknown, context: ToolContext) => Effect.Effect<unknown, HandlerFailure, R>
+  /**
+   * Set only for a non-blocking tool (its declaration says `behavior: "nonBlocking"`): when a live model hears its
+   * answers. Absent means blocking.
+   */
+  readonly scheduling?: Scheduling | undefined
 }
 
 export type Any = Tool<any> // eslint-disable-line @typescript-eslint/no-explicit-any -- variance marker only
@@ -105,7 +111,27 @@ export interface Options<
   readonly timeout?: Duration.DurationInput
   /** `true`, or a predicate on the decoded arguments: ask the `Approval` service before running. */
   readonly needsApproval?: boolean | ((args: Schema.Schema.Type<Parameters>) => boolean)
+  /** Live sessions only: the model keeps talking while this tool runs (see `NonBlocking`). */
+  readonly nonBlocking?: NonBlocking
 }
+
+/**
+ * Marks a tool non-blocking for live models (Gemini Live `behavior: NON_BLOCKING`): the model keeps talking while
+ * it runs, and hears its answer as `scheduling` says — `"interrupt"` (stop and speak about it), `"whenIdle"` (once
+ * done speaking; the default) or `"silent"` (context only). `false` is blocking. REST models ignore it.
+ *
+ * @example
+ * Tool.make("dim_lights", { description: "...", parameters, handler, nonBlocking: { scheduling: "silent" } })
+ */
+export type NonBlocking = boolean | { readonly scheduling: Scheduling }
+
+/** The scheduling of a `NonBlocking` option: undefined for a blocking tool. */
+const schedulingOf = (option: NonBlocking | undefined): Scheduling | undefined =>
+  option === undefined || option === false ? undefined : option === true ? "whenIdle" : option.scheduling
+
+/** A declaration with the behavior its scheduling implies (unchanged for a blocking tool). */
+const declare = (declaration: FunctionDeclaration, scheduling: Scheduling | undefined): FunctionDeclaration =>
+  scheduling === undefined ? declaration : { ...declaration, behavior: "nonBlocking" }
 
 /** A tool built by `make`: the erased `Tool` plus its Schemas and typed handler, for direct use in tests. */
 export interface Typed<
@@ -160,6 +186,7 @@ export const make = <
   const encodeFailure = options.failure === undefined ? undefined : Schema.encodeUnknownEither(options.failure as Schema.Schema<unknown, unknown>)
   const approval = options.needsApproval
   const handler = options.handler
+  const scheduling = schedulingOf(options.nonBlocking)
 
   const asJson = (value: unknown): Either.Either<unknown, HandlerFailure> => {
     const encoded = encodeSuccess === undefined ? Either.right(value) : encodeSuccess(value)
@@ -172,7 +199,8 @@ export const make = <
   return {
     name,
     description: options.description,
-    declaration: { name, description: options.description, parameters },
+    declaration: declare({ name, description: options.description, parameters }, scheduling),
+    ...(scheduling === undefined ? {} : { scheduling }),
     timeout: options.timeout === undefined ? Option.none() : Option.some(Duration.decode(options.timeout)),
     parameters: options.parameters,
     success,
@@ -223,6 +251,8 @@ export interface FunctionSpec {
   readonly run: (args: Record<string, unknown>, context: ToolContext & { readonly signal: AbortSignal }) => unknown
   readonly timeout?: Duration.DurationInput
   readonly needsApproval?: boolean
+  /** Live sessions only: the model keeps talking while this function runs (see `NonBlocking`). */
+  readonly nonBlocking?: NonBlocking
 }
 
 /** Builds an untyped tool from a plain function (the GeminiEx `create_registry` convenience). */
@@ -233,10 +263,12 @@ export const fromFunction = (name: string, spec: FunctionSpec | FunctionSpec["ru
     const parameters = Dialect.normalise({ name, description: "", parameters: declared })
     if (Either.isLeft(parameters)) return Either.left(new InvalidToolDefinition({ name, reason: parameters.left.reason }))
     const needsApproval = full.needsApproval === true
+    const scheduling = schedulingOf(full.nonBlocking)
     const tool: Tool = {
       name,
       description: full.description ?? "",
-      declaration: { name, description: full.description ?? "", parameters: parameters.right },
+      declaration: declare({ name, description: full.description ?? "", parameters: parameters.right }, scheduling),
+      ...(scheduling === undefined ? {} : { scheduling }),
       timeout: full.timeout === undefined ? Option.none() : Option.some(Duration.decode(full.timeout)),
       decode: (args) => Either.right(args),
       needsApproval: () => needsApproval,
@@ -265,4 +297,22 @@ export const fromFunction = (name: string, spec: FunctionSpec | FunctionSpec["ru
     }
     return Either.right(tool)
   })
+}
+
+/**
+ * The same tool, non-blocking for live models with the given scheduling (default `"whenIdle"`), or blocking again
+ * with `false`: for tools built elsewhere (a scenario's, a shared module's).
+ *
+ * @example
+ * const registry = Registry.unsafeMake(Tool.nonBlocking(searchFlights, { scheduling: "interrupt" }), bookFlight)
+ */
+export const nonBlocking = <T extends Any>(tool: T, option: NonBlocking = true): T => {
+  const scheduling = schedulingOf(option)
+  const { behavior: _, ...declaration } = tool.declaration
+  const { scheduling: __, ...rest } = tool
+  return {
+    ...rest,
+    declaration: declare(declaration, scheduling),
+    ...(scheduling === undefined ? {} : { scheduling })
+  } as T
 }

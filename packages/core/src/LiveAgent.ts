@@ -1,0 +1,125 @@
+/**
+ * A live session for the user: connects to the `LiveModel`, declares the registry's tools, runs each call the
+ * server asks for through the executor the moment it arrives (one fiber per call id, while the socket keeps being
+ * read), answers each id exactly once, honours cancellations, and reconnects with the last resumption handle when
+ * the server goes away or the connection drops. It records every call and turn and shows them as a stream of
+ * events; `send` is the request/response form for CLIs and demos.
+ *
+ * @example
+ * const turns = yield* Effect.scoped(Effect.gen(function* () {
+ *   const session = yield* LiveAgent.session({ registry, system: "You control the lights." })
+ *   yield* Effect.forkScoped(Stream.runForEach(yield* session.subscribe, (event) => Console.log(event._tag)))
+ *   const first = yield* session.send("Turn on the kitchen lamp.")   // after its calls ran and were answered
+ *   return [first.text, first.calls.map((call) => call.outcome._tag)]
+ * }))
+ *
+ * @since 0.2.0
+ */
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import type * as Executor from "./Executor.js"
+import { make } from "./internal/live/session.js"
+import type { Usage } from "./LanguageModel.js"
+import type { LiveAgentEvent } from "./LiveAgentEvent.js"
+import type { SendError, SessionError } from "./LiveError.js"
+import type { LiveModel } from "./LiveModel.js"
+import type { CallRecord, LiveTurn } from "./LiveTurn.js"
+import type { Registry } from "./Registry.js"
+import * as Retry from "./Retry.js"
+
+export type { LiveAgentEvent } from "./LiveAgentEvent.js"
+export type { SendError, SessionError } from "./LiveError.js"
+export type { CallOutcome, CallRecord, LiveTurn } from "./LiveTurn.js"
+
+/**
+ * Options of a session.
+ *
+ * - `registry`: the tools, declared at every (re)connect; a `Tool.nonBlocking` tool is declared non-blocking and
+ *   its answers carry its scheduling.
+ * - `system`, `temperature`, `maxOutputTokens`: the setup.
+ * - `concurrency` (default 10): handlers running at once over the session; `"sequential"`, `"unbounded"`.
+ * - `toolTimeout` (default none; a tool's own timeout wins) and `limits`: as for `Agent.run`.
+ * - `reconnect` (default `defaultReconnect`): the schedule of reconnect attempts after a failed one. A healthy
+ *   connection (the model said something on it) that ends is replaced at once; each failed attempt (the connect
+ *   failed, or the connection ended before the model said anything) waits as the schedule says, and when it gives
+ *   up the session fails with `ReconnectFailed`. Keep it bounded.
+ * - `resumptionHandle`: continue an earlier session (its `resumptionHandle`).
+ */
+export interface Options<R> {
+  readonly registry: Registry<R>
+  readonly system?: string | undefined
+  readonly temperature?: number | undefined
+  readonly maxOutputTokens?: number | undefined
+  readonly concurrency?: Executor.BatchOptions["concurrency"]
+  readonly toolTimeout?: Duration.DurationInput | undefined
+  readonly limits?: Executor.Options["limits"]
+  readonly reconnect?: Retry.Policy | undefined
+  readonly resumptionHandle?: string | undefined
+}
+
+/** An open session. Its methods need nothing from the environment: tools run with what `session` was given. */
+export interface Session {
+  /**
+   * Sends a user message and waits for the model's turn to complete: its text, the calls asked in it (run and
+   * answered meanwhile, cancellations honoured) and its usage. One `send` at a time (others wait their turn).
+   * Interrupting it (Ctrl-C) stops the turn's running calls as `cancelTurn` does; the session goes on. Fails
+   * with `TurnLost` if the connection is lost before the turn completes (the session reconnects; the message is
+   * not re-sent), with `Unavailable` if it dropped just as the text went out, and with the session's end once over.
+   *
+   * Live servers do not number turns: the answer is the first turn to complete after the text went out (a turn
+   * the model started on its own just before, e.g. to report a non-blocking result, may complete first).
+   */
+  readonly send: (text: string) => Effect.Effect<LiveTurn, SendError>
+  /** Sends a user message without waiting (the answer shows in the events). Waits while the session reconnects. */
+  readonly sendText: (text: string) => Effect.Effect<void, SendError>
+  /**
+   * Stops the turn in progress: its running calls are interrupted (their finalizers run) and each is answered with
+   * an error saying the user stopped it, so the model is not left waiting.
+   */
+  readonly cancelTurn: Effect.Effect<void>
+  /**
+   * The session's events from when the stream starts; it ends with the session (failing with its error, if it
+   * failed). Use `subscribe` to be sure to see the events of a message sent right after.
+   */
+  readonly events: Stream.Stream<LiveAgentEvent, SessionError>
+  /** Subscribes now (for as long as the scope lasts) and returns the stream of the events from now on. */
+  readonly subscribe: Effect.Effect<Stream.Stream<LiveAgentEvent, SessionError>, never, Scope.Scope>
+  /** Every call so far, in the order they ended. */
+  readonly calls: Effect.Effect<ReadonlyArray<CallRecord>>
+  /** Every completed turn so far. */
+  readonly turns: Effect.Effect<ReadonlyArray<LiveTurn>>
+  /** Usage summed over the turns. */
+  readonly usage: Effect.Effect<Usage>
+  /** The last resumable handle the server gave (save it to resume the session later). */
+  readonly resumptionHandle: Effect.Effect<Option.Option<string>>
+  /** Ends the session now: running handlers are interrupted, the connection is closed. Idempotent. */
+  readonly close: Effect.Effect<void>
+  /** Completes when the session ends: successfully when closed or ended by the server, else with its error. */
+  readonly await: Effect.Effect<void, SessionError>
+}
+
+/** Reconnects: after a failed attempt wait 0.5 s, doubling (jittered, capped at 8 s), and give up after 5 more. */
+export const defaultReconnect: Retry.Policy = Retry.policy({ maxRetries: 5, base: "500 millis", cap: "8 seconds" })
+
+/**
+ * Opens a session; it lasts as long as the scope. Completes once the first connection is set up; a setup the
+ * server refuses fails with its `ModelError` (`InvalidRequest`, `Unauthorized`), an unreachable server with
+ * `ReconnectFailed` once the reconnect schedule gives up.
+ */
+export const session = <R>(options: Options<R>): Effect.Effect<Session, SessionError, LiveModel | R | Scope.Scope> =>
+  make(options, options.reconnect ?? defaultReconnect)
+
+/**
+ * A whole scripted conversation: opens a session, sends each message in turn (waiting for each answer), closes it,
+ * and returns the turns. For demos and tests.
+ *
+ * @example
+ * const turns = yield* LiveAgent.run({ registry, messages: ["Lamp on?", "Now dim it.", "Thanks!"] })
+ */
+export const run = <R>(
+  options: Options<R> & { readonly messages: ReadonlyArray<string> }
+): Effect.Effect<ReadonlyArray<LiveTurn>, SendError, LiveModel | R> =>
+  Effect.scoped(Effect.flatMap(session(options), (live) => Effect.forEach(options.messages, (message) => live.send(message))))

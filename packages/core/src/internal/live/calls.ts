@@ -1,0 +1,215 @@
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import type * as Scope from "effect/Scope"
+import * as Executor from "../../Executor.js"
+import type { FunctionCall } from "../../FunctionCall.js"
+import type { JsonObject } from "../../Json.js"
+import type { LiveAgentEvent } from "../../LiveAgentEvent.js"
+import type * as LiveModel from "../../LiveModel.js"
+import type { CallOutcome, CallRecord } from "../../LiveTurn.js"
+import type { Registry } from "../../Registry.js"
+import { ExecutionFailed } from "../../ToolError.js"
+
+/** A connection as the call table sees it: a call is answered only on the connection that asked for it. */
+export interface Link {
+  readonly epoch: number
+  readonly connection: LiveModel.Connection
+}
+
+interface Entry {
+  readonly call: FunctionCall
+  readonly link: Link
+  readonly turn: number
+  startedAt: number | undefined
+  fiber: Fiber.RuntimeFiber<void> | undefined
+}
+
+export interface Settings<R> {
+  readonly registry: Registry<R>
+  readonly execute: Executor.Options
+  /** At most this many handlers at once; undefined is unbounded. */
+  readonly permits: Effect.Semaphore | undefined
+  readonly publish: (event: LiveAgentEvent) => Effect.Effect<void>
+  /** Told each time a call of `link` stops being outstanding: the driver may be waiting for a quiet moment. */
+  readonly settled: (link: Link) => Effect.Effect<void>
+}
+
+type Settled = "CallFinished" | "CallCancelled" | "CallLost"
+
+/**
+ * Every call of a session by id, each running in its own fiber in its connection's scope, so the socket keeps
+ * being read while handlers run. An id is run at most once and answered at most once over the whole session.
+ */
+export class Calls<R> {
+  /** Every id the session was asked for. */
+  private readonly seen = new Map<string, Entry>()
+  /** The calls neither answered, cancelled, stopped nor lost yet. */
+  private readonly pending = new Set<Entry>()
+  readonly records: Array<CallRecord> = []
+  // Deciding to answer and sending the answer happen under this lock, and so does reading a cancellation: a call
+  // is then either answered before its cancellation was read, or never.
+  private readonly wire = Effect.unsafeMakeSemaphore(1)
+
+  constructor(private readonly settings: Settings<R>) {}
+
+  /** Starts the calls of a `ToolCall` (a repeated id is not run again). */
+  arrive(calls: ReadonlyArray<FunctionCall>, link: Link, turn: number, scope: Scope.Scope): Effect.Effect<void, never, R> {
+    return Effect.forEach(
+      calls,
+      (call) => {
+        const known = this.seen.get(call.id)
+        if (known !== undefined) {
+          // Twice on one connection is the server repeating itself: the first answer serves both.
+          return known.link.epoch === link.epoch ? Effect.void : this.refuse(call, link, turn, known.link.epoch)
+        }
+        const entry: Entry = { call, link, turn, startedAt: undefined, fiber: undefined }
+        this.seen.set(call.id, entry)
+        this.pending.add(entry)
+        return this.settings.publish({ _tag: "CallStarted", turn, call }).pipe(
+          Effect.zipRight(Effect.forkIn(this.run(entry), scope)),
+          Effect.map((fiber) => void (entry.fiber = fiber))
+        )
+      },
+      { discard: true }
+    )
+  }
+
+  /** The server cancelled these ids: interrupt their handlers, never answer them. Unknown or settled ids are ignored. */
+  cancel(ids: ReadonlyArray<string>, link: Link): Effect.Effect<void> {
+    return this.settleAll(
+      (entry) => ids.includes(entry.call.id) && entry.link.epoch === link.epoch,
+      () => Effect.succeed<CallOutcome>({ _tag: "Cancelled" }),
+      "CallCancelled"
+    ).pipe(Effect.zipRight(this.settings.settled(link)))
+  }
+
+  /**
+   * The user stopped turn `turn`: interrupt its calls and answer each with an error saying so. Completes once
+   * their handlers have stopped (unlike a server's cancellation, which must not hold up the socket).
+   */
+  stop(turn: number): Effect.Effect<void> {
+    return this.settleAll(
+      (entry) => entry.turn === turn,
+      (entry) => this.send(entry.call, entry.link, failure(entry.call, "the user stopped this call before it finished"), (response) => ({ _tag: "Stopped", response })),
+      "CallCancelled"
+    ).pipe(Effect.flatMap((fibers) => Effect.forEach(fibers, Fiber.await, { discard: true })))
+  }
+
+  /** Connection `epoch` is gone: its outstanding calls are interrupted and never answered. */
+  lose(epoch: number, reason: string): Effect.Effect<void> {
+    return Effect.asVoid(this.settleAll((entry) => entry.link.epoch === epoch, () => Effect.succeed<CallOutcome>({ _tag: "Lost", reason }), "CallLost"))
+  }
+
+  /** How many calls of connection `epoch` are outstanding. */
+  outstanding(epoch: number): number {
+    let count = 0
+    for (const entry of this.pending) if (entry.link.epoch === epoch) count++
+    return count
+  }
+
+  /** The records of turn `turn`, and its calls still running. */
+  ofTurn(turn: number): { readonly calls: ReadonlyArray<CallRecord>; readonly running: ReadonlyArray<FunctionCall> } {
+    return {
+      calls: this.records.filter((record) => record.turn === turn),
+      running: [...this.pending].filter((entry) => entry.turn === turn).map((entry) => entry.call)
+    }
+  }
+
+  private run(entry: Entry): Effect.Effect<void, never, R> {
+    const { registry, execute, permits } = this.settings
+    const body = Effect.gen(this, function* () {
+      entry.startedAt = yield* Clock.currentTimeMillis
+      const result = yield* Effect.either(Executor.execute(registry, entry.call, execute))
+      yield* this.answer(entry, result)
+    })
+    return permits === undefined ? body : permits.withPermits(1)(body)
+  }
+
+  private answer(entry: Entry, result: Executor.CallResult): Effect.Effect<void> {
+    return this.wire.withPermits(1)(
+      Effect.suspend(() => {
+        if (!this.pending.delete(entry)) return Effect.void
+        const rendered = Executor.responseFor(entry.call, result).response
+        return Effect.flatMap(
+          this.send(entry.call, entry.link, rendered, (response) => ({ _tag: "Answered", result, response })),
+          (outcome) => this.record(entry, outcome, outcome._tag === "Lost" ? "CallLost" : "CallFinished")
+        )
+      })
+    ).pipe(Effect.uninterruptible, Effect.zipRight(this.settings.settled(entry.link)))
+  }
+
+  /** An id asked again on a later connection: it already ran, so it is answered with an error, not run. */
+  private refuse(call: FunctionCall, link: Link, turn: number, first: number): Effect.Effect<void> {
+    const entry: Entry = { call, link, turn, startedAt: undefined, fiber: undefined }
+    const message = `call ${call.id} was already asked for on connection ${first}; it is not run twice`
+    return this.wire.withPermits(1)(
+      Effect.flatMap(this.send(call, link, failure(call, message), (response) => ({ _tag: "Repeated", response })), (outcome) =>
+        this.record(entry, outcome, outcome._tag === "Lost" ? "CallLost" : "CallFinished")
+      )
+    )
+  }
+
+  /**
+   * Settles the pending calls that `select` picks, under the wire lock, and starts interrupting their handlers;
+   * returns their fibers. (Awaiting them under the lock could deadlock: a handler that just finished waits for it.)
+   */
+  private settleAll(
+    select: (entry: Entry) => boolean,
+    outcomeOf: (entry: Entry) => Effect.Effect<CallOutcome>,
+    tag: Settled
+  ): Effect.Effect<ReadonlyArray<Fiber.RuntimeFiber<void>>> {
+    return this.wire.withPermits(1)(
+      Effect.suspend(() => {
+        const chosen = [...this.pending].filter(select)
+        for (const entry of chosen) this.pending.delete(entry)
+        const fibers = chosen.flatMap((entry) => (entry.fiber === undefined ? [] : [entry.fiber]))
+        return Effect.forEach(fibers, Fiber.interruptFork, { discard: true }).pipe(
+          Effect.zipRight(
+            Effect.forEach(chosen, (entry) => Effect.flatMap(outcomeOf(entry), (outcome) => this.record(entry, outcome, outcome._tag === "Lost" ? "CallLost" : tag)), {
+              discard: true
+            })
+          ),
+          Effect.as(fibers)
+        )
+      })
+    )
+  }
+
+  /** Sends one response; an answer that cannot be delivered makes the call `Lost` (it is never sent again). */
+  private send(
+    call: FunctionCall,
+    link: Link,
+    rendered: JsonObject,
+    outcome: (response: LiveModel.ToolResponse) => CallOutcome
+  ): Effect.Effect<CallOutcome> {
+    const scheduling = this.settings.registry.tools.get(call.name)?.scheduling
+    const response: LiveModel.ToolResponse = { id: call.id, name: call.name, response: rendered, ...(scheduling === undefined ? {} : { scheduling }) }
+    return Effect.match(link.connection.sendToolResponses([response]), {
+      onFailure: (error): CallOutcome => ({ _tag: "Lost", reason: `the answer could not be sent: ${error.message}` }),
+      onSuccess: () => outcome(response)
+    })
+  }
+
+  private record(entry: Entry, outcome: CallOutcome, tag: Settled): Effect.Effect<void> {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const record: CallRecord = {
+        id: entry.call.id,
+        name: entry.call.name,
+        args: entry.call.args,
+        outcome,
+        duration: Duration.millis(entry.startedAt === undefined ? 0 : now - entry.startedAt),
+        turn: entry.turn,
+        connection: entry.link.epoch
+      }
+      this.records.push(record)
+      return this.settings.publish({ _tag: tag, record })
+    })
+  }
+}
+
+/** An error response for a call that did not (or will not) produce its own. */
+const failure = (call: FunctionCall, message: string): JsonObject =>
+  Executor.renderError(new ExecutionFailed({ name: call.name, cause: { message }, defect: false }))
+

@@ -1,0 +1,307 @@
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { defaultConcurrency } from "../../Executor.js"
+import type { Options, Session } from "../../LiveAgent.js"
+import type { LiveAgentEvent } from "../../LiveAgentEvent.js"
+import type { SendError, SessionError } from "../../LiveError.js"
+import { ReconnectFailed, SessionEnded } from "../../LiveError.js"
+import * as LiveModel from "../../LiveModel.js"
+import type { LiveTurn } from "../../LiveTurn.js"
+import type * as ModelError from "../../ModelError.js"
+import type * as Retry from "../../Retry.js"
+import type { Link } from "./calls.js"
+import { Calls } from "./calls.js"
+import type { Ending } from "./ending.js"
+import { decide, lossReason } from "./ending.js"
+import * as Hub from "./hub.js"
+import { Turns } from "./turns.js"
+
+/** The connection in use, with what the driver tracks of it. */
+interface Active extends Link {
+  /** The server sent `GoAway`: move to a new connection at the first quiet moment. */
+  leaving: boolean
+  /** The driver has left it (after `GoAway`, or it closed): nothing more is read from it or sent on it. */
+  left: boolean
+  /** Nothing was sent since the last resumable handle (a reconnect with it would lose nothing). */
+  fresh: boolean
+  /**
+   * The model said something on it (text, calls, a completed turn): it worked, whatever happens next. A server
+   * that accepts connections and drops them before that is failing, and the reconnect schedule counts it.
+   */
+  progressed: boolean
+  closed: { readonly code: number; readonly reason: string } | undefined
+  /** Why its calls and turn are lost if it ends now. */
+  lost: string
+  /** The session goes on after it (so a turn under way is lost, rather than ended with the session). */
+  replaced: boolean
+  readonly moveOn: Deferred.Deferred<void>
+}
+
+const boundOf = (concurrency: Options<never>["concurrency"]): Effect.Effect<number | undefined> => {
+  if (concurrency === undefined) return Effect.succeed(defaultConcurrency)
+  if (concurrency === "sequential") return Effect.succeed(1)
+  if (concurrency === "unbounded") return Effect.succeed(undefined)
+  return Number.isInteger(concurrency) && concurrency >= 1
+    ? Effect.succeed(concurrency)
+    : Effect.dieMessage(`concurrency must be "sequential", "unbounded" or an integer ≥ 1, got ${concurrency}`)
+}
+
+export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Effect<Session, SessionError, LiveModel.LiveModel | R | Scope.Scope> =>
+  Effect.gen(function* () {
+    const live = yield* LiveModel.LiveModel
+    const hub = yield* Hub.make<LiveAgentEvent, SessionError>()
+    const turns = new Turns()
+    const bound = yield* boundOf(options.concurrency)
+    const permits = bound === undefined ? undefined : yield* Effect.makeSemaphore(bound)
+    const sendLock = yield* Effect.makeSemaphore(1)
+    const done = yield* Deferred.make<void, SessionError>()
+
+    let handle = options.resumptionHandle === "" ? undefined : options.resumptionHandle
+    let epochs = 0
+    let active: Active | undefined
+    let next = yield* Deferred.make<Active, SendError>()
+    const first = next
+    let ended: SendError | undefined
+
+    /** A connection stops being the one messages go to: later sends wait for the next. Idempotent. */
+    const detach = (current: Active): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        current.left = true
+        if (active === current) active = undefined
+        if (ended === undefined && Option.isSome(yield* Deferred.poll(next))) next = yield* Deferred.make<Active, SendError>()
+      })
+
+    /** Leaves a connection for a new one (its scope, socket and outstanding calls are closed after). */
+    const moveOn = (current: Active): Effect.Effect<void> =>
+      Effect.suspend(() => (current.left ? Effect.void : Effect.zipRight(detach(current), Deferred.succeed(current.moveOn, undefined))))
+
+    /** After `GoAway`, the moment to move: no call outstanding, no turn under way, nothing the handle lacks. */
+    const quiet = (link: Link): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const current = active
+        if (current === undefined || current.epoch !== link.epoch || !current.leaving) return Effect.void
+        if (calls.outstanding(current.epoch) > 0 || turns.open || !(current.fresh || handle === undefined)) return Effect.void
+        return moveOn(current)
+      })
+
+    const calls = new Calls<R>({
+      registry: options.registry,
+      execute: {
+        ...(options.toolTimeout === undefined ? {} : { timeout: options.toolTimeout }),
+        ...(options.limits === undefined ? {} : { limits: options.limits })
+      },
+      permits,
+      publish: hub.publish,
+      settled: quiet
+    })
+
+    const setup = (resumptionHandle: string | undefined): LiveModel.Setup => ({
+      system: options.system,
+      declarations: options.registry.declarations,
+      resumptionHandle,
+      temperature: options.temperature,
+      maxOutputTokens: options.maxOutputTokens
+    })
+
+    const onEvent = (current: Active, scope: Scope.Scope) => (event: LiveModel.Event): Effect.Effect<void, never, R> => {
+      // Once left, the connection is only waiting to be closed: what it still says goes unread (calls asked then
+      // are never answered; the server loses them with the connection anyway).
+      if (current.left) return Effect.void
+      if (event._tag === "Closed") {
+        current.closed = { code: event.code, reason: event.reason }
+        return detach(current)
+      }
+      const turn = turns.current
+      if (event._tag === "TextDelta" || event._tag === "Transcription" || event._tag === "ToolCall" || event._tag === "TurnComplete") current.progressed = true
+      switch (event._tag) {
+        case "TextDelta":
+          turns.output(event.text)
+          return hub.publish({ _tag: "TextDelta", turn, text: event.text })
+        case "Transcription":
+          turns.begin()
+          return hub.publish({ _tag: "Transcription", turn, direction: event.direction, text: event.text })
+        case "ToolCall":
+          turns.begin()
+          return calls.arrive(event.calls, current, turn, scope)
+        case "ToolCallCancellation":
+          return calls.cancel(event.ids, current)
+        case "Usage":
+          turns.report(event.usage)
+          return hub.publish({ _tag: "Usage", turn, usage: event.usage })
+        case "Interrupted":
+          turns.interrupt()
+          return hub.publish({ _tag: "Interrupted", turn })
+        case "GenerationComplete":
+          return hub.publish({ _tag: "GenerationComplete", turn })
+        case "TurnComplete":
+          return turns.complete({ ...calls.ofTurn(turn), ...(event.reason === undefined ? {} : { reason: event.reason }) }).pipe(
+            Effect.flatMap((completed) => hub.publish({ _tag: "TurnComplete", turn: completed })),
+            Effect.zipRight(quiet(current))
+          )
+        case "GoAway":
+          current.leaving = true
+          return hub.publish({ _tag: "GoAway", timeLeft: event.timeLeft }).pipe(
+            // The server closes when the time is up; should it not, the driver moves on anyway.
+            Effect.zipRight(Effect.forkIn(Effect.zipRight(Effect.sleep(event.timeLeft), moveOn(current)), scope)),
+            Effect.zipRight(quiet(current))
+          )
+        case "ResumptionUpdate":
+          // Only a resumable, non-empty handle replaces the last one: an empty update (calls running) says nothing.
+          if (!event.resumable || event.handle === undefined || event.handle === "") return Effect.void
+          handle = event.handle
+          current.fresh = true
+          return quiet(current)
+      }
+    }
+
+    /** Tracks what was sent on a connection since its last resumable handle. */
+    const watched = (connection: LiveModel.Connection, current: () => Active): LiveModel.Connection => ({
+      ...connection,
+      sendText: (text) => Effect.suspend(() => ((current().fresh = false), connection.sendText(text))),
+      sendToolResponses: (responses) => Effect.suspend(() => ((current().fresh = false), connection.sendToolResponses(responses)))
+    })
+
+    /** One connection, from connect to its end. Its scope holds the socket and its calls' fibers. */
+    const connection = (resumptionHandle: string | undefined): Effect.Effect<Ending, never, LiveModel.LiveModel | R | Scope.Scope> =>
+      Effect.gen(function* () {
+        const scope = yield* Effect.scope
+        const connected = yield* Effect.either(live.connect(setup(resumptionHandle)))
+        if (Either.isLeft(connected)) return { _tag: "ConnectFailed", error: connected.left } satisfies Ending
+        const self: Active = {
+          epoch: ++epochs,
+          connection: watched(connected.right, () => self),
+          leaving: false,
+          left: false,
+          fresh: true,
+          progressed: false,
+          closed: undefined,
+          lost: "the session was closed",
+          replaced: false,
+          moveOn: yield* Deferred.make<void>()
+        }
+        // When this scope closes (the connection ended, or the session did) its outstanding calls are lost, and so
+        // is the turn under way; the scope then interrupts their fibers and closes the socket.
+        // (When the session ends with it, a waiting `send` fails with the session's end instead.)
+        yield* Effect.addFinalizer(() =>
+          Effect.gen(function* () {
+            yield* detach(self)
+            yield* calls.lose(self.epoch, self.lost)
+            if (self.replaced) yield* turns.lose(self.lost)
+          })
+        )
+        active = self
+        yield* Deferred.succeed(next, self)
+        yield* hub.publish({ _tag: "Connected", connection: self.epoch, resumed: resumptionHandle !== undefined })
+        const reading = Stream.runForEach(connected.right.events, onEvent(self, scope)).pipe(
+          Effect.map((): Ending => ({
+            _tag: "Closed",
+            ...(self.closed ?? { code: LiveModel.CloseCode.abnormal, reason: "the event stream ended without a close" }),
+            progressed: self.progressed,
+            leaving: self.leaving
+          })),
+          Effect.catchAll((error) => Effect.succeed<Ending>({ _tag: "Failed", error, progressed: self.progressed }))
+        )
+        const ending = yield* Effect.raceFirst(reading, Effect.as(Deferred.await(self.moveOn), { _tag: "MovedOn" } satisfies Ending))
+        self.lost = lossReason(ending)
+        self.replaced = decide(ending)._tag === "Reconnect"
+        return ending
+      })
+
+    /** Connections one after the other until the session ends; fails with what ended it abnormally. */
+    const main = Effect.gen(function* () {
+      let driver: Schedule.ScheduleDriver<unknown, ModelError.ModelError> | undefined
+      let failures = 0
+      for (;;) {
+        const decision = decide(yield* Effect.scoped(connection(handle)))
+        if (decision._tag === "End") return decision.reason
+        if (decision._tag === "Fail") return yield* Effect.fail(decision.error)
+        if (decision.failed) {
+          failures += 1
+          driver ??= yield* Schedule.driver(reconnect)
+          const again = yield* Effect.either(driver.next(decision.error))
+          if (Either.isLeft(again)) return yield* Effect.fail(new ReconnectFailed({ attempts: failures, error: decision.error }))
+        } else {
+          driver = undefined
+          failures = 0
+        }
+        yield* hub.publish({
+          _tag: "Reconnecting",
+          attempt: failures + 1,
+          reason: decision.error.message,
+          code: decision.code,
+          fresh: handle === undefined
+        })
+      }
+    })
+
+    const finish = (exit: Exit.Exit<string, SessionError>): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+        const error: SendError = Option.isSome(failure)
+          ? failure.value
+          : new SessionEnded({ reason: Exit.isSuccess(exit) ? exit.value : "the session was closed" })
+        ended = error
+        yield* Deferred.fail(next, error)
+        yield* turns.end(error)
+        const outcome: Exit.Exit<void, SessionError> = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? Exit.failCause(exit.cause) : Exit.void
+        yield* hub.end(outcome)
+        yield* Deferred.done(done, outcome)
+      })
+
+    const fiber = yield* main.pipe(Effect.onExit(finish), Effect.ignore, Effect.forkScoped)
+
+    const current: Effect.Effect<Active, SendError> = Effect.suspend(() =>
+      ended !== undefined ? Effect.fail(ended) : active !== undefined ? Effect.succeed(active) : Deferred.await(next)
+    )
+    /** Sends a user text on the connection in use (waiting for one while reconnecting); returns its turn. */
+    const say = (text: string, waiter?: Deferred.Deferred<LiveTurn, SendError>): Effect.Effect<number, SendError> =>
+      Effect.flatMap(current, (link) =>
+        Effect.suspend(() => {
+          turns.begin()
+          // Waiting from just before the text goes out, so the answer cannot be missed.
+          if (waiter !== undefined) turns.waitFor(waiter)
+          const turn = turns.current
+          return Effect.as(link.connection.sendText(text), turn)
+        })
+      )
+    const cancelTurn = Effect.suspend(() => calls.stop(turns.current))
+
+    const send = (text: string): Effect.Effect<LiveTurn, SendError> =>
+      sendLock.withPermits(1)(
+        Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function* () {
+            const waiter = yield* Deferred.make<LiveTurn, SendError>()
+            const turn = yield* restore(say(text, waiter)).pipe(Effect.tapError(() => Effect.sync(() => turns.forget(waiter))))
+            return yield* restore(Deferred.await(waiter)).pipe(
+              Effect.onInterrupt(() => calls.stop(turn)),
+              Effect.ensuring(Effect.sync(() => turns.forget(waiter)))
+            )
+          })
+        )
+      )
+
+    // The session exists once its first connection does; a refused setup is the constructor's failure.
+    yield* Effect.catchAll(Deferred.await(first), () => Deferred.await(done))
+
+    return {
+      send,
+      sendText: (text) => Effect.asVoid(say(text)),
+      cancelTurn,
+      events: Stream.unwrapScoped(hub.subscribe),
+      subscribe: hub.subscribe,
+      calls: Effect.sync(() => [...calls.records]),
+      turns: Effect.sync(() => [...turns.completed]),
+      usage: Effect.sync(() => turns.sessionUsage),
+      resumptionHandle: Effect.sync(() => Option.fromNullable(handle)),
+      close: Effect.asVoid(Fiber.interrupt(fiber)),
+      await: Deferred.await(done)
+    } satisfies Session
+  })

@@ -1,0 +1,102 @@
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as LanguageModel from "../../LanguageModel.js"
+import type { SendError } from "../../LiveError.js"
+import { TurnLost } from "../../LiveError.js"
+import type { LiveTurn } from "../../LiveTurn.js"
+
+/**
+ * The model turn in progress. Live servers do not number turns: a turn is what the model says between two
+ * `TurnComplete`s, and a `send` is answered by the first `TurnComplete` after its text went out.
+ */
+export class Turns {
+  /** The number of the turn in progress (or of the next one). */
+  current = 1
+  /** Whether a turn is under way: the user spoke or the model started answering, and it has not completed. */
+  open = false
+  private text = ""
+  private usage: LanguageModel.Usage | undefined
+  private interrupted = false
+  private total = LanguageModel.emptyUsage
+  private waiter: Deferred.Deferred<LiveTurn, SendError> | undefined
+  readonly completed: Array<LiveTurn> = []
+
+  /** The `send` waiting for the turn. */
+  waitFor(waiter: Deferred.Deferred<LiveTurn, SendError>): void {
+    this.waiter = waiter
+  }
+
+  forget(waiter: Deferred.Deferred<LiveTurn, SendError>): void {
+    if (this.waiter === waiter) this.waiter = undefined
+  }
+
+  /** The user spoke, or the model started answering (a call, a transcription). */
+  begin(): void {
+    this.open = true
+  }
+
+  output(text: string): void {
+    this.open = true
+    this.text += text
+  }
+
+  report(usage: LanguageModel.Usage): void {
+    this.usage = usage
+  }
+
+  interrupt(): void {
+    this.interrupted = true
+  }
+
+  /** Usage summed over the session's turns, the one in progress included. */
+  get sessionUsage(): LanguageModel.Usage {
+    return this.usage === undefined ? this.total : LanguageModel.addUsage(this.total, this.usage)
+  }
+
+  /** Completes the turn in progress with what the call table says of it, and answers the waiting `send`. */
+  complete(turn: Omit<LiveTurn, "turn" | "text" | "usage" | "interrupted">): Effect.Effect<LiveTurn> {
+    return Effect.suspend(() => {
+      const done: LiveTurn = {
+        turn: this.current,
+        text: this.text,
+        usage: this.usage ?? LanguageModel.emptyUsage,
+        interrupted: this.interrupted,
+        ...turn
+      }
+      this.completed.push(done)
+      const waiter = this.reset()
+      return waiter === undefined ? Effect.succeed(done) : Effect.as(Deferred.succeed(waiter, done), done)
+    })
+  }
+
+  /** The connection went away mid-turn: the turn is over without an answer, and its number is not reused. */
+  lose(reason: string): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (!this.open) return Effect.void
+      const turn = this.current
+      const waiter = this.reset()
+      return waiter === undefined ? Effect.void : Deferred.fail(waiter, new TurnLost({ turn, reason }))
+    })
+  }
+
+  /** The session ended: the waiting `send`, if any, fails with `error`. */
+  end(error: SendError): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const waiter = this.waiter
+      this.waiter = undefined
+      return waiter === undefined ? Effect.void : Deferred.fail(waiter, error)
+    })
+  }
+
+  private reset(): Deferred.Deferred<LiveTurn, SendError> | undefined {
+    if (this.usage !== undefined) this.total = LanguageModel.addUsage(this.total, this.usage)
+    const waiter = this.waiter
+    this.current += 1
+    this.open = false
+    this.text = ""
+    this.usage = undefined
+    this.interrupted = false
+    this.waiter = undefined
+    return waiter
+  }
+}
