@@ -70,12 +70,42 @@ export class Blocked extends Schema.TaggedError<Blocked>()("Blocked", common) {
   }
 }
 
-/** The model did not answer within the per-turn timeout. */
+/**
+ * Which bound on a model request was hit: `turn`, the whole request (streamed or not); `firstByte`, the wait for
+ * a stream's first part; `idle`, the wait between two parts of a stream.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const TimeoutLimit = Schema.Literal("turn", "firstByte", "idle")
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type TimeoutLimit = typeof TimeoutLimit.Type
+
+/**
+ * The model did not answer in time: `limit` says which bound was hit (absent: the whole turn), `after` how long
+ * that bound is.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeout", {
-  after: Schema.DurationFromMillis
+  after: Schema.DurationFromMillis,
+  limit: Schema.optional(TimeoutLimit)
 }) {
   override get message(): string {
-    return `the model did not answer within ${Duration.format(this.after)}`
+    const after = Duration.format(this.after)
+    switch (this.limit) {
+      case "firstByte":
+        return `the model sent nothing within ${after} (firstByteTimeout)`
+      case "idle":
+        return `the model's stream stalled: nothing for ${after} (idleTimeout)`
+      default:
+        return `the model did not finish its answer within ${after} (turnTimeout)`
+    }
   }
   get retryable(): boolean {
     return true
