@@ -68,6 +68,10 @@ export interface Runner<Size> {
   readonly run: (size: Size) => Promise<Sample>
   /** A smaller size to warm up with, for contenders whose big runs are very slow (default: the size itself). */
   readonly warmUpSize?: (size: Size) => Size
+  /** Untimed units before each block, at the warm-up size (default: the plan's). */
+  readonly warmUp?: (size: Size) => number
+  /** Fewer repetitions at sizes where one unit takes minutes (default: the plan's). */
+  readonly repetitions?: (size: Size) => number
 }
 
 export interface Plan<Size> {
@@ -87,6 +91,24 @@ export interface Figures {
   readonly retained: ReadonlyArray<number>
   /** The same, with the model it ran against kept too. */
   readonly retainedWithModel: ReadonlyArray<number>
+}
+
+/**
+ * One timed block, in a function of its own: a finished async frame holds nothing, whereas the caller's could still
+ * hold the last sample in a register and keep it alive through the heap measure, which then reads 0.
+ */
+const timedBlock = async <Size>(runner: Runner<Size>, plan: Plan<Size>): Promise<{ readonly cpu: number; readonly wall: number; readonly kept: Kept }> => {
+  let cpu = 0
+  let wall = 0
+  const kept: Kept = { result: undefined, model: undefined }
+  for (let i = 0; i < plan.perBlock; i++) {
+    const sample = await runner.run(plan.size)
+    cpu += sample.cpuMicros
+    wall += sample.wallMicros
+    kept.result = sample.result
+    kept.model = sample.model
+  }
+  return { cpu, wall, kept }
 }
 
 /**
@@ -110,23 +132,17 @@ export const compare = async <Size>(
     for (let k = 0; k < runners.length; k++) {
       const index = (k + repetition) % runners.length
       const runner = runners[index]!
+      if (repetition >= (runner.repetitions?.(plan.size) ?? plan.repetitions)) continue
       // No collection between the warm-up and the block: it would undo the warm-up (see above).
       collect()
       const warmUpSize = runner.warmUpSize?.(plan.size) ?? plan.size
-      for (let i = 0; i < plan.warmUp; i++) await runner.run(warmUpSize)
-      let cpu = 0
-      let wall = 0
-      let last: Sample | undefined
-      for (let i = 0; i < plan.perBlock; i++) {
-        last = await runner.run(plan.size)
-        cpu += last.cpuMicros
-        wall += last.wallMicros
-      }
+      const warmUp = runner.warmUp?.(plan.size) ?? plan.warmUp
+      for (let i = 0; i < warmUp; i++) await runner.run(warmUpSize)
+      const block = await timedBlock(runner, plan)
+      const { cpu, wall, kept } = block
       const units = plan.perBlock * per(plan.size)
       figures[index]!.cpu.push(cpu / units)
       figures[index]!.wall.push(wall / units)
-      const kept: Kept = { result: last?.result, model: last?.model }
-      last = undefined
       const held = heapHeldBy(kept)
       figures[index]!.retained.push(held.result)
       figures[index]!.retainedWithModel.push(held.withModel)

@@ -153,6 +153,10 @@ export const executeAll = <R, RH = never>(
   Effect.suspend(() => {
     const bound = boundOf(options.concurrency, calls.length)
     const { onStart, onFinish } = options
+    // The usual loop step, one call, needs no pool.
+    if (calls.length === 1 && onStart === undefined && onFinish === undefined) {
+      return Effect.map(Effect.either(execute(registry, calls[0]!, options)), (outcome) => [outcome])
+    }
     const results = new Array<CallResult>(calls.length)
     const one = (index: number): Effect.Effect<void, never, R | RH> => {
       const call = calls[index]!
@@ -165,7 +169,7 @@ export const executeAll = <R, RH = never>(
         if (onFinish !== undefined) yield* onFinish(call, outcome, duration, index)
       })
     }
-    return Effect.as(pool(calls.length, bound, one), results)
+    return Effect.as(calls.length === 1 ? one(0) : pool(calls.length, bound, one), results)
   })
 
 /** `executeAll` with the default bound of 10 handlers at once. */
