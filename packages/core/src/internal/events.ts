@@ -12,7 +12,9 @@ import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as Stream from "effect/Stream"
 import type { AgentEvent } from "../AgentEvent.js"
 import type { AgentResult } from "../AgentResult.js"
@@ -31,6 +33,8 @@ export interface Emitter {
 export interface EventChannel<E> extends Emitter {
   /** Ends the events with the run's outcome: `Done` with its result, or its failure. */
   readonly end: (exit: Exit.Exit<AgentResult, E>) => Effect.Effect<void>
+  /** Everything buffered, waiting for an event if there is none; fails with `None` after `Done`. */
+  readonly pull: Effect.Effect<Chunk.Chunk<AgentEvent>, Option.Option<E>>
   /** The events as a stream, ending after `Done` or failing with the run's error. */
   readonly stream: Stream.Stream<AgentEvent, E>
 }
@@ -94,5 +98,30 @@ export const make = <E>(): EventChannel<E> => {
       }
     })
 
-  return { emit, room, end, stream: Stream.repeatEffectChunkOption(pull) }
+  return { emit, room, end, pull, stream: Stream.repeatEffectChunkOption(pull) }
 }
+
+/**
+ * The events of `produce` as a stream: the first pull starts it in a fiber of its own, and the stream's end, however
+ * it comes (the run's end, an error, the consumer closing it), interrupts that fiber and waits for its finalizers.
+ *
+ * The fiber is started with `Runtime.runFork`, which runs it at once, in the call, until it first waits: a run that
+ * never waits (a scripted model, fast tools) has then buffered its events, up to the high-water mark, before the
+ * first pull looks, and the consumer takes them without a single suspension. One stream layer, no scope: a
+ * stream's fixed cost is that of several loop steps.
+ */
+export const streamOf = <E, R>(produce: (emitter: Emitter) => Effect.Effect<AgentResult, E, R>): Stream.Stream<AgentEvent, E, R> =>
+  Stream.suspend(() => {
+    const channel = make<E>()
+    let fiber: Fiber.RuntimeFiber<void> | undefined
+    const start: Effect.Effect<void, never, R> = Effect.suspend(() =>
+      fiber !== undefined
+        ? Effect.void
+        : Effect.map(Effect.runtime<R>(), (runtime) => {
+          fiber = Runtime.runFork(runtime)(Effect.flatMap(Effect.exit(produce(channel)), channel.end))
+        })
+    )
+    return Stream.repeatEffectChunkOption(Effect.zipRight(start, channel.pull)).pipe(
+      Stream.ensuring(Effect.suspend(() => (fiber === undefined ? Effect.void : Fiber.interrupt(fiber))))
+    )
+  })

@@ -53,14 +53,4 @@ export const loopStream = <R>(
   options: Options<R>,
   hooks: Omit<Hooks, "emit" | "room"> = {}
 ): Stream.Stream<AgentEvent, AgentError, LanguageModel | R> =>
-  Stream.unwrapScoped(
-    Effect.gen(function* () {
-      const events = Events.make<AgentError>()
-      yield* loop({ ...options, streaming: options.streaming ?? true }, { ...hooks, emit: events.emit, room: events.room }).pipe(
-        Effect.exit,
-        Effect.flatMap(events.end),
-        Effect.forkScoped
-      )
-      return events.stream
-    })
-  )
+  Events.streamOf((events) => loop({ ...options, streaming: options.streaming ?? true }, { ...hooks, emit: events.emit, room: events.room }))
