@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
 import type { AgentError, Options } from "../Agent.js"
 import type { AgentEvent } from "../AgentEvent.js"
 import type { AgentResult, StopReason } from "../AgentResult.js"
