@@ -119,6 +119,7 @@ export class MalformedResponse extends Schema.TaggedError<MalformedResponse>()("
   }
 }
 
+/** The schema of every model error (serialisable, e.g. in a saved transcript or an eval report). */
 export const ModelError = Schema.Union(
   RateLimited,
   QuotaExhausted,
@@ -130,6 +131,12 @@ export const ModelError = Schema.Union(
   ModelTimeout,
   MalformedResponse
 )
+/**
+ * Why a model request failed; each error says whether it is `retryable`.
+ *
+ * @example
+ * Agent.run(options).pipe(Effect.catchTag("RateLimited", (error) => Console.log(error.message)))
+ */
 export type ModelError = typeof ModelError.Type
 
 /** How long the provider asked us to wait, if it did. */
@@ -138,4 +145,5 @@ export const retryAfter = (error: ModelError): Option.Option<Duration.Duration> 
     ? Option.some(error.retryAfter)
     : Option.none()
 
+/** Whether a value is one of the model errors. */
 export const isModelError = Schema.is(ModelError)

@@ -42,6 +42,7 @@ export type Step =
 /** A step as a function of the request and its 0-based index. */
 export type Responder = (request: LanguageModel.Request, index: number) => Effect.Effect<Step>
 
+/** `assertConsumed` found steps of the script that no request used. */
 export class ScriptIncomplete extends Schema.TaggedError<ScriptIncomplete>()("ScriptIncomplete", {
   used: Schema.Number,
   total: Schema.Number

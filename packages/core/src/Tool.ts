@@ -68,6 +68,7 @@ export interface Tool<out R = never> {
   readonly run: (args: unknown, context: ToolContext) => Effect.Effect<unknown, HandlerFailure, R>
 }
 
+/** A tool whatever it requires: the element type of tool lists (`Registry.make`). */
 export type Any = Tool<any> // eslint-disable-line @typescript-eslint/no-explicit-any -- variance marker only
 
 /** What a tool's handler requires. */
