@@ -1,201 +1,328 @@
 /**
- * Agent-loop benchmark: what a model step costs the loop itself, with a scripted model that answers at once and
- * no-op tools, next to the Vercel AI SDK's `generateText` with its mock model, measured in the same process.
+ * Agent-loop benchmark: what a model step costs the loop itself, from 1 to 4,000 steps, for `Agent.run` and
+ * `Agent.stream` next to the Vercel AI SDK's `generateText` and `streamText` (each with its own mock model), all in
+ * one process, interleaved, with the heap each run's result keeps alive.
  *
- *   pnpm bench:loop        (or: node bench/dist/loop.js after a build)
+ *   pnpm bench:loop                               (or: node --expose-gc bench/dist/loop.js after a build)
+ *   node --expose-gc bench/dist/loop.js --steps 1,10,100 --repetitions 7
  */
-import { Agent, Registry, Retry, Tool } from "@agentfx/core"
+import { Agent, LanguageModel, Registry, Tool } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
-import type { LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider"
-import { generateText, jsonSchema, stepCountIs, tool } from "ai"
-import { MockLanguageModelV3 } from "ai/test"
+import type { LanguageModelV3Content, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider"
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
+import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { performance } from "node:perf_hooks"
-import { fixed, machine, median, verdict } from "./internal/stats.js"
+import type { Figures, Runner, Sample } from "./internal/measure.js"
+import { compare } from "./internal/measure.js"
+import { fixed, machine, median, megabytes, spread, verdict } from "./internal/stats.js"
 import * as Table from "./internal/table.js"
 
-interface Scenario {
-  /** Model steps that ask for calls; one more step then answers with text. */
-  readonly callSteps: number
-  readonly callsPerStep: number
-  /** Whole runs per timed repetition, so that short runs add up to something a clock can measure. */
-  readonly runsPerRepetition: number
-  readonly repetitions: number
-  readonly warmUpRuns: number
+const option = (name: string): string | undefined => {
+  const at = process.argv.indexOf(`--${name}`)
+  return at === -1 ? undefined : process.argv[at + 1]
 }
+const stepCounts = (option("steps") ?? "1,10,100,1000,4000").split(",").map(Number)
+const repetitions = Number(option("repetitions") ?? 7)
 
-const short: Scenario = { callSteps: 6, callsPerStep: 3, runsPerRepetition: 100, repetitions: 15, warmUpRuns: 500 }
-const long: Scenario = { callSteps: 1000, callsPerStep: 1, runsPerRepetition: 1, repetitions: 9, warmUpRuns: 3 }
+const flatnessGoal = 1.25
+const streamGoal = 1.3
 
-const modelSteps = (scenario: Scenario): number => scenario.callSteps + 1
-
-const stepGoalMicros = 100
-const flatnessGoal = 1.5
-
-const toolNames = ["t0", "t1", "t2"] as const
 const args = { a: 1, b: "x" }
 
 // ---- agentfx ----
 
-const noop = (name: string) =>
-  Tool.make(name, {
+const registry = Registry.unsafeMake(
+  Tool.make("t0", {
     description: "Returns its first argument",
     parameters: Schema.Struct({ a: Schema.Number, b: Schema.String }),
     handler: ({ a }) => Effect.succeed(a)
   })
+)
 
-const registry = Registry.unsafeMake(noop("t0"), noop("t1"), noop("t2"))
+/** `steps` model steps that each call the tool once, then one that answers with text. */
+const script = (steps: number): Scripted.Responder => (_request, index) =>
+  Effect.succeed(index < steps ? { calls: [{ name: "t0", args }] } : { text: "done" })
 
-const script = (scenario: Scenario): Scripted.Responder => (_request, index) =>
-  Effect.succeed(
-    index < scenario.callSteps
-      ? { calls: toolNames.slice(0, scenario.callsPerStep).map((name) => ({ name, args })) }
-      : { text: "done" }
+const check = (result: Agent.AgentResult, steps: number): Agent.AgentResult => {
+  if (result.turns !== steps + 1 || result.calls.length !== steps || result.text !== "done") {
+    throw new Error(`agentfx ran ${result.turns} turns and ${result.calls.length} calls, ending with ${result.stopReason._tag}`)
+  }
+  return result
+}
+
+/** Times `effect`, with the model given to it already built, so that building the model is left out. */
+const timedEffect = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<Omit<Sample, "model" | "result"> & { readonly value: A }, E, R> =>
+  Effect.suspend(() => {
+    const cpu = process.cpuUsage()
+    const wall = performance.now()
+    return Effect.map(effect, (value) => {
+      const used = process.cpuUsage(cpu)
+      return { cpuMicros: used.user + used.system, wallMicros: (performance.now() - wall) * 1000, value }
+    })
+  })
+
+const options = (steps: number) => ({ registry, prompt: "go", maxTurns: steps + 1 })
+
+/** The scripted model, which records every request it is sent. */
+type Model = Context.Context<LanguageModel.LanguageModel>
+
+const scripted = (steps: number): Model => Effect.runSync(Scripted.make(script(steps)))
+
+/**
+ * The scripted model, but its `stream` is a plain Effect Stream of the same parts: what a provider that really
+ * streams costs the loop (the scripted model's stream is a replay, which the loop reads without running a Stream).
+ */
+const streamingThroughEffectStream = (steps: number): Model => {
+  const context = scripted(steps)
+  const service = Context.get(context, LanguageModel.LanguageModel)
+  return Context.add(context, LanguageModel.LanguageModel, {
+    ...service,
+    stream: (request) =>
+      Stream.unwrap(
+        Effect.map(service.generate(request), (response): Stream.Stream<LanguageModel.StreamPart> => {
+          const parts: Array<LanguageModel.StreamPart> = []
+          for (const part of response.turn.parts) {
+            if (part._tag === "Text") parts.push({ _tag: "TextDelta", text: part.text })
+            else if (part._tag === "FunctionCall") parts.push({ _tag: "CallDelta", call: part })
+          }
+          parts.push({ _tag: "Finish", response })
+          return Stream.fromIterable(parts)
+        })
+      )
+  })
+}
+
+const agentfxRun = (steps: number): Promise<Sample> => {
+  const model = scripted(steps)
+  return Effect.runPromise(
+    timedEffect(Agent.run(options(steps))).pipe(
+      Effect.map((sample) => ({ ...sample, result: check(sample.value, steps), model })),
+      Effect.provide(model)
+    )
   )
+}
 
-type AgentOptions = Omit<Agent.Options<never>, "registry" | "prompt">
+const lastResult = (stream: Stream.Stream<Agent.AgentEvent, Agent.AgentError, LanguageModel.LanguageModel>) =>
+  Stream.runFold(stream, undefined as Agent.AgentResult | undefined, (last, event) => (event._tag === "Done" ? event.result : last))
 
-/** Milliseconds of one run, timed inside the provided scope so building the scripted model is left out. */
-const agentfxRun = (scenario: Scenario, options: AgentOptions): Promise<number> =>
-  Effect.runPromise(
-    Effect.gen(function* () {
-      const start = performance.now()
-      const result = yield* Agent.run({ registry, prompt: "go", maxTurns: modelSteps(scenario), ...options })
-      const elapsed = performance.now() - start
-      if (result.turns !== modelSteps(scenario) || result.calls.length !== scenario.callSteps * scenario.callsPerStep || result.text !== "done") {
-        return yield* Effect.dieMessage(`agentfx ran ${result.turns} turns and ${result.calls.length} calls, ending with ${result.stopReason._tag}`)
-      }
-      return elapsed
-    }).pipe(Effect.provide(Scripted.layer(script(scenario))))
+const agentfxStream = (makeModel: (steps: number) => Model) => (steps: number): Promise<Sample> => {
+  const model = makeModel(steps)
+  return Effect.runPromise(
+    timedEffect(lastResult(Agent.stream(options(steps)))).pipe(
+      Effect.map((sample) => {
+        if (sample.value === undefined) throw new Error("agentfx's stream ended without Done")
+        return { ...sample, result: check(sample.value, steps), model }
+      }),
+      Effect.provide(model)
+    )
   )
+}
 
 // ---- Vercel AI SDK ----
 
-const aiTools = Object.fromEntries(
-  toolNames.map((name) => [
-    name,
-    tool({
-      description: "Returns its first argument",
-      inputSchema: jsonSchema<{ a: number; b: string }>({
-        type: "object",
-        properties: { a: { type: "number" }, b: { type: "string" } },
-        required: ["a", "b"],
-        additionalProperties: false
-      }),
-      execute: ({ a }) => a
-    })
-  ])
-)
+const aiTools = {
+  t0: tool({
+    description: "Returns its first argument",
+    inputSchema: jsonSchema<{ a: number; b: string }>({
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "string" } },
+      required: ["a", "b"],
+      additionalProperties: false
+    }),
+    execute: ({ a }) => a
+  })
+}
 
 const usage: LanguageModelV3GenerateResult["usage"] = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 1, text: 1, reasoning: undefined }
 }
+const input = JSON.stringify(args)
 
-const mockModel = (scenario: Scenario): MockLanguageModelV3 => {
+const mockModel = (steps: number): MockLanguageModelV3 => {
   let step = 0
-  const input = JSON.stringify(args)
   return new MockLanguageModelV3({
     doGenerate: async () => {
       const index = step++
-      if (index >= scenario.callSteps) {
-        return { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }
-      }
-      const content: Array<LanguageModelV3Content> = toolNames.slice(0, scenario.callsPerStep).map((toolName, i) => ({
-        type: "tool-call",
-        toolCallId: `call_${index}_${i}`,
-        toolName,
-        input
-      }))
+      if (index >= steps) return { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }
+      const content: Array<LanguageModelV3Content> = [{ type: "tool-call", toolCallId: `call_${index}_0`, toolName: "t0", input }]
       return { content, finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [] }
+    },
+    doStream: async () => {
+      const index = step++
+      const parts: Array<LanguageModelV3StreamPart> =
+        index >= steps
+          ? [
+              { type: "stream-start", warnings: [] },
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: "done" },
+              { type: "text-end", id: "t" },
+              { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage }
+            ]
+          : [
+              { type: "stream-start", warnings: [] },
+              { type: "tool-call", toolCallId: `call_${index}_0`, toolName: "t0", input },
+              { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage }
+            ]
+      return { stream: convertArrayToReadableStream(parts) }
     }
   })
 }
 
-const aiRun = async (scenario: Scenario): Promise<number> => {
-  const model = mockModel(scenario)
-  const start = performance.now()
-  const result = await generateText({ model, tools: aiTools, prompt: "go", stopWhen: stepCountIs(modelSteps(scenario)) })
-  const elapsed = performance.now() - start
-  const calls = result.steps.reduce((sum, step) => sum + step.toolResults.length, 0)
-  if (result.steps.length !== modelSteps(scenario) || calls !== scenario.callSteps * scenario.callsPerStep || result.text !== "done") {
-    throw new Error(`the AI SDK ran ${result.steps.length} steps and ${calls} calls`)
-  }
-  return elapsed
+const aiCheck = (steps: ReadonlyArray<{ readonly toolResults: ReadonlyArray<unknown> }>, text: string, expected: number) => {
+  const calls = steps.reduce((sum, step) => sum + step.toolResults.length, 0)
+  if (steps.length !== expected + 1 || calls !== expected || text !== "done") throw new Error(`the AI SDK ran ${steps.length} steps and ${calls} calls`)
+}
+
+const aiRun = async (steps: number): Promise<Sample> => {
+  const model = mockModel(steps)
+  const cpu = process.cpuUsage()
+  const wall = performance.now()
+  const result = await generateText({ model, tools: aiTools, prompt: "go", stopWhen: stepCountIs(steps + 1) })
+  const used = process.cpuUsage(cpu)
+  const sample = { cpuMicros: used.user + used.system, wallMicros: (performance.now() - wall) * 1000, result, model }
+  aiCheck(result.steps, result.text, steps)
+  return sample
+}
+
+const aiStream = async (steps: number): Promise<Sample> => {
+  const model = mockModel(steps)
+  const cpu = process.cpuUsage()
+  const wall = performance.now()
+  const result = streamText({ model, tools: aiTools, prompt: "go", stopWhen: stepCountIs(steps + 1) })
+  for await (const part of result.fullStream) if (part.type === "error") throw part.error
+  const used = process.cpuUsage(cpu)
+  const sample = { cpuMicros: used.user + used.system, wallMicros: (performance.now() - wall) * 1000, result, model }
+  aiCheck(await result.steps, await result.text, steps)
+  return sample
 }
 
 // ---- measurement ----
 
-interface Runner {
-  readonly name: string
-  readonly run: (scenario: Scenario) => Promise<number>
-}
-
-const runners: ReadonlyArray<Runner> = [
-  { name: "agentfx Agent.run (defaults)", run: (scenario) => agentfxRun(scenario, {}) },
-  { name: "agentfx Agent.run (turnTimeout 1 hour, Retry.never)", run: (scenario) => agentfxRun(scenario, { turnTimeout: "1 hour", retry: Retry.never }) },
-  { name: "agentfx Agent.run (concurrency: \"sequential\")", run: (scenario) => agentfxRun(scenario, { concurrency: "sequential" }) },
-  { name: "AI SDK generateText (defaults)", run: aiRun }
-]
-
 /**
- * Median µs per model step of each runner. Runners are measured one after the other, each after its own warm-up:
- * taking turns would make each pay for the garbage the one before it left, and the AI SDK's long runs leave a lot.
+ * Warm-up: agentfx runs of at most 1,000 steps, 5,000 steps in all (after a full GC, shorter warm-ups left its
+ * first blocks noticeably slower); the AI SDK's runs of at most 200 steps, 1,000 in all, since its long runs take
+ * seconds to minutes each.
  */
-const measure = async (scenario: Scenario): Promise<ReadonlyArray<number>> => {
-  const figures: Array<number> = []
-  for (const runner of runners) {
-    for (let i = 0; i < scenario.warmUpRuns; i++) await runner.run(scenario)
-    const perStep: Array<number> = []
-    for (let repetition = 0; repetition < scenario.repetitions; repetition++) {
-      let total = 0
-      for (let i = 0; i < scenario.runsPerRepetition; i++) total += await runner.run(scenario)
-      perStep.push((total * 1000) / (scenario.runsPerRepetition * modelSteps(scenario)))
-    }
-    figures.push(median(perStep))
-  }
-  return figures
+const warmUp = (largest: number, total: number) => ({
+  warmUpSize: (steps: number) => Math.min(steps, largest),
+  warmUp: (steps: number) => Math.max(2, Math.ceil(total / (Math.min(steps, largest) + 1)))
+})
+const agentfxWarmUp = warmUp(1000, 5000)
+const aiWarmUp = {
+  ...warmUp(200, 1000),
+  // One AI SDK run of 4,000 steps takes minutes: fewer repetitions there.
+  repetitions: (steps: number) => (steps >= 4000 ? Math.min(repetitions, aiRepetitionsAtLongest) : repetitions)
 }
+const aiRepetitionsAtLongest = Number(option("ai-repetitions-at-4000") ?? 3)
 
-const label = (scenario: Scenario) => `${scenario.callSteps.toLocaleString("en")} steps × ${scenario.callsPerStep} call${scenario.callsPerStep === 1 ? "" : "s"}`
+const runners = {
+  run: [
+    { name: "agentfx Agent.run", run: agentfxRun, ...agentfxWarmUp },
+    { name: "AI SDK generateText", run: aiRun, ...aiWarmUp }
+  ],
+  stream: [
+    { name: "agentfx Agent.stream", run: agentfxStream(scripted), ...agentfxWarmUp },
+    { name: "agentfx Agent.stream, model through an Effect Stream", run: agentfxStream(streamingThroughEffectStream), ...agentfxWarmUp },
+    { name: "AI SDK streamText", run: aiStream, ...aiWarmUp }
+  ]
+} satisfies Record<string, ReadonlyArray<Runner<number>>>
+
+const plan = (steps: number) => ({
+  size: steps,
+  // At least ~2,000 steps per timed block, and at least one run.
+  perBlock: Math.max(1, Math.ceil(2000 / (steps + 1))),
+  warmUp: 2,
+  repetitions
+})
+
+const progress = (line: string) => process.stderr.write(`${line}\n`)
+
+const measureAll = async () => {
+  const results: Record<"run" | "stream", Map<number, ReadonlyArray<Figures>>> = { run: new Map(), stream: new Map() }
+  for (const steps of stepCounts) {
+    for (const mode of ["run", "stream"] as const) {
+      progress(`${mode}, ${steps} steps`)
+      results[mode].set(steps, await compare(runners[mode], plan(steps), (size) => size + 1, progress))
+    }
+  }
+  return results
+}
 
 const main = async () => {
-  const shortFigures = await measure(short)
-  const longFigures = await measure(long)
-  const aiIndex = runners.findIndex((runner) => runner.run === aiRun)
-  const rows = runners.map((runner, r) => {
-    const a = shortFigures[r]!
-    const b = longFigures[r]!
-    const agentfx = r !== aiIndex
+  const results = await measureAll()
+  const notes = [
+    `CPU time (user + system, garbage collection included) per model step = run time / (steps + 1); median (min–max) of ${repetitions} repetitions (the AI SDK at 4,000 steps: ${Math.min(repetitions, aiRepetitionsAtLongest)}, a run takes minutes).`,
+    "Each step calls one no-op tool; a last step answers with text. Runners take turns in one process, the order rotating each repetition; each timed block follows a forced GC and a warm-up (agentfx: 5,000 steps in runs of at most 1,000; the AI SDK: 1,000 steps in runs of at most 200), and has at least 2,000 steps.",
+    "Retained: heap the last run's result keeps alive / its result and mock model together (both record every request they are sent), after a full GC; median. MB = 10^6 bytes.",
+    "agentfx decodes every call's arguments with the tool's Schema; the AI SDK's jsonSchema tools only JSON-parse them.",
+    machine()
+  ]
+  const perStep = (mode: "run" | "stream", steps: number, index: number) => median(results[mode].get(steps)![index]!.cpu)
+  const row = (mode: "run" | "stream", steps: number) => {
+    const figures = results[mode].get(steps)!
+    const ai = figures[figures.length - 1]!
     return [
-      runner.name,
-      fixed(a, 1),
-      fixed(b, 1),
-      fixed(b / a, 2),
-      agentfx ? fixed(a / shortFigures[aiIndex]!, 2) : "1.00",
-      agentfx ? fixed(b / longFigures[aiIndex]!, 2) : "1.00",
-      agentfx ? `${verdict(Math.max(a, b) <= stepGoalMicros, `≤ ${stepGoalMicros} µs`)}, ${verdict(b / a <= flatnessGoal, `long/short ≤ ${flatnessGoal}`)}` : ""
+      steps.toLocaleString("en"),
+      ...figures.map((f) => spread(f.cpu)),
+      fixed(median(ai.cpu) / median(figures[0]!.cpu), 1),
+      ...[figures[0]!, ai].map((f) => `${megabytes(median(f.retained))} / ${megabytes(median(f.retainedWithModel))}`)
     ]
+  }
+  Table.print({
+    title: "Agent.run next to the AI SDK's generateText: CPU µs per model step",
+    columns: [
+      { header: "steps", align: "right" },
+      ...runners.run.map((runner) => ({ header: runner.name, align: "right" as const })),
+      { header: "AI SDK ÷ agentfx", align: "right" },
+      { header: "retained, agentfx", align: "right" },
+      { header: "retained, AI SDK", align: "right" }
+    ],
+    rows: stepCounts.map((steps) => row("run", steps)),
+    notes
   })
   Table.print({
-    title: "Agent loop overhead per model step (scripted model, no-op tools)",
+    title: "Agent.stream next to the AI SDK's streamText: CPU µs per model step",
     columns: [
-      { header: "toolkit" },
-      { header: `µs/step, ${label(short)}`, align: "right" },
-      { header: `µs/step, ${label(long)}`, align: "right" },
-      { header: "long / short", align: "right" },
-      { header: "÷ AI SDK, short", align: "right" },
-      { header: "÷ AI SDK, long", align: "right" },
-      { header: "goal" }
+      { header: "steps", align: "right" },
+      ...runners.stream.map((runner) => ({ header: runner.name, align: "right" as const })),
+      { header: "AI SDK ÷ agentfx", align: "right" },
+      { header: "retained, agentfx", align: "right" },
+      { header: "retained, AI SDK", align: "right" }
     ],
-    rows,
+    rows: stepCounts.map((steps) => row("stream", steps)),
     notes: [
-      "A run is N steps that each ask for the calls, then one step that answers with text; µs/step = run time / (N + 1).",
-      `Median of ${short.repetitions} repetitions of ${short.runsPerRepetition} runs (short) and ${long.repetitions} of ${long.runsPerRepetition} run (long), each toolkit after its own warm-up.`,
-      "The AI SDK's jsonSchema tools have no validator (inputs are JSON-parsed only); agentfx decodes every call with its Schema.",
-      machine()
+      "The scripted model's stream replays a whole response, which the loop reads without running a Stream; the middle column gives the same model a plain Effect Stream, as a provider that really streams has.",
+      ...notes
     ]
+  })
+  const goals: Array<ReadonlyArray<string>> = []
+  const shortest = stepCounts.includes(10) ? 10 : undefined
+  const longest = stepCounts.includes(4000) ? 4000 : undefined
+  if (shortest !== undefined && longest !== undefined) {
+    for (const mode of ["run", "stream"] as const) {
+      const ratio = perStep(mode, longest, 0) / perStep(mode, shortest, 0)
+      goals.push([`Agent.${mode}: per step at 4,000 steps ÷ at 10`, fixed(ratio, 2), verdict(ratio <= flatnessGoal, `≤ ${flatnessGoal}`)])
+    }
+  }
+  for (const steps of stepCounts) {
+    const ratio = perStep("stream", steps, 0) / perStep("run", steps, 0)
+    goals.push([`Agent.stream ÷ Agent.run, ${steps.toLocaleString("en")} steps`, fixed(ratio, 2), verdict(ratio <= streamGoal, `≤ ${streamGoal}`)])
+  }
+  for (const mode of ["run", "stream"] as const) {
+    const ai = runners[mode].length - 1
+    const ahead = stepCounts.filter((steps) => steps >= 10).every((steps) => perStep(mode, steps, 0) < perStep(mode, steps, ai))
+    goals.push([`Agent.${mode} below the AI SDK at every step count from 10`, ahead ? "yes" : "no", verdict(ahead, "yes")])
+  }
+  Table.print({
+    title: "Goals (medians of the tables above)",
+    columns: [{ header: "goal" }, { header: "measured", align: "right" }, { header: "verdict" }],
+    rows: goals,
+    notes: [machine()]
   })
 }
 

@@ -10,43 +10,120 @@
  *
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { AgentEvent } from "./AgentEvent.js"
 import type { AgentResult } from "./AgentResult.js"
-import type { LoopError, LoopOptions } from "./internal/loop.js"
-import { defaultMaxTurns, defaultTurnTimeout, loop, loopStream } from "./internal/loop.js"
-import type { LanguageModel } from "./LanguageModel.js"
+import type * as Executor from "./Executor.js"
+import { loop, loopStream } from "./internal/loop.js"
+import type { LanguageModel, ToolChoice } from "./LanguageModel.js"
+import type { ModelError } from "./ModelError.js"
+import type { Registry } from "./Registry.js"
+import type { Policy } from "./Retry.js"
+import type { StopCondition } from "./StopCondition.js"
+import type { ToolError } from "./ToolError.js"
+import type { Transcript, TranscriptViolation } from "./Transcript.js"
+import type { Turn } from "./Turn.js"
 
 export type { AgentEvent } from "./AgentEvent.js"
 export type { AgentResult, CallRecord, StopReason } from "./AgentResult.js"
-export { defaultMaxTurns, defaultTurnTimeout }
+export { defaultFirstByteTimeout, defaultIdleTimeout, defaultMaxTurns, defaultTurnTimeout } from "./internal/run.js"
 
 /**
- * Options of a run.
+ * Options of a run. Only `registry` is required, and one of `prompt` or `history`.
  *
- * - `registry`: the tools the model may call (their declarations are sent every turn).
- * - `prompt`: the new user message (text or a turn); `history`: the transcript so far. At least one is needed.
- * - `system`: the system instruction.
- * - `maxTurns` (default 10): model turns before the run stops with `MaxTurns` (a result, not an error).
- * - `concurrency` (default 10): handlers running at once; `"sequential"` runs them one by one.
- * - `toolTimeout` (default none; a tool's own timeout wins); `turnTimeout` (default 15 s) per model request.
- * - `retry` (default `Retry.defaultPolicy`): schedule for retryable model errors; honours `retryAfter`.
- * - `toolChoice`, `temperature` (default 0), `maxOutputTokens`: passed to the model.
- * - `stopWhen`: `StopCondition`s checked after each turn's calls were answered.
- * - `onToolError` (default `"feedback"`): send tool errors back to the model, or `"fail"` the run with them.
- * - `limits`: limits on untrusted arguments.
- * - `streaming` (default false for `run`): use the model's `stream` rather than `generate`.
+ * @example
+ * const options: Agent.Options<never> = {
+ *   registry,
+ *   system: "Answer in one sentence.",
+ *   prompt: "Weather in Oslo?",
+ *   maxTurns: 5,
+ *   idleTimeout: "30 seconds",
+ *   stopWhen: [StopCondition.repeatedCall(3)]
+ * }
+ *
+ * @since 0.1.0
+ * @category models
  */
-export interface Options<R> extends LoopOptions<R> {}
+export interface Options<R> {
+  /** The tools the model may call; their declarations are sent with every request. */
+  readonly registry: Registry<R>
+  /** The new user message, as text or a whole turn. Without it, the run continues `history` (e.g. after `MaxTurns`). */
+  readonly prompt?: string | Turn | undefined
+  /** The conversation so far (validated before anything is sent). The result's transcript continues it. */
+  readonly history?: Transcript | undefined
+  /** The system instruction. */
+  readonly system?: string | undefined
+  /** Model turns before the run stops with `MaxTurns` (a result, not an error); default 10. */
+  readonly maxTurns?: number | undefined
+  /** Handlers running at once: a bound (default 10), `"unbounded"`, or `"sequential"` (one by one). */
+  readonly concurrency?: Executor.BatchOptions["concurrency"]
+  /** Timeout for tools that set none of their own; default none. */
+  readonly toolTimeout?: Duration.DurationInput | undefined
+  /**
+   * The most one model request may take, from sending it to its last part, streamed or not; default 10 minutes.
+   * Hitting it is a retryable `ModelTimeout` with `limit: "turn"`.
+   */
+  readonly turnTimeout?: Duration.DurationInput | undefined
+  /**
+   * Streamed requests only: the most to wait for the first part; default 2 minutes. Hitting it is a retryable
+   * `ModelTimeout` with `limit: "firstByte"`.
+   */
+  readonly firstByteTimeout?: Duration.DurationInput | undefined
+  /**
+   * Streamed requests only: the most to wait between two parts, so a stalled stream is cut while a slow healthy
+   * one goes on; default 1 minute. Hitting it is a retryable `ModelTimeout` with `limit: "idle"`.
+   */
+  readonly idleTimeout?: Duration.DurationInput | undefined
+  /** How retryable model errors are retried (default `Retry.defaultPolicy`, which honours `retryAfter` up to 60 s). */
+  readonly retry?: Policy | undefined
+  /** Which calls the model may make (passed to the model). */
+  readonly toolChoice?: ToolChoice | undefined
+  /** Sampling temperature; default 0, where tool calling is most reliable. */
+  readonly temperature?: number | undefined
+  /** The most tokens the model may produce per turn. */
+  readonly maxOutputTokens?: number | undefined
+  /** Conditions checked after each turn's calls were answered; the first, in this order, that says stop decides. */
+  readonly stopWhen?: ReadonlyArray<StopCondition> | undefined
+  /** `"feedback"` (default): tool errors go back to the model so it can correct itself; `"fail"`: the run fails with the first. */
+  readonly onToolError?: "feedback" | "fail" | undefined
+  /** Limits on untrusted arguments (depth, values, characters), checked before any decoding. */
+  readonly limits?: Executor.Options["limits"]
+  /** Use the model's `stream` rather than `generate` (default false for `run`, true for `stream`). */
+  readonly streaming?: boolean | undefined
+}
 
-export type AgentError = LoopError
+/**
+ * What a run can fail with: a model error that retries did not cure, a history that breaks the transcript
+ * invariants, or (with `onToolError: "fail"`) a tool error.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type AgentError = ModelError | TranscriptViolation | ToolError
 
-/** Runs the conversation to its end and returns the result. */
+/**
+ * Runs the conversation to its end and returns the result.
+ *
+ * @example
+ * const result = yield* Agent.run({ registry, prompt: "Weather in Oslo?" })
+ *
+ * @since 0.1.0
+ * @category running
+ */
 export const run = <R>(options: Options<R>): Effect.Effect<AgentResult, AgentError, LanguageModel | R> => loop(options)
 
 /**
  * The same run as a stream of events for UIs, ending with `Done`. The model is streamed, so text arrives as
  * `TextDelta`s. Stopping the stream early interrupts the run, including any running tools.
+ *
+ * @example
+ * yield* Agent.stream({ registry, prompt: "Weather in Oslo?" }).pipe(
+ *   Stream.runForEach((event) => (event._tag === "TextDelta" ? Console.log(event.text) : Effect.void))
+ * )
+ *
+ * @since 0.1.0
+ * @category running
  */
 export const stream = <R>(options: Options<R>): Stream.Stream<AgentEvent, AgentError, LanguageModel | R> => loopStream(options)

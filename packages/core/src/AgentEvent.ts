@@ -11,12 +11,31 @@ import type { FunctionCall } from "./FunctionCall.js"
 import type { Response } from "./LanguageModel.js"
 import type { ModelError } from "./ModelError.js"
 
+/**
+ * One event of a run; `turn` is the model turn (1-based, within the run) it belongs to.
+ *
+ * @example
+ * yield* Agent.stream({ registry, prompt: "Weather in Oslo?" }).pipe(
+ *   Stream.runForEach((event) => (event._tag === "TextDelta" ? Console.log(event.text) : Effect.void))
+ * )
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AgentEvent =
+  /** A model request is about to be sent. */
   | { readonly _tag: "TurnStarted"; readonly turn: number }
+  /** A piece of the model's answer text, as it streams. */
   | { readonly _tag: "TextDelta"; readonly turn: number; readonly text: string }
+  /** A piece of the model's visible reasoning, as it streams. */
   | { readonly _tag: "ReasoningDelta"; readonly turn: number; readonly text: string }
+  /** A request failed; if it is retried, the deltas shown for it are void. */
   | { readonly _tag: "AttemptFailed"; readonly turn: number; readonly error: ModelError }
+  /** The model's answer for the turn, complete and appended to the transcript. */
   | { readonly _tag: "TurnFinished"; readonly turn: number; readonly response: Response }
+  /** A call's arguments were read and its handler starts. */
   | { readonly _tag: "CallStarted"; readonly turn: number; readonly call: FunctionCall }
+  /** A call finished, with its outcome and the response the model is sent. */
   | { readonly _tag: "CallFinished"; readonly turn: number; readonly record: CallRecord }
+  /** The run's end: the result `Agent.run` would return. Always the last event of a run that did not fail. */
   | { readonly _tag: "Done"; readonly result: AgentResult }

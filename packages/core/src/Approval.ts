@@ -12,17 +12,32 @@ import type { FunctionCall } from "./FunctionCall.js"
 /** The answer to one request. */
 export type Decision = { readonly approved: true } | { readonly approved: false; readonly reason: string }
 
+/** What the service is asked about: the call (with its arguments) and the tool's description. */
 export interface Request {
   readonly call: FunctionCall
   readonly description: string
 }
 
+/**
+ * The approval service: decides, call by call, whether a tool that needs approval may run.
+ *
+ * @example
+ * const interactive = Approval.layer(({ call }) =>
+ *   Effect.map(ask(`Run ${call.name}?`), (yes) => (yes ? Approval.approved : Approval.denied("the user said no")))
+ * )
+ *
+ * @since 0.1.0
+ * @category tags
+ */
 export class Approval extends Context.Tag("@agentfx/core/Approval")<
   Approval,
   { readonly approve: (request: Request) => Effect.Effect<Decision> }
 >() {}
 
+/** The decision that lets the call run. */
 export const approved: Decision = { approved: true }
+
+/** The decision that refuses the call; `reason` goes back to the model. */
 export const denied = (reason: string): Decision => ({ approved: false, reason })
 
 /** Approves every call. */

@@ -29,6 +29,7 @@ export const Session = Schema.Struct({
   system: Schema.optional(Schema.String),
   transcript: Transcript.Transcript
 })
+/** The saved form of a session: what `export` writes and `fromJson` reads. */
 export interface Session extends Schema.Schema.Type<typeof Session> {}
 
 /** Options of every message of the session (`prompt` and `history` are the session's own). */
@@ -36,11 +37,20 @@ export type Options<R> = Omit<Agent.Options<R>, "prompt" | "history">
 
 /** What may change between messages. */
 export interface Changes<R> {
+  /** The new system instruction. */
   readonly system?: string | undefined
+  /** The new tools. */
   readonly registry?: Registry<R>
+  /** Run options to change; the others stay. */
   readonly options?: Partial<Omit<Options<R>, "registry" | "system">>
 }
 
+/**
+ * A conversation that continues one transcript across messages; each message is a run of the agent loop.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Chat<R> {
   /** Sends a message and runs the loop to its end. */
   readonly send: (message: string | Turn.Turn) => Effect.Effect<Agent.AgentResult, Agent.AgentError, LanguageModel | R>
@@ -48,6 +58,7 @@ export interface Chat<R> {
   readonly stream: (message: string | Turn.Turn) => Stream.Stream<Agent.AgentEvent, Agent.AgentError, LanguageModel | R>
   /** Continues without a new message, e.g. after a run stopped at `maxTurns`. */
   readonly resume: Effect.Effect<Agent.AgentResult, Agent.AgentError, LanguageModel | R>
+  /** The conversation so far, at its last complete point (every call answered). */
   readonly transcript: Effect.Effect<Transcript.Transcript>
   /** Changes the system instruction, tools or options for the following messages. */
   readonly update: (changes: Changes<R>) => Effect.Effect<void>

@@ -27,11 +27,18 @@ import type { HandlerFailure, Tool } from "./Tool.js"
 import type { ToolError } from "./ToolError.js"
 import { ApprovalDenied, ExecutionFailed, InvalidArguments, ToolTimeout, UnknownFunction } from "./ToolError.js"
 
+/** Limits on untrusted arguments: nesting depth, number of values, total characters. */
 export type { ArgumentLimits } from "./internal/json.js"
 
 /** The outcome of one call: the handler's result as JSON, or why there is none. */
 export type CallResult = Either.Either<unknown, ToolError>
 
+/**
+ * Options of one call.
+ *
+ * @example
+ * Executor.execute(registry, call, { timeout: "30 seconds", limits: { depth: 16 } })
+ */
 export interface Options {
   /**
    * Timeout for tools that set none of their own. Default: none — a timeout is opt-in, per tool or here, because
@@ -42,6 +49,16 @@ export interface Options {
   readonly limits?: Partial<ArgumentLimits>
 }
 
+/**
+ * Options of a batch: those of each call, how many handlers run at once, and hooks around each call (`RH`: what
+ * the hooks require).
+ *
+ * @example
+ * Executor.executeAll(registry, calls, {
+ *   concurrency: 4,
+ *   onFinish: (call, result, duration) => Console.log(`${call.name}: ${Duration.format(duration)}`)
+ * })
+ */
 export interface BatchOptions<R = never> extends Options {
   /** `"sequential"`, `"unbounded"` or the most handlers running at once (default 10). */
   readonly concurrency?: "sequential" | "unbounded" | number
@@ -51,6 +68,7 @@ export interface BatchOptions<R = never> extends Options {
   readonly onFinish?: (call: FunctionCall, result: CallResult, duration: Duration.Duration, index: number) => Effect.Effect<void, never, R>
 }
 
+/** The default bound of a batch: 10 handlers at once. */
 export const defaultConcurrency = 10
 
 const failureOf = (name: string, cause: Cause.Cause<HandlerFailure>): ExecutionFailed => {
@@ -72,7 +90,13 @@ const approve = (tool: Tool<unknown>, call: FunctionCall): Effect.Effect<void, A
     })
   )
 
-/** Runs one call against a registry: the handler's result as JSON, or a typed `ToolError`. */
+/**
+ * Runs one call against a registry: the handler's result as JSON, or a typed `ToolError`. The arguments are read
+ * and decoded as the Effect is built; running it runs the handler.
+ *
+ * @example
+ * const result = yield* Effect.either(Executor.execute(registry, FunctionCall.make({ id: "c1", name: "add", args: { a: 1, b: 2 } })))
+ */
 export const execute = <R>(registry: Registry<R>, call: FunctionCall, options: Options = {}): Effect.Effect<unknown, ToolError, R> => {
   const tool = registry.tools.get(call.name)
   if (tool === undefined) return Effect.fail(new UnknownFunction({ name: call.name, available: registry.names }))
@@ -142,7 +166,8 @@ const pool = <R>(count: number, bound: number, task: (index: number) => Effect.E
   })
 
 /**
- * Runs a batch: one result per call, in call order, whatever each call did. Interrupting the batch interrupts
+ * Runs a batch: one result per call, in call order, whatever each call did. A batch of one call runs it in the
+ * calling fiber, as `execute` would. Interrupting the batch interrupts
  * every running handler (their finalizers run). A bad `concurrency` (0, negative, fractional) is a defect.
  */
 export const executeAll = <R, RH = never>(
@@ -153,6 +178,10 @@ export const executeAll = <R, RH = never>(
   Effect.suspend(() => {
     const bound = boundOf(options.concurrency, calls.length)
     const { onStart, onFinish } = options
+    // The usual loop step, one call, needs no pool.
+    if (calls.length === 1 && onStart === undefined && onFinish === undefined) {
+      return Effect.map(Effect.either(execute(registry, calls[0]!, options)), (outcome) => [outcome])
+    }
     const results = new Array<CallResult>(calls.length)
     const one = (index: number): Effect.Effect<void, never, R | RH> => {
       const call = calls[index]!
@@ -165,7 +194,7 @@ export const executeAll = <R, RH = never>(
         if (onFinish !== undefined) yield* onFinish(call, outcome, duration, index)
       })
     }
-    return Effect.as(pool(calls.length, bound, one), results)
+    return Effect.as(calls.length === 1 ? one(0) : pool(calls.length, bound, one), results)
   })
 
 /** `executeAll` with the default bound of 10 handlers at once. */

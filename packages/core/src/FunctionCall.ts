@@ -10,8 +10,10 @@ import { JsonObject } from "./Json.js"
 
 /** Opaque provider data attached to a part; providers own its keys. */
 export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/** Opaque provider data attached to a part; providers own its keys. */
 export type Metadata = typeof Metadata.Type
 
+/** The schema of a call: `id`, `name`, `args` (a JSON object) and optional provider `metadata`. */
 export const FunctionCall = Schema.TaggedStruct("FunctionCall", {
   id: Schema.NonEmptyString,
   name: Schema.String,
@@ -19,9 +21,15 @@ export const FunctionCall = Schema.TaggedStruct("FunctionCall", {
   metadata: Schema.optional(Metadata)
 })
 
-/** @example FunctionCall.make({ id: "c1", name: "get_weather", args: { city: "Oslo" } }) */
+/**
+ * A call the model asked for.
+ *
+ * @example
+ * FunctionCall.make({ id: "c1", name: "get_weather", args: { city: "Oslo" } })
+ */
 export interface FunctionCall extends Schema.Schema.Type<typeof FunctionCall> {}
 
+/** A call from its fields (the tag is added). */
 export const make = (fields: Omit<FunctionCall, "_tag">): FunctionCall => FunctionCall.make(fields)
 
 /**

@@ -7,6 +7,7 @@
 import * as Schema from "effect/Schema"
 import { JsonObject } from "./Json.js"
 
+/** The schema of a declaration, as sent with every request. */
 export const FunctionDeclaration = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
@@ -18,4 +19,14 @@ export const FunctionDeclaration = Schema.Struct({
   behavior: Schema.optional(Schema.Literal("blocking", "nonBlocking"))
 })
 
+/**
+ * What the model is told about one tool (built by `Tool.make` from its parameters Schema).
+ *
+ * @example
+ * const declaration: FunctionDeclaration.FunctionDeclaration = {
+ *   name: "get_weather",
+ *   description: "Current weather in a city",
+ *   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+ * }
+ */
 export interface FunctionDeclaration extends Schema.Schema.Type<typeof FunctionDeclaration> {}

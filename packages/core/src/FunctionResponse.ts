@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import { Metadata } from "./FunctionCall.js"
 import { JsonObject } from "./Json.js"
 
+/** The schema of a response: the call's `id` and `name` echoed, a JSON object `response`, and `isError`. */
 export const FunctionResponse = Schema.TaggedStruct("FunctionResponse", {
   id: Schema.NonEmptyString,
   name: Schema.String,
@@ -16,6 +17,13 @@ export const FunctionResponse = Schema.TaggedStruct("FunctionResponse", {
   metadata: Schema.optional(Metadata)
 })
 
+/**
+ * The answer to one call, as the model is sent it (see `Executor.responseFor`).
+ *
+ * @example
+ * FunctionResponse.make({ id: "c1", name: "get_weather", response: { celsius: 7 }, isError: false })
+ */
 export interface FunctionResponse extends Schema.Schema.Type<typeof FunctionResponse> {}
 
+/** A response from its fields (the tag is added). */
 export const make = (fields: Omit<FunctionResponse, "_tag">): FunctionResponse => FunctionResponse.make(fields)

@@ -1,32 +1,60 @@
 /**
  * The model as a service. Providers are Layers that supply it; the loop only ever talks to this interface.
  *
+ * @example
+ * const model = yield* LanguageModel.LanguageModel
+ * const response = yield* model.generate({ transcript: [Turn.user("Hi")], declarations: [] })
+ * Turn.text(response.turn) // "Hello!"
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
 import type { FunctionCall } from "./FunctionCall.js"
 import type { FunctionDeclaration } from "./FunctionDeclaration.js"
-import type { ModelError } from "./ModelError.js"
-import { MalformedResponse } from "./ModelError.js"
+import { forEachPart, replay } from "./internal/streaming.js"
+import type { MalformedResponse, ModelError } from "./ModelError.js"
 import type { Transcript } from "./Transcript.js"
 import type * as Turn from "./Turn.js"
 
-/** `auto`: text or calls; `any`: must call (optionally only `allowed`); `none`: no calls. */
+/**
+ * Which calls the model may make: `auto`, text or calls; `any`, it must call (optionally only `allowed`);
+ * `none`, no calls.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolChoice = "auto" | "any" | "none" | { readonly allowed: ReadonlyArray<string> }
 
+/**
+ * One request to the model: everything it is sent for one turn.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Request {
+  /** The system instruction. */
   readonly system?: string | undefined
+  /** The conversation so far, every call answered; an immutable snapshot (later turns never show up in it). */
   readonly transcript: Transcript
+  /** The functions the model may call. */
   readonly declarations: ReadonlyArray<FunctionDeclaration>
+  /** Which calls it may make (default: the provider's, normally `auto`). */
   readonly toolChoice?: ToolChoice | undefined
   /** Default 0: tool calling is most reliable deterministic. */
   readonly temperature?: number | undefined
+  /** The most tokens the model may produce for this turn. */
   readonly maxOutputTokens?: number | undefined
 }
 
+/**
+ * Tokens used by one model turn, or summed over several.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Usage = Schema.Struct({
   inputTokens: Schema.Number,
   outputTokens: Schema.Number,
@@ -34,11 +62,29 @@ export const Usage = Schema.Struct({
   reasoningTokens: Schema.optional(Schema.Number),
   cachedTokens: Schema.optional(Schema.Number)
 })
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export interface Usage extends Schema.Schema.Type<typeof Usage> {}
 
+/**
+ * No tokens: the start of a sum.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
 
-/** Usage summed field by field (optional fields are summed when either side has them). */
+/**
+ * Usage summed field by field (optional fields are summed when either side has them).
+ *
+ * @example
+ * LanguageModel.addUsage(LanguageModel.emptyUsage, response.usage)
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
 export const addUsage = (a: Usage, b: Usage): Usage => {
   const sum: { -readonly [K in keyof Usage]: Usage[K] } = {
     inputTokens: a.inputTokens + b.inputTokens,
@@ -50,10 +96,26 @@ export const addUsage = (a: Usage, b: Usage): Usage => {
   return sum
 }
 
+/**
+ * Why a model turn ended, in neutral form.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FinishReason = Schema.Literal("stop", "tool_calls", "length", "safety", "malformed_call", "other")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
 export type FinishReason = typeof FinishReason.Type
 
-/** One model turn: the turn exactly as the provider gave it (to be appended verbatim), why it ended, its usage. */
+/**
+ * One model turn: the turn exactly as the provider gave it (to be appended verbatim), why it ended, its usage.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Response {
   readonly turn: Turn.Turn
   readonly finishReason: FinishReason
@@ -63,6 +125,9 @@ export interface Response {
 /**
  * What `stream` emits: deltas as they arrive, then one `Finish` with the aggregated response. The text deltas
  * concatenate to the final turn's text; each call is announced once, complete, as soon as it is known.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type StreamPart =
   | { readonly _tag: "TextDelta"; readonly text: string }
@@ -70,48 +135,82 @@ export type StreamPart =
   | { readonly _tag: "CallDelta"; readonly call: FunctionCall }
   | { readonly _tag: "Finish"; readonly response: Response }
 
+/**
+ * What a provider implements.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Service {
   /** Provider name for logs and results, e.g. "gemini", "glm", "scripted". */
   readonly provider: string
+  /** The model's name as the provider knows it, e.g. "gemini-2.5-flash". */
   readonly model: string
+  /** One turn, answered whole. */
   readonly generate: (request: Request) => Effect.Effect<Response, ModelError>
+  /** One turn, as its parts arrive, ending with `Finish`. */
   readonly stream: (request: Request) => Stream.Stream<StreamPart, ModelError>
 }
 
+/**
+ * The model service. Provide it with a provider's Layer (or `Scripted.layer` in tests).
+ *
+ * @example
+ * Agent.run({ registry, prompt: "Hi" }).pipe(Effect.provide(Scripted.layer([{ text: "Hello!" }])))
+ *
+ * @since 0.1.0
+ * @category tags
+ */
 export class LanguageModel extends Context.Tag("@agentfx/core/LanguageModel")<LanguageModel, Service>() {}
 
 /**
  * A response as a stream: its deltas, then `Finish`. Text comes as one delta per part, or in the pieces `split`
- * makes (the scripted model splits words, to stream like a real provider).
+ * makes (the scripted model splits words, to stream like a real provider). The loop reads such a replayed
+ * response without running the Stream.
+ *
+ * @example
+ * LanguageModel.streamOfResponse({ turn: Turn.model("Hi there"), finishReason: "stop", usage: LanguageModel.emptyUsage })
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const streamOfResponse = (
   response: Response,
   split: (text: string) => ReadonlyArray<string> = (text) => [text]
-): Stream.Stream<StreamPart> => {
-  const deltas: Array<StreamPart> = []
-  for (const part of response.turn.parts) {
-    if (part._tag === "Text" && part.text !== "") for (const text of split(part.text)) deltas.push({ _tag: "TextDelta", text })
-    else if (part._tag === "Reasoning" && part.text !== "") deltas.push({ _tag: "ReasoningDelta", text: part.text })
-    else if (part._tag === "FunctionCall") deltas.push({ _tag: "CallDelta", call: part })
-  }
-  deltas.push({ _tag: "Finish", response })
-  return Stream.fromIterable(deltas)
-}
+): Stream.Stream<StreamPart> => replay(Effect.succeed(response), split)
 
-/** The final response of a stream; a stream that ends without `Finish` is a `MalformedResponse`. */
+/**
+ * The final response of a stream (its last `Finish`); a stream that ends without `Finish` is a `MalformedResponse`.
+ *
+ * @example
+ * const response = yield* LanguageModel.collect(model.stream(request))
+ *
+ * @since 0.1.0
+ * @category destructors
+ */
 export const collect = <E, R>(stream: Stream.Stream<StreamPart, E, R>): Effect.Effect<Response, E | MalformedResponse, R> =>
-  Stream.runFold(stream, undefined as Response | undefined, (last, part) => (part._tag === "Finish" ? part.response : last)).pipe(
-    Effect.flatMap((response) =>
-      response === undefined ? Effect.fail(new MalformedResponse({ message: "the stream ended without a final response" })) : Effect.succeed(response)
-    )
-  )
+  forEachPart(stream, ignore)
 
-/** Builds a service from `generate` alone; `stream` replays each response as deltas. */
+const ignore = (): void => {}
+
+/**
+ * Builds a service from `generate` alone; `stream` replays each response as deltas (one per text part).
+ *
+ * @example
+ * const echo = LanguageModel.fromGenerate({
+ *   provider: "echo",
+ *   model: "echo-1",
+ *   generate: (request) => Effect.succeed({ turn: Turn.model("echo"), finishReason: "stop", usage: LanguageModel.emptyUsage })
+ * })
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromGenerate = (options: {
   readonly provider: string
   readonly model: string
   readonly generate: Service["generate"]
 }): Service => ({
   ...options,
-  stream: (request) => Stream.unwrap(Effect.map(options.generate(request), streamOfResponse))
+  stream: (request) => replay(options.generate(request))
 })

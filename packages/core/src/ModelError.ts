@@ -70,12 +70,42 @@ export class Blocked extends Schema.TaggedError<Blocked>()("Blocked", common) {
   }
 }
 
-/** The model did not answer within the per-turn timeout. */
+/**
+ * Which bound on a model request was hit: `turn`, the whole request (streamed or not); `firstByte`, the wait for
+ * a stream's first part; `idle`, the wait between two parts of a stream.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const TimeoutLimit = Schema.Literal("turn", "firstByte", "idle")
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type TimeoutLimit = typeof TimeoutLimit.Type
+
+/**
+ * The model did not answer in time: `limit` says which bound was hit (absent: the whole turn), `after` how long
+ * that bound is.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeout", {
-  after: Schema.DurationFromMillis
+  after: Schema.DurationFromMillis,
+  limit: Schema.optional(TimeoutLimit)
 }) {
   override get message(): string {
-    return `the model did not answer within ${Duration.format(this.after)}`
+    const after = Duration.format(this.after)
+    switch (this.limit) {
+      case "firstByte":
+        return `the model sent nothing within ${after} (firstByteTimeout)`
+      case "idle":
+        return `the model's stream stalled: nothing for ${after} (idleTimeout)`
+      default:
+        return `the model did not finish its answer within ${after} (turnTimeout)`
+    }
   }
   get retryable(): boolean {
     return true
@@ -89,6 +119,7 @@ export class MalformedResponse extends Schema.TaggedError<MalformedResponse>()("
   }
 }
 
+/** The schema of every model error (serialisable, e.g. in a saved transcript or an eval report). */
 export const ModelError = Schema.Union(
   RateLimited,
   QuotaExhausted,
@@ -100,6 +131,12 @@ export const ModelError = Schema.Union(
   ModelTimeout,
   MalformedResponse
 )
+/**
+ * Why a model request failed; each error says whether it is `retryable`.
+ *
+ * @example
+ * Agent.run(options).pipe(Effect.catchTag("RateLimited", (error) => Console.log(error.message)))
+ */
 export type ModelError = typeof ModelError.Type
 
 /** How long the provider asked us to wait, if it did. */
@@ -108,4 +145,5 @@ export const retryAfter = (error: ModelError): Option.Option<Duration.Duration> 
     ? Option.some(error.retryAfter)
     : Option.none()
 
+/** Whether a value is one of the model errors. */
 export const isModelError = Schema.is(ModelError)

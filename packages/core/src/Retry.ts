@@ -1,15 +1,26 @@
 /**
  * The retry policy for model requests: exponential, jittered, capped, and never sooner than the provider's
- * `retryAfter`. Only errors whose `retryable` is true are retried, whatever the schedule says.
+ * `retryAfter` — unless the provider asks for more than `maxHint`, which is then not a wait but the run's failure
+ * (the error carries the hint). Only errors whose `retryable` is true are retried, whatever the schedule says.
+ *
+ * @example
+ * Agent.run({ registry, prompt, retry: Retry.policy({ maxRetries: 5, maxHint: "2 minutes" }) })
  *
  * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type { ModelError } from "./ModelError.js"
 import { retryAfter } from "./ModelError.js"
 
+/**
+ * The options of `policy`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PolicyOptions {
   /** Retries after the first attempt (default 3). */
   readonly maxRetries?: number
@@ -17,17 +28,64 @@ export interface PolicyOptions {
   readonly base?: Duration.DurationInput
   /** Longest delay the backoff itself produces (default 30 seconds); a longer `retryAfter` still wins. */
   readonly cap?: Duration.DurationInput
+  /**
+   * The longest `retryAfter` (HTTP `retry-after`, Gemini `RetryInfo`) that is obeyed (default 60 seconds). A
+   * provider that asks for more is not waited for: the run fails at once with its error, which carries the hint.
+   * At most 24 days (the longest delay a timer can hold).
+   */
+  readonly maxHint?: Duration.DurationInput
 }
 
-/** A Schedule over model errors; its output is not used. */
+/**
+ * A Schedule over model errors; its output is not used.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Policy = Schedule.Schedule<unknown, ModelError>
 
+/**
+ * The default `maxHint`: 60 seconds.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultMaxHint: Duration.Duration = Duration.seconds(60)
+
+/** Timers hold at most 2^31 - 1 ms; a longer delay would fire at once (Node) or never (Effect's clock). */
+const longestTimer = Duration.millis(2 ** 31 - 1)
+
+const durationOption = (name: string, input: Duration.DurationInput): Duration.Duration => {
+  const duration = Duration.decode(input)
+  if (Duration.greaterThan(duration, longestTimer)) {
+    throw new RangeError(`Retry.policy: ${name} must be at most ${Duration.format(longestTimer)}, got ${Duration.format(duration)}`)
+  }
+  return duration
+}
+
+/**
+ * A retry policy: exponential backoff from `base`, jittered, capped at `cap`, at most `maxRetries` retries, each
+ * waiting at least the provider's `retryAfter` — up to `maxHint`; an error asking for longer ends the retries.
+ * Throws a `RangeError` for a `cap` or `maxHint` longer than a timer can hold.
+ *
+ * @example
+ * const patient = Retry.policy({ maxRetries: 6, base: "2 seconds", cap: "1 minute", maxHint: "5 minutes" })
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const policy = (options: PolicyOptions = {}): Policy => {
-  const cap = Duration.decode(options.cap ?? "30 seconds")
+  const cap = durationOption("cap", options.cap ?? "30 seconds")
+  const maxHint = durationOption("maxHint", options.maxHint ?? defaultMaxHint)
   return Schedule.exponential(options.base ?? "1 second").pipe(
     Schedule.jittered,
     Schedule.modifyDelay((_, delay) => Duration.min(delay, cap)),
     Schedule.intersect(Schedule.recurs(options.maxRetries ?? 3)),
+    Schedule.intersect(
+      Schedule.recurWhile<ModelError>((error) =>
+        Option.match(retryAfter(error), { onNone: () => true, onSome: (hint) => Duration.lessThanOrEqualTo(hint, maxHint) })
+      )
+    ),
     Schedule.intersect(Schedule.identity<ModelError>()),
     Schedule.modifyDelay(([, error], delay) => {
       const wait = Option.match(retryAfter(error), { onNone: () => delay, onSome: (after) => Duration.max(delay, after) })
@@ -37,8 +95,44 @@ export const policy = (options: PolicyOptions = {}): Policy => {
   )
 }
 
-/** The default policy: 3 retries, 1 s doubling, capped at 30 s. */
+/**
+ * The default policy: 3 retries, 1 s doubling, capped at 30 s, provider hints obeyed up to 60 s.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const defaultPolicy: Policy = policy()
 
-/** No retries. */
+/**
+ * No retries.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const never: Policy = Schedule.stop
+
+/**
+ * `attempt`, retried on retryable errors as `policy` schedules; the last error once the policy gives up, or at
+ * once for an error that is not retryable. Same as `Effect.retry` with a `while`, but the schedule is only started
+ * after a first failure: most model requests succeed, and starting a schedule driver costs more than the rest of a
+ * loop step.
+ *
+ * @example
+ * const response = yield* Retry.retrying(model.generate(request), Retry.defaultPolicy)
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const retrying = <A, R>(attempt: Effect.Effect<A, ModelError, R>, policy: Policy): Effect.Effect<A, ModelError, R> =>
+  Effect.catchAll(attempt, (first) =>
+    first.retryable
+      ? Effect.flatMap(Schedule.driver(policy), (driver) => {
+          const again = (error: ModelError): Effect.Effect<A, ModelError, R> =>
+            Effect.matchEffect(driver.next(error), {
+              onFailure: () => Effect.fail(error),
+              onSuccess: () => Effect.catchAll(attempt, (next) => (next.retryable ? again(next) : Effect.fail(next)))
+            })
+          return again(first)
+        })
+      : Effect.fail(first)
+  )

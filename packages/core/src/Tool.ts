@@ -74,6 +74,7 @@ export interface Tool<out R = never> {
   readonly scheduling?: Scheduling | undefined
 }
 
+/** A tool whatever it requires: the element type of tool lists (`Registry.make`). */
 export type Any = Tool<any> // eslint-disable-line @typescript-eslint/no-explicit-any -- variance marker only
 
 /** What a tool's handler requires. */

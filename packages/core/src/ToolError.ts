@@ -19,6 +19,7 @@ export class UnknownFunction extends Schema.TaggedError<UnknownFunction>()("Unkn
 
 /** One problem with the arguments, at a path such as `items[2].sku` (empty for the whole object). */
 export const ArgumentIssue = Schema.Struct({ path: Schema.String, message: Schema.String })
+/** One problem with the arguments, at a path such as `items[2].sku` (empty for the whole object). */
 export interface ArgumentIssue extends Schema.Schema.Type<typeof ArgumentIssue> {}
 
 /** The arguments did not decode against the tool's parameters Schema, or were unsafe to decode at all. */
@@ -66,7 +67,14 @@ export class ApprovalDenied extends Schema.TaggedError<ApprovalDenied>()("Approv
   }
 }
 
+/** The schema of every tool error (serialisable: call records keep them). */
 export const ToolError = Schema.Union(UnknownFunction, InvalidArguments, ExecutionFailed, ToolTimeout, ApprovalDenied)
+/**
+ * Why a call has no result. The model is sent it as an error response and may correct itself.
+ *
+ * @example
+ * const message = Either.isLeft(record.result) ? record.result.left.message : "ok"
+ */
 export type ToolError = UnknownFunction | InvalidArguments | ExecutionFailed | ToolTimeout | ApprovalDenied
 
 /** A short human text for an arbitrary JSON-safe cause. */

@@ -7,11 +7,14 @@ import * as Schema from "effect/Schema"
 import { FunctionCall, Metadata } from "./FunctionCall.js"
 import { FunctionResponse } from "./FunctionResponse.js"
 
+/** Text the user wrote or the model answered. */
 export const Text = Schema.TaggedStruct("Text", { text: Schema.String, metadata: Schema.optional(Metadata) })
+/** Text the user wrote or the model answered. */
 export interface Text extends Schema.Schema.Type<typeof Text> {}
 
 /** The model's visible reasoning (GLM `reasoning_content`, Gemini thought summaries). */
 export const Reasoning = Schema.TaggedStruct("Reasoning", { text: Schema.String, metadata: Schema.optional(Metadata) })
+/** The model's visible reasoning. */
 export interface Reasoning extends Schema.Schema.Type<typeof Reasoning> {}
 
 /**
@@ -19,15 +22,27 @@ export interface Reasoning extends Schema.Schema.Type<typeof Reasoning> {}
  * model turn can be echoed exactly as received; only the provider that produced it re-emits it.
  */
 export const Opaque = Schema.TaggedStruct("Opaque", { provider: Schema.String, data: Schema.Unknown })
+/** A provider part the neutral model has no name for, kept to be echoed. */
 export interface Opaque extends Schema.Schema.Type<typeof Opaque> {}
 
+/** The schema of a part: text, reasoning, a call, a response, or an opaque provider part. */
 export const Part = Schema.Union(Text, Reasoning, FunctionCall, FunctionResponse, Opaque)
+/** One part of a turn. */
 export type Part = Schema.Schema.Type<typeof Part>
 
+/** Who speaks: the user (prompts and function responses) or the model (answers and calls). */
 export const Role = Schema.Literal("user", "model")
+/** Who speaks: the user (prompts and function responses) or the model (answers and calls). */
 export type Role = typeof Role.Type
 
+/** The schema of a turn: a role and its parts. */
 export const Turn = Schema.Struct({ role: Role, parts: Schema.Array(Part) })
+/**
+ * One message of the conversation.
+ *
+ * @example
+ * const turn: Turn.Turn = { role: "model", parts: [{ _tag: "FunctionCall", id: "c1", name: "get_weather", args: { city: "Oslo" } }] }
+ */
 export interface Turn extends Schema.Schema.Type<typeof Turn> {}
 
 /** A user turn holding one text part. */

@@ -58,17 +58,22 @@ const runScript = (specs: ReadonlyArray<StepSpec>, maxTurns: number) =>
     const executed = yield* Ref.make<ReadonlyArray<string>>([])
     const registry = makeRegistry(executed)
     const steps = specs.map(toStep)
+    // What each request showed when it was sent, copied, to compare with what it shows after the run.
+    const sent: Array<readonly [Transcript.Transcript, ReadonlyArray<Turn.Turn>]> = []
     const program = Effect.gen(function* () {
       const exit = yield* Effect.exit(Agent.run({ registry, prompt: "go", maxTurns, retry: Retry.policy({ maxRetries: 2, base: "1 second", cap: "8 seconds" }) }))
       const requests = yield* (yield* Scripted.ScriptedModel).requests
       return { exit, requests }
-    }).pipe(Effect.provide(Scripted.layer((_, i) => Effect.succeed(steps[i] ?? { text: "done" }))))
+    }).pipe(Effect.provide(Scripted.layer((request, i) => {
+      sent.push([request.transcript, [...request.transcript]])
+      return Effect.succeed(steps[i] ?? { text: "done" })
+    })))
     const fiber = yield* Effect.fork(program)
     for (let i = 0; i < 2_000 && fiber.unsafePoll() === null; i++) yield* TestClock.adjust("1 second")
     const done = fiber.unsafePoll()
     expect(done, "the run ended").not.toBeNull()
     const { exit, requests } = yield* Fiber.join(fiber)
-    return { exit, requests, steps, executed: yield* Ref.get(executed) }
+    return { exit, requests, steps, sent, executed: yield* Ref.get(executed) }
   })
 
 const scriptArb = fc.tuple(fc.array(stepArb, { maxLength: 12 }), fc.integer({ min: 1, max: 6 }))
@@ -83,6 +88,16 @@ describe("Agent loop properties", () => {
       }
       if (Exit.isSuccess(exit) && requests.length > 0) {
         expect(Transcript.isPrefixOf(requests[requests.length - 1]!.transcript, exit.value.transcript)).toBe(true)
+      }
+    }), options)
+
+  it.effect.prop("the transcript a request was sent is unchanged after every later step", [scriptArb], ([[specs, maxTurns]]) =>
+    Effect.gen(function* () {
+      const { sent } = yield* runScript(specs, maxTurns)
+      expect(sent.length).toBeGreaterThan(0)
+      for (const [transcript, copy] of sent) {
+        expect(transcript.length).toBe(copy.length)
+        copy.forEach((turn, i) => expect(transcript[i]).toBe(turn))
       }
     }), options)
 
@@ -132,17 +147,29 @@ describe("Agent loop properties", () => {
       expect(exit.value.usage).toEqual(expected)
     }), options)
 
-  it.effect.prop("a retryable error with a retry-after of N seconds is not retried before N seconds", [fc.integer({ min: 1, max: 120 })], ([seconds]) =>
+  it.effect.prop("a retry-after of N seconds up to maxHint is waited for, never less; one beyond it fails at once with the hint", [fc.integer({ min: 1, max: 120 })], ([seconds]) =>
     Effect.gen(function* () {
+      const hint = Duration.seconds(seconds)
       const fiber = yield* Effect.fork(
         Effect.gen(function* () {
-          yield* Agent.run({ registry: Registry.empty, prompt: "go" })
-          return yield* (yield* Scripted.ScriptedModel).requests
-        }).pipe(Effect.provide(Scripted.layer([{ error: new ModelError.RateLimited({ message: "429", retryAfter: Duration.seconds(seconds) }) }, { text: "ok" }])))
+          const exit = yield* Effect.exit(Agent.run({ registry: Registry.empty, prompt: "go" }))
+          return { exit, requests: yield* (yield* Scripted.ScriptedModel).requests }
+        }).pipe(Effect.provide(Scripted.layer([{ error: new ModelError.RateLimited({ message: "429", retryAfter: hint }) }, { text: "ok" }])))
       )
-      yield* TestClock.adjust(Duration.subtract(Duration.seconds(seconds), Duration.millis(1)))
+      if (Duration.greaterThan(hint, Retry.defaultMaxHint)) {
+        // Not a sleep: the run is over before the clock moves at all.
+        yield* TestClock.adjust(0)
+        expect(fiber.unsafePoll(), "over before the clock moved").not.toBeNull()
+        const { exit, requests } = yield* Fiber.join(fiber)
+        expect(requests).toHaveLength(1)
+        expect(exit).toEqual(Exit.fail(new ModelError.RateLimited({ message: "429", retryAfter: hint })))
+        return
+      }
+      yield* TestClock.adjust(Duration.subtract(hint, Duration.millis(1)))
       expect(fiber.unsafePoll()).toBeNull()
       yield* TestClock.adjust("31 seconds")
-      expect(yield* Fiber.join(fiber)).toHaveLength(2)
+      const { exit, requests } = yield* Fiber.join(fiber)
+      expect(Exit.isSuccess(exit)).toBe(true)
+      expect(requests).toHaveLength(2)
     }), { fastCheck: { numRuns: 40 } })
 })

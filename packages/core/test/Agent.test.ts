@@ -229,6 +229,36 @@ describe("Agent.stream", () => {
       expect(yield* Ref.get(interrupted)).toBe(true)
     }))
 
+  it.effect("a slow reader holds the run back: it never runs far ahead of the events read", () =>
+    Effect.gen(function* () {
+      const executed = yield* Ref.make(0)
+      const counted = Registry.unsafeMake(
+        Tool.make("tick", { description: "", parameters: Schema.Struct({}), handler: () => Ref.update(executed, (n) => n + 1) })
+      )
+      const fiber = yield* Agent.stream({ registry: counted, prompt: "go", maxTurns: 10_001 }).pipe(
+        Stream.runForEach(() => Effect.sleep("1 second")),
+        Effect.provide(Scripted.layer((_, i) => Effect.succeed(i < 10_000 ? { calls: [{ name: "tick" }] } : { text: "done" }))),
+        Effect.fork
+      )
+      yield* TestClock.adjust("10 seconds")
+      const ahead = yield* Ref.get(executed)
+      // Four events a turn, and at most two buffers of 256 events in flight: the run waits for the reader.
+      expect(ahead).toBeGreaterThan(0)
+      expect(ahead).toBeLessThan(200)
+      yield* Fiber.interrupt(fiber)
+    }))
+
+  it.effect("text deltas of a streamed turn arrive in order and concatenate to its text", () =>
+    Effect.gen(function* () {
+      const events = yield* Stream.runCollect(Agent.stream({ registry, prompt: "go" })).pipe(
+        Effect.provide(Scripted.layer([{ reasoning: "Thinking it over.", text: "One two  three four." }]))
+      )
+      const list = Chunk.toReadonlyArray(events)
+      expect(list.flatMap((e) => (e._tag === "TextDelta" ? [e.text] : []))).toEqual(["One ", "two  ", "three ", "four."])
+      expect(list.flatMap((e) => (e._tag === "ReasoningDelta" ? [e.text] : []))).toEqual(["Thinking it over."])
+      expect(list.map((e) => e._tag)).toEqual(["TurnStarted", "ReasoningDelta", "TextDelta", "TextDelta", "TextDelta", "TextDelta", "TurnFinished", "Done"])
+    }))
+
   it.effect("a failing run fails the stream with the typed error", () =>
     Effect.gen(function* () {
       const error = yield* Stream.runDrain(Agent.stream({ registry, prompt: "go" })).pipe(

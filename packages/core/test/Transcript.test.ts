@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc, Schema } from "effect"
+import * as AppendOnly from "../src/internal/appendOnly.js"
 import { FunctionCall, FunctionResponse, Transcript, Turn } from "../src/index.js"
 
 const call = (id: string, name = "f", metadata?: Record<string, unknown>) =>
@@ -67,4 +68,92 @@ describe("neutral schemas", () => {
     expect(Transcript.isPrefixOf([Turn.user("a")], [a, b])).toBe(false)
     expect(Transcript.isPrefixOf([a, b, a], [a, b])).toBe(false)
   })
+})
+
+describe("Transcript.append", () => {
+  const a = Turn.user("a")
+  const b = Turn.model("b")
+  const c = Turn.user("c")
+
+  it("a snapshot never changes when the transcript it was taken from grows", () => {
+    const first = Transcript.append([], [a])
+    const second = Transcript.append(first, [b])
+    const third = Transcript.append(second, [c])
+    expect(first).toEqual([a])
+    expect(second).toEqual([a, b])
+    expect(third).toEqual([a, b, c])
+    expect([first.length, second.length, third.length]).toEqual([1, 2, 3])
+    expect(second[2]).toBeUndefined()
+    expect(2 in second).toBe(false)
+  })
+
+  it("extends the newest snapshot in place and shares its storage; a plain array is copied once", () => {
+    const plain = [a]
+    const first = Transcript.append(plain, [b])
+    expect(plain).toEqual([a])
+    expect(AppendOnly.sameBacking(first, plain)).toBe(false)
+    const second = Transcript.append(first, [c])
+    expect(AppendOnly.sameBacking(first, second)).toBe(true)
+    expect(Transcript.isPrefixOf(first, second)).toBe(true)
+    expect(Transcript.isPrefixOf(second, first)).toBe(false)
+  })
+
+  it("appending to an older snapshot starts a branch; neither branch sees the other's turns", () => {
+    const base = Transcript.append([], [a])
+    const left = Transcript.append(base, [b])
+    const right = Transcript.append(base, [c])
+    expect(left).toEqual([a, b])
+    expect(right).toEqual([a, c])
+    expect(AppendOnly.sameBacking(left, right)).toBe(false)
+    expect(Transcript.isPrefixOf(base, right)).toBe(true)
+  })
+
+  it("reads as a real readonly array: isArray, iteration, spread, methods, JSON, Schema encoding", () => {
+    const view = Transcript.append(Transcript.append([], [a]), [b, c])
+    expect(Array.isArray(view)).toBe(true)
+    expect([...view]).toEqual([a, b, c])
+    const seen: Array<Turn.Turn> = []
+    for (const turn of view) seen.push(turn)
+    expect(seen).toEqual([a, b, c])
+    expect(view.map((turn) => turn.role)).toEqual(["user", "model", "user"])
+    expect(view.slice(1)).toEqual([b, c])
+    expect(view.at(-1)).toBe(c)
+    expect(Object.keys(view)).toEqual(["0", "1", "2"])
+    expect(JSON.parse(JSON.stringify(view))).toEqual(JSON.parse(JSON.stringify([a, b, c])))
+    expect(Schema.encodeSync(Transcript.Transcript)(view)).toEqual([a, b, c])
+    expect(Either.isRight(Transcript.validate(view))).toBe(true)
+  })
+
+  it("refuses writes", () => {
+    const view = Transcript.append([], [a, b]) as Array<Turn.Turn>
+    expect(() => {
+      view[0] = c
+    }).toThrow(TypeError)
+    expect(() => view.push(c)).toThrow(TypeError)
+    expect(() => view.pop()).toThrow(TypeError)
+    expect(() => {
+      view.length = 0
+    }).toThrow(TypeError)
+    expect(() => Object.defineProperty(view, "0", { value: c })).toThrow(TypeError)
+    expect(view).toEqual([a, b])
+  })
+
+  it.prop(
+    "any sequence of appends, to any earlier snapshot, gives each snapshot exactly the turns it was built from",
+    [fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 3 })), { maxLength: 40 })],
+    ([operations]) => {
+      const snapshots: Array<Transcript.Transcript> = [[]]
+      const expected: Array<ReadonlyArray<Turn.Turn>> = [[]]
+      operations.forEach(([pick, count], i) => {
+        const from = pick % snapshots.length
+        const turns = Array.from({ length: count }, (_, k) => Turn.user(`${i}.${k}`))
+        snapshots.push(Transcript.append(snapshots[from]!, turns))
+        expected.push([...expected[from]!, ...turns])
+      })
+      snapshots.forEach((snapshot, i) => {
+        expect(snapshot.length).toBe(expected[i]!.length)
+        expected[i]!.forEach((turn, k) => expect(snapshot[k]).toBe(turn))
+      })
+    }
+  )
 })

@@ -1,0 +1,52 @@
+/**
+ * The first step of a loop turn: ask the model. One attempt sends the request (streamed or not) within the
+ * run's deadlines and checks that the answer can be appended; retryable failures are retried as the run's policy
+ * says, each announced as `AttemptFailed`. The accepted model turn is appended to the transcript.
+ */
+import * as Effect from "effect/Effect"
+import * as LanguageModel from "../LanguageModel.js"
+import type { ModelError } from "../ModelError.js"
+import * as Retry from "../Retry.js"
+import type { TranscriptViolation } from "../Transcript.js"
+import * as Turn from "../Turn.js"
+import * as Deadline from "./deadline.js"
+import type { Run } from "./run.js"
+import { forEachPart } from "./streaming.js"
+
+/** One request, streamed: deltas become events as they arrive. */
+const streamed = <R>(run: Run<R>, turn: number, request: LanguageModel.Request, onPart: Deadline.OnPart) =>
+  forEachPart(
+    run.model.stream(request),
+    (part: LanguageModel.StreamPart) => {
+      onPart()
+      if (part._tag === "TextDelta") run.emit({ _tag: "TextDelta", turn, text: part.text })
+      else if (part._tag === "ReasoningDelta") run.emit({ _tag: "ReasoningDelta", turn, text: part.text })
+    },
+    run.room
+  )
+
+/** One attempt: the request within its deadlines, and an answer that can be appended. */
+const attempt = <R>(run: Run<R>, turn: number, request: LanguageModel.Request): Effect.Effect<LanguageModel.Response, ModelError> =>
+  Deadline.within(run.runtime, run.clock, run.limits, run.streamed, (onPart) =>
+    run.streamed ? streamed(run, turn, request, onPart) : run.model.generate(request)
+  ).pipe(
+    Effect.flatMap((response) => {
+      const malformed = run.validator.checkModelTurn(response.turn)
+      return malformed === undefined ? Effect.succeed(response) : Effect.fail(malformed)
+    }),
+    Effect.tapError((error) => Effect.sync(() => run.emit({ _tag: "AttemptFailed", turn, error })))
+  )
+
+/** Asks the model for turn `turn` (retrying as the policy says) and appends its answer. */
+export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.Response, ModelError | TranscriptViolation> =>
+  Effect.gen(function* () {
+    yield* run.validator.complete()
+    yield* run.room
+    run.emit({ _tag: "TurnStarted", turn })
+    const response = yield* Retry.retrying(attempt(run, turn, run.request()), run.retry)
+    yield* run.append(response.turn)
+    run.usage = LanguageModel.addUsage(run.usage, response.usage)
+    run.lastText = Turn.text(response.turn)
+    run.emit({ _tag: "TurnFinished", turn, response })
+    return response
+  })

@@ -1,0 +1,99 @@
+/**
+ * Bounded waits for one model request: the whole request (`turn`), a stream's first part (`firstByte`) and the
+ * gap between two parts (`idle`), each failing with a `ModelTimeout` that names the bound it hit.
+ *
+ * The request starts at once in a fiber of its own (`Runtime.runFork` starts a fiber synchronously). One that
+ * completes without waiting — a scripted model, a replayed response — is done before any timer would matter, so
+ * it costs no timer and no race. One that waits is watched by a single sleeping fiber that wakes at the nearest
+ * deadline (a stream's watcher at least once per idle bound) and looks at the clock: parts only record when they
+ * arrived, so an idle deadline is pushed back lazily, when the watcher wakes, never by a timer cleared and set per
+ * part.
+ */
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
+import type { ModelError, TimeoutLimit } from "../ModelError.js"
+import { ModelTimeout } from "../ModelError.js"
+
+/** The bounds on one request; an infinite duration is no bound. */
+export interface Limits {
+  readonly turn: Duration.Duration
+  /** Streams only: from the request to its first part. */
+  readonly firstByte: Duration.Duration
+  /** Streams only: from one part to the next. */
+  readonly idle: Duration.Duration
+}
+
+/** Called by a streamed request for each part it receives. */
+export type OnPart = () => void
+
+/** What the watcher reads: when the request started, and when its latest part arrived (-1: none yet). */
+interface Watch {
+  readonly started: number
+  lastPart: number
+}
+
+/** Effect's clock cannot hold a longer sleep (it would never wake); the watcher sleeps in pieces instead. */
+const longestSleep = 2 ** 31 - 1
+
+const nearest = (watch: Watch, limits: Limits, streamed: boolean): { readonly at: number; readonly limit: TimeoutLimit } => {
+  let at = watch.started + Duration.toMillis(limits.turn)
+  let limit: TimeoutLimit = "turn"
+  if (streamed) {
+    const [since, bound, name]: [number, Duration.Duration, TimeoutLimit] =
+      watch.lastPart < 0 ? [watch.started, limits.firstByte, "firstByte"] : [watch.lastPart, limits.idle, "idle"]
+    const due = since + Duration.toMillis(bound)
+    if (due < at) {
+      at = due
+      limit = name
+    }
+  }
+  return { at, limit }
+}
+
+/**
+ * Succeeds with the timeout once a deadline has passed; until then sleeps and looks again. It sleeps to the nearest
+ * deadline, but never longer than the idle bound of a stream: a part that arrives meanwhile sets an idle deadline
+ * that may come before the one it sleeps to, and no such deadline is sooner than `now + idle`.
+ */
+const watcher = (watch: Watch, limits: Limits, streamed: boolean, clock: Clock.Clock): Effect.Effect<ModelTimeout> => {
+  const idle = streamed ? Duration.toMillis(limits.idle) : Infinity
+  const look: Effect.Effect<ModelTimeout> = Effect.suspend(() => {
+    const { at, limit } = nearest(watch, limits, streamed)
+    const now = clock.unsafeCurrentTimeMillis()
+    if (now >= at) {
+      const after = limit === "turn" ? limits.turn : limit === "firstByte" ? limits.firstByte : limits.idle
+      return Effect.succeed(new ModelTimeout({ after, limit }))
+    }
+    const wait = Math.min(at - now, idle)
+    return wait === Infinity ? Effect.never : Effect.zipRight(Effect.sleep(Duration.millis(Math.min(wait, longestSleep))), look)
+  })
+  return look
+}
+
+/**
+ * Runs `request` within `limits` (`streamed`: the first-byte and idle bounds apply too, and `request` calls its
+ * `OnPart` for each part). `runtime` and `clock` are the run's, captured once.
+ */
+export const within = <A>(
+  runtime: Runtime.Runtime<never>,
+  clock: Clock.Clock,
+  limits: Limits,
+  streamed: boolean,
+  request: (onPart: OnPart) => Effect.Effect<A, ModelError>
+): Effect.Effect<A, ModelError> =>
+  Effect.suspend(() => {
+    const watch: Watch = { started: clock.unsafeCurrentTimeMillis(), lastPart: -1 }
+    const onPart = () => {
+      watch.lastPart = clock.unsafeCurrentTimeMillis()
+    }
+    const fiber = Runtime.runFork(runtime)(request(onPart))
+    const done = fiber.unsafePoll()
+    if (done !== null) return done
+    return Effect.raceFirst(
+      Effect.flatten(Fiber.await(fiber)),
+      Effect.flatMap(watcher(watch, limits, streamed, clock), (timeout) => Effect.fail(timeout))
+    ).pipe(Effect.ensuring(Fiber.interrupt(fiber)))
+  })

@@ -1,0 +1,191 @@
+/**
+ * One run's settings and state: what the loop's steps share. The transcript and its validator change together,
+ * one turn at a time (`append`), so at every point the validator has checked exactly the transcript.
+ */
+import type * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Runtime from "effect/Runtime"
+import type { Options } from "../Agent.js"
+import type { AgentEvent } from "../AgentEvent.js"
+import type { AgentResult, CallRecord, StopReason } from "../AgentResult.js"
+import * as LanguageModel from "../LanguageModel.js"
+import * as ModelError from "../ModelError.js"
+import * as Retry from "../Retry.js"
+import * as StopCondition from "../StopCondition.js"
+import * as Transcript from "../Transcript.js"
+import * as Turn from "../Turn.js"
+import type { Limits } from "./deadline.js"
+
+/**
+ * The default `maxTurns`: 10 model turns.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxTurns = 10
+
+/**
+ * The default `turnTimeout`: 10 minutes for a whole model request, so that a slow but healthy answer finishes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultTurnTimeout: Duration.Duration = Duration.minutes(10)
+
+/**
+ * The default `firstByteTimeout`: 2 minutes until a streamed answer's first part (thinking models are slow to start).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultFirstByteTimeout: Duration.Duration = Duration.minutes(2)
+
+/**
+ * The default `idleTimeout`: 1 minute without a part once a stream has started.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultIdleTimeout: Duration.Duration = Duration.minutes(1)
+
+/** How a caller follows a run. */
+export interface Hooks {
+  /** Receives every event, synchronously (`Agent.stream`). */
+  readonly emit?: ((event: AgentEvent) => void) | undefined
+  /** Waits until the receiver of the events has room for more (the stream's back-pressure). */
+  readonly room?: Effect.Effect<void> | undefined
+  /**
+   * Receives the transcript each time the model has answered and every call is answered: a message that fails or is
+   * interrupted before the model's first answer leaves no trace, so resending it does not repeat it.
+   */
+  readonly commit?: ((transcript: Transcript.Transcript) => Effect.Effect<void>) | undefined
+}
+
+const noEmit = (_: AgentEvent): void => {}
+
+const limit = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration): Duration.Duration => {
+  const duration = input === undefined ? fallback : Duration.decode(input)
+  if (Duration.lessThanOrEqualTo(duration, Duration.zero)) throw new RangeError(`${name} must be longer than 0, got ${Duration.format(duration)}`)
+  return duration
+}
+
+export class Run<R> {
+  /** Every call executed so far, in turn order and, within a turn, in the model's order. */
+  readonly calls: Array<CallRecord> = []
+  usage: LanguageModel.Usage = LanguageModel.emptyUsage
+  /** Text of the latest model turn. */
+  lastText = ""
+
+  private constructor(
+    readonly options: Options<R>,
+    readonly maxTurns: number,
+    readonly model: LanguageModel.Service,
+    /** The run's runtime and clock, for model requests run under their deadlines. */
+    readonly runtime: Runtime.Runtime<never>,
+    readonly clock: Clock.Clock,
+    readonly limits: Limits,
+    readonly retry: Retry.Policy,
+    readonly stop: StopCondition.Check,
+    /** Whether anyone listens to events (`Agent.stream`): `Agent.run` skips building them. */
+    readonly emits: boolean,
+    readonly emit: (event: AgentEvent) => void,
+    readonly room: Effect.Effect<void>,
+    private readonly hooks: Hooks,
+    /** The transcript so far: history, prompt, and every turn of this run. */
+    public transcript: Transcript.Transcript,
+    readonly validator: Transcript.Validator
+  ) {}
+
+  /** Checks the options and the history, and appends the prompt; nothing is sent yet. */
+  static start<R>(
+    options: Options<R>,
+    hooks: Hooks
+  ): Effect.Effect<Run<R>, ModelError.InvalidRequest | Transcript.TranscriptViolation, LanguageModel.LanguageModel> {
+    return Effect.gen(function* () {
+      const maxTurns = options.maxTurns ?? defaultMaxTurns
+      if (!Number.isInteger(maxTurns) || maxTurns < 1) return yield* Effect.dieMessage(`maxTurns must be an integer ≥ 1, got ${maxTurns}`)
+      const limits: Limits = yield* Effect.try({
+        try: () => ({
+          turn: limit("turnTimeout", options.turnTimeout, defaultTurnTimeout),
+          firstByte: limit("firstByteTimeout", options.firstByteTimeout, defaultFirstByteTimeout),
+          idle: limit("idleTimeout", options.idleTimeout, defaultIdleTimeout)
+        }),
+        catch: (error) => error
+      }).pipe(Effect.orDie)
+      const history = options.history ?? []
+      const validator = yield* Transcript.Validator.of(history)
+      let transcript = history
+      if (options.prompt !== undefined) {
+        const prompt = typeof options.prompt === "string" ? Turn.user(options.prompt) : options.prompt
+        yield* validator.push(prompt)
+        transcript = Transcript.append(history, [prompt])
+      }
+      if (transcript.length === 0) {
+        return yield* Effect.fail(new ModelError.InvalidRequest({ message: "nothing to send: the run has no prompt and no history" }))
+      }
+      const last = transcript[transcript.length - 1]!
+      if (options.prompt === undefined && last.role === "model" && Turn.calls(last).length === 0) {
+        return yield* Effect.fail(
+          new ModelError.InvalidRequest({ message: "nothing to continue: the transcript ends with the model's answer; send a new message" })
+        )
+      }
+      return new Run(
+        options,
+        maxTurns,
+        yield* LanguageModel.LanguageModel,
+        yield* Effect.runtime<never>(),
+        yield* Effect.clock,
+        limits,
+        options.retry ?? Retry.defaultPolicy,
+        StopCondition.startAll(options.stopWhen ?? []),
+        hooks.emit !== undefined,
+        hooks.emit ?? noEmit,
+        hooks.room ?? Effect.void,
+        hooks,
+        transcript,
+        validator
+      )
+    })
+  }
+
+  /** Whether the model is streamed. */
+  get streamed(): boolean {
+    return this.options.streaming === true
+  }
+
+  /** The request for the next model turn: the transcript as it is now (an immutable snapshot). */
+  request(): LanguageModel.Request {
+    return {
+      system: this.options.system,
+      transcript: this.transcript,
+      declarations: this.options.registry.declarations,
+      toolChoice: this.options.toolChoice,
+      temperature: this.options.temperature ?? 0,
+      maxOutputTokens: this.options.maxOutputTokens
+    }
+  }
+
+  /** Appends one turn, validated; a turn that breaks an invariant is not appended. */
+  append(turn: Turn.Turn): Either.Either<void, Transcript.TranscriptViolation> {
+    const pushed = this.validator.push(turn)
+    if (Either.isRight(pushed)) this.transcript = Transcript.append(this.transcript, [turn])
+    return pushed
+  }
+
+  /** Hands the transcript to the caller at a complete point (every call answered). */
+  get commit(): Effect.Effect<void> {
+    return this.hooks.commit === undefined ? Effect.void : this.hooks.commit(this.transcript)
+  }
+
+  /** The result, as the run stands. */
+  result(turns: number, stopReason: StopReason): AgentResult {
+    return { text: this.lastText, calls: this.calls, turns, stopReason, transcript: this.transcript, usage: this.usage }
+  }
+
+  /** Leaves the validator to whoever continues this run's transcript (a chat's next message). */
+  handOver(): void {
+    this.validator.handOver(this.transcript)
+  }
+}

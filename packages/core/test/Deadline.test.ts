@@ -1,0 +1,147 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
+import { Agent, LanguageModel, ModelError, Registry, Retry, Turn } from "../src/index.js"
+
+const usage = LanguageModel.emptyUsage
+const answer = (text: string): LanguageModel.Response => ({ turn: Turn.model(text), finishReason: "stop", usage })
+
+/**
+ * A model whose `stream` sends `pieces` text deltas, waiting `gaps[i]` before the i-th (the last gap is before
+ * `Finish`), and whose `generate` answers after `generateAfter`. Counts its requests.
+ */
+const timedModel = (options: { readonly gaps: ReadonlyArray<Duration.DurationInput>; readonly generateAfter?: Duration.DurationInput }) =>
+  Effect.gen(function* () {
+    const requests = yield* Ref.make(0)
+    const text = options.gaps.slice(0, -1).map((_, i) => `w${i} `).join("")
+    const service: LanguageModel.Service = {
+      provider: "timed",
+      model: "timed",
+      generate: () => Effect.zipRight(Ref.update(requests, (n) => n + 1), Effect.as(Effect.sleep(options.generateAfter ?? 0), answer(text))),
+      stream: () =>
+        Stream.unwrap(
+          Effect.as(
+            Ref.update(requests, (n) => n + 1),
+            Stream.fromIterable(options.gaps).pipe(
+              Stream.zipWithIndex,
+              Stream.mapEffect(([gap, i]): Effect.Effect<LanguageModel.StreamPart> =>
+                Effect.as(
+                  Effect.sleep(gap),
+                  i < options.gaps.length - 1 ? { _tag: "TextDelta", text: `w${i} ` } : { _tag: "Finish", response: answer(text) }
+                )
+              )
+            )
+          )
+        )
+    }
+    return { layer: Layer.succeed(LanguageModel.LanguageModel, service), requests }
+  })
+
+const never = Retry.never
+
+describe("bounded waits for the model", () => {
+  it.effect("a non-streamed answer that takes 20 s succeeds with the defaults", () =>
+    Effect.gen(function* () {
+      const model = yield* timedModel({ gaps: [0], generateAfter: "20 seconds" })
+      const fiber = yield* Effect.fork(Agent.run({ registry: Registry.empty, prompt: "go", retry: never }).pipe(Effect.provide(model.layer)))
+      yield* TestClock.adjust("20 seconds")
+      const result = yield* Fiber.join(fiber)
+      expect(result.stopReason).toEqual({ _tag: "Finished" })
+    }))
+
+  it.effect("a stream that sends a part every second for 30 s is not cut, even with a 2 s idle bound", () =>
+    Effect.gen(function* () {
+      const gaps = Array.from({ length: 31 }, (): Duration.DurationInput => "1 second")
+      const model = yield* timedModel({ gaps })
+      const fiber = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", streaming: true, idleTimeout: "2 seconds", retry: never }).pipe(Effect.provide(model.layer))
+      )
+      yield* TestClock.adjust("31 seconds")
+      const result = yield* Fiber.join(fiber)
+      expect(result.text.split(" ").filter((word) => word !== "")).toHaveLength(30)
+      expect(yield* Ref.get(model.requests)).toBe(1)
+    }))
+
+  it.effect("a stream that stalls after its first part is cut after exactly idleTimeout, as an idle timeout", () =>
+    Effect.gen(function* () {
+      const model = yield* timedModel({ gaps: ["1 second", "1 second", "1 hour"] })
+      const fiber = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", streaming: true, idleTimeout: "5 seconds", retry: never }).pipe(Effect.provide(model.layer))
+      )
+      // Parts at 1 s and 2 s; nothing after: the idle bound runs out at 2 s + 5 s.
+      yield* TestClock.adjust("6999 millis")
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      const exit = yield* Fiber.await(fiber)
+      const error = new ModelError.ModelTimeout({ after: Duration.seconds(5), limit: "idle" })
+      expect(exit).toEqual(Exit.fail(error))
+      expect(error.message).toBe("the model's stream stalled: nothing for 5s (idleTimeout)")
+    }))
+
+  it.effect("a stream that never starts is cut after firstByteTimeout, as a first-byte timeout", () =>
+    Effect.gen(function* () {
+      const model = yield* timedModel({ gaps: ["1 hour"] })
+      const fiber = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", streaming: true, firstByteTimeout: "10 seconds", retry: never }).pipe(Effect.provide(model.layer))
+      )
+      yield* TestClock.adjust("9999 millis")
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      const error = new ModelError.ModelTimeout({ after: Duration.seconds(10), limit: "firstByte" })
+      expect(yield* Fiber.await(fiber)).toEqual(Exit.fail(error))
+      expect(error.message).toBe("the model sent nothing within 10s (firstByteTimeout)")
+    }))
+
+  it.effect("a healthy stream that goes on too long is cut at turnTimeout, as a turn timeout", () =>
+    Effect.gen(function* () {
+      const model = yield* timedModel({ gaps: Array.from({ length: 100 }, (): Duration.DurationInput => "1 second") })
+      const fiber = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", streaming: true, turnTimeout: "30 seconds", retry: never }).pipe(Effect.provide(model.layer))
+      )
+      yield* TestClock.adjust("29999 millis")
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      const error = new ModelError.ModelTimeout({ after: Duration.seconds(30), limit: "turn" })
+      expect(yield* Fiber.await(fiber)).toEqual(Exit.fail(error))
+      expect(error.message).toBe("the model did not finish its answer within 30s (turnTimeout)")
+    }))
+
+  it.effect("first-byte and idle bounds do not apply to a request that is not streamed", () =>
+    Effect.gen(function* () {
+      const model = yield* timedModel({ gaps: [0], generateAfter: "1 minute" })
+      const fiber = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", firstByteTimeout: "1 second", idleTimeout: "1 second", retry: never }).pipe(
+          Effect.provide(model.layer)
+        )
+      )
+      yield* TestClock.adjust("1 minute")
+      expect((yield* Fiber.join(fiber)).stopReason).toEqual({ _tag: "Finished" })
+    }))
+
+  it.effect("a timed-out attempt is retried as any retryable error, and the request it abandoned is interrupted", () =>
+    Effect.gen(function* () {
+      const interrupted = yield* Ref.make(0)
+      let calls = 0
+      const service = LanguageModel.fromGenerate({
+        provider: "slow-then-fast",
+        model: "x",
+        generate: () =>
+          calls++ === 0
+            ? Effect.never.pipe(Effect.onInterrupt(() => Ref.update(interrupted, (n) => n + 1)))
+            : Effect.succeed(answer("fast"))
+      })
+      const fiber = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", turnTimeout: "3 seconds", retry: Retry.policy({ maxRetries: 1, base: "1 second" }) }).pipe(
+          Effect.provideService(LanguageModel.LanguageModel, service)
+        )
+      )
+      yield* TestClock.adjust("1 minute")
+      expect((yield* Fiber.join(fiber)).text).toBe("fast")
+      expect(yield* Ref.get(interrupted)).toBe(1)
+    }))
+
+  it.effect("bounds must be longer than zero", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(Agent.run({ registry: Registry.empty, prompt: "go", idleTimeout: 0 }).pipe(Effect.provide(Layer.succeed(LanguageModel.LanguageModel, LanguageModel.fromGenerate({ provider: "p", model: "m", generate: () => Effect.succeed(answer("x")) })))))
+      expect(Exit.isFailure(exit) && exit.cause._tag === "Die" && String(exit.cause.defect)).toBe("RangeError: idleTimeout must be longer than 0, got 0")
+    }))
+})

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Fiber, Ref, TestClock } from "effect"
+import { ModelError, Retry } from "../src/index.js"
+
+/** An attempt that fails with `errors` in turn, then succeeds; counts its runs. */
+const failing = (errors: ReadonlyArray<ModelError.ModelError>) =>
+  Effect.map(Ref.make(0), (runs) => ({
+    runs,
+    attempt: Effect.flatMap(Ref.getAndUpdate(runs, (n) => n + 1), (n): Effect.Effect<string, ModelError.ModelError> =>
+      n < errors.length ? Effect.fail(errors[n]!) : Effect.succeed("ok")
+    )
+  }))
+
+const rateLimited = (retryAfter: Duration.DurationInput) => new ModelError.RateLimited({ message: "429", status: 429, retryAfter: Duration.decode(retryAfter) })
+
+describe("Retry.retrying", () => {
+  it.effect("a hint of a day is not slept: the failure is at once a RateLimited carrying the hint", () =>
+    Effect.gen(function* () {
+      const { attempt, runs } = yield* failing([rateLimited("1 day")])
+      const fiber = yield* Effect.fork(Retry.retrying(attempt, Retry.defaultPolicy))
+      yield* TestClock.adjust(0)
+      expect(fiber.unsafePoll(), "over before the clock moved").not.toBeNull()
+      expect(yield* Fiber.await(fiber)).toEqual(Exit.fail(rateLimited("1 day")))
+      expect(yield* Ref.get(runs)).toBe(1)
+    }))
+
+  it.effect("a hint up to maxHint is waited for, to the millisecond", () =>
+    Effect.gen(function* () {
+      const { attempt, runs } = yield* failing([rateLimited("90 seconds")])
+      const fiber = yield* Effect.fork(Retry.retrying(attempt, Retry.policy({ maxHint: "2 minutes" })))
+      yield* TestClock.adjust("89999 millis")
+      expect(yield* Ref.get(runs)).toBe(1)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+      expect(yield* Ref.get(runs)).toBe(2)
+    }))
+
+  it.effect("the cap applies to every hint, not only the first, and to Overloaded's too", () =>
+    Effect.gen(function* () {
+      const overloaded = new ModelError.Overloaded({ message: "busy", retryAfter: Duration.minutes(5) })
+      const { attempt, runs } = yield* failing([rateLimited("1 second"), overloaded])
+      const fiber = yield* Effect.fork(Retry.retrying(attempt, Retry.policy({ maxHint: "1 minute" })))
+      // The first retry waits for the hint or the jittered 1 s backoff, whichever is longer (at most 1.2 s).
+      yield* TestClock.adjust("2 seconds")
+      expect(fiber.unsafePoll(), "the second hint was not slept").not.toBeNull()
+      expect(yield* Fiber.await(fiber)).toEqual(Exit.fail(overloaded))
+      expect(yield* Ref.get(runs)).toBe(2)
+    }))
+
+  it.effect("a hint exactly at maxHint is still obeyed", () =>
+    Effect.gen(function* () {
+      const { attempt } = yield* failing([rateLimited(Retry.defaultMaxHint)])
+      const fiber = yield* Effect.fork(Retry.retrying(attempt, Retry.defaultPolicy))
+      yield* TestClock.adjust(Retry.defaultMaxHint)
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+    }))
+
+  it.effect("an error that is not retryable fails at once; a retryable one without a hint follows the backoff", () =>
+    Effect.gen(function* () {
+      const fatal = yield* failing([new ModelError.Unauthorized({ message: "bad key" })])
+      expect(yield* Effect.exit(Retry.retrying(fatal.attempt, Retry.defaultPolicy))).toEqual(Exit.fail(new ModelError.Unauthorized({ message: "bad key" })))
+      expect(yield* Ref.get(fatal.runs)).toBe(1)
+
+      const flaky = yield* failing([new ModelError.Unavailable({ message: "reset" }), new ModelError.Unavailable({ message: "reset" })])
+      const fiber = yield* Effect.fork(Retry.retrying(flaky.attempt, Retry.policy({ base: "1 second", maxRetries: 2 })))
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+      expect(yield* Ref.get(flaky.runs)).toBe(3)
+    }))
+
+  it("a cap or maxHint longer than a timer can hold is refused when the policy is built", () => {
+    expect(() => Retry.policy({ maxHint: "30 days" })).toThrow("Retry.policy: maxHint must be at most")
+    expect(() => Retry.policy({ cap: "30 days" })).toThrow("Retry.policy: cap must be at most")
+  })
+})
