@@ -1,0 +1,84 @@
+/**
+ * Bundles the `agentfx` executable: dist/bin.js holds the command specs alone (it answers --help and argument
+ * errors), and dist/programs/NAME.js each command with everything it reaches — our packages from their
+ * sources, effect, the provider SDKs in chunks of their own, loaded when a provider is built. Node starts a few
+ * large files much faster than a thousand small ones, and a command loads nothing another command needs.
+ *
+ *   node packages/cli/scripts/bundle.mjs      (part of `npx -y pnpm@10 build`)
+ */
+import { build } from "esbuild"
+import { chmod, readdir, rm, writeFile } from "node:fs/promises"
+import { fileURLToPath } from "node:url"
+
+const cli = fileURLToPath(new URL("..", import.meta.url))
+const packages = fileURLToPath(new URL("../..", import.meta.url))
+
+/** Our packages from their TypeScript sources, as the tests see them: the bundle needs no `tsc` output. */
+const sources = {
+  name: "agentfx-sources",
+  setup(build) {
+    const entries = { core: "index", "core/testing": "testing", providers: "index", emulator: "index", tools: "index", cli: "index" }
+    build.onResolve({ filter: /^@agentfx\// }, (args) => {
+      const name = args.path.slice("@agentfx/".length)
+      const entry = entries[name]
+      if (entry === undefined) return { errors: [{ text: `unknown @agentfx package: ${args.path}` }] }
+      // Our packages say "sideEffects": false; a path resolved here must say it again, or esbuild keeps every
+      // module a barrel re-exports (the whole eval harness and its YAML parser for `agentfx tools`).
+      return { path: `${packages}${name.split("/")[0]}/src/${entry}.ts`, sideEffects: false }
+    })
+  }
+}
+
+const common = {
+  absWorkingDir: cli,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  // Whitespace and syntax only: names stay readable in a stack trace, with no source maps to ship.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: "linked",
+  // CommonJS dependencies inside an ES module still call require().
+  banner: { js: 'import { createRequire as __agentfxRequire } from "node:module"; const require = __agentfxRequire(import.meta.url);' },
+  plugins: [sources],
+  logLevel: "warning",
+  metafile: true
+}
+
+/**
+ * One program per command (`handlers/NAME.ts`), plus `completions`: its handler and the runtime, built on its
+ * own so that nothing of another command comes along (a shared build lets the eval harness ride along with
+ * `agentfx tools` through the package barrels). Inside a program, what it imports dynamically — the provider
+ * SDKs — stays in chunks of its own, loaded when a provider is built.
+ */
+const program = (name) => ({
+  ...common,
+  stdin: {
+    contents:
+      name === "completions"
+        ? 'import { run } from "./src/internal/node.ts"\nexport const start = (argv) => run(argv, () => Promise.reject(new Error("no command")))\n'
+        : `import { handler } from "./src/handlers/${name}.ts"\nimport { run } from "./src/internal/node.ts"\nexport const start = (argv) => run(argv, () => Promise.resolve({ handler }))\n`,
+    resolveDir: cli,
+    sourcefile: `programs/${name}.js`,
+    loader: "js"
+  },
+  outfile: `dist/programs/${name}.js`,
+  ...{ outfile: undefined, outdir: "dist/programs", entryNames: name, chunkNames: `${name}/[name]-[hash]` },
+  splitting: true
+})
+
+export const bundle = async () => {
+  await rm(`${cli}dist/programs`, { recursive: true, force: true })
+  const handlers = (await readdir(`${cli}src/handlers`)).filter((file) => file.endsWith(".ts")).map((file) => file.slice(0, -3))
+  const results = await Promise.all([
+    build({ ...common, entryPoints: { bin: "src/bin.ts" }, outdir: "dist" }),
+    ...[...handlers, "completions"].map((name) => build(program(name)))
+  ])
+  await chmod(`${cli}dist/bin.js`, 0o755)
+  if (process.env.AGENTFX_BUNDLE_META !== undefined) {
+    await writeFile(process.env.AGENTFX_BUNDLE_META, JSON.stringify(results.map((result) => result.metafile)))
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await bundle()
