@@ -7,6 +7,7 @@
  *   node packages/cli/scripts/bundle.mjs      (part of `npx -y pnpm@10 build`)
  */
 import { build } from "esbuild"
+import { execFileSync } from "node:child_process"
 import { chmod, readdir, rm, writeFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 
@@ -68,16 +69,38 @@ const program = (name) => ({
   splitting: true
 })
 
+/**
+ * dist/catalogue.json: `Builtins.catalogue` (the built-in tools and their JSON Schemas), computed once here so
+ * that `agentfx tools` prints it without loading Effect. The catalogue is static data: the same on every run.
+ */
+const catalogue = async () => {
+  const result = await build({
+    ...common,
+    metafile: false,
+    write: false,
+    stdin: {
+      contents: 'import { catalogue } from "./src/Builtins.ts"\nprocess.stdout.write(JSON.stringify(catalogue))\n',
+      resolveDir: cli,
+      sourcefile: "catalogue.js",
+      loader: "js"
+    },
+    outfile: "catalogue.mjs"
+  })
+  const json = execFileSync(process.execPath, ["--input-type=module", "-"], { input: result.outputFiles[0].text, encoding: "utf8" })
+  await writeFile(`${cli}dist/catalogue.json`, json)
+}
+
 export const bundle = async () => {
   await rm(`${cli}dist/programs`, { recursive: true, force: true })
   const handlers = (await readdir(`${cli}src/handlers`)).filter((file) => file.endsWith(".ts")).map((file) => file.slice(0, -3))
   const results = await Promise.all([
     build({ ...common, entryPoints: { bin: "src/bin.ts" }, outdir: "dist" }),
-    ...[...handlers, "completions"].map((name) => build(program(name)))
+    ...[...handlers, "completions"].map((name) => build(program(name))),
+    catalogue()
   ])
   await chmod(`${cli}dist/bin.js`, 0o755)
   if (process.env.AGENTFX_BUNDLE_META !== undefined) {
-    await writeFile(process.env.AGENTFX_BUNDLE_META, JSON.stringify(results.map((result) => result.metafile)))
+    await writeFile(process.env.AGENTFX_BUNDLE_META, JSON.stringify(results.flatMap((result) => (result?.metafile === undefined ? [] : [result.metafile]))))
   }
 }
 

@@ -3,11 +3,15 @@
  * The `agentfx` executable. Help, the version and argument errors are answered here, from the command specs
  * alone, before Effect is loaded: they take about as long as Node takes to start. A command that runs loads its
  * own bundled program (`programs/NAME.js`, made by scripts/bundle.mjs): its handler, Effect and what that
- * handler needs, nothing of the other commands.
+ * handler needs, nothing of the other commands. `agentfx tools` prints the catalogue the build computed
+ * (`catalogue.json`, the same data `Builtins.catalogue` holds) and loads no program at all.
  */
+import { readFileSync } from "node:fs"
 import * as Argv from "./Argv.js"
+import type * as Builtins from "./Builtins.js"
 import { specs } from "./commands/specs.js"
 import * as Color from "./internal/color.js"
+import * as CatalogueText from "./internal/catalogueText.js"
 import { answer } from "./internal/immediate.js"
 
 interface Program {
@@ -23,6 +27,9 @@ if (immediate !== undefined) {
   process.stderr.write(immediate.stderr)
   process.exitCode = immediate.code
   process.stdout.write(immediate.stdout)
+} else if (parsed._tag === "Run" && parsed.spec.name === "tools") {
+  const catalogue = JSON.parse(readFileSync(new URL("catalogue.json", import.meta.url), "utf8")) as ReadonlyArray<Builtins.Entry>
+  process.stdout.write(CatalogueText.render(catalogue, parsed.options.has("json")))
 } else {
   const name = parsed._tag === "Run" ? parsed.spec.name : "completions"
   // A URL, not a literal path: the bundler must leave this import to run time.
