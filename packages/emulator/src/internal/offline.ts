@@ -7,6 +7,7 @@ import type { FunctionDeclaration, Json } from "@agentfx/core"
 import { Turn } from "@agentfx/core"
 import type { Scripted } from "@agentfx/core/testing"
 import { isPlainObject } from "./json.js"
+import * as Sentence from "./sentence.js"
 import type * as Policy from "../Policy.js"
 
 interface Rule {
@@ -89,21 +90,13 @@ const pickTool = (
   return undefined
 }
 
-const render = (value: unknown): string => {
-  if (isPlainObject(value) && Object.keys(value).length === 1 && "output" in value) return render(value.output)
-  if (typeof value === "string") return value
-  return JSON.stringify(value)
-}
-
 /** The offline model's answer to one request. */
 export const offlineReply = (request: Policy.Request): Scripted.Step => {
   const last = request.transcript[request.transcript.length - 1]
   const responses = last === undefined ? [] : Turn.responses(last)
   if (responses.length > 0) {
     const lines = responses.map((response) =>
-      response.isError && isPlainObject(response.response.error)
-        ? `${response.name} failed: ${render(response.response.error.message ?? response.response.error)}`
-        : `${response.name}: ${render(response.response)}`
+      response.isError ? Sentence.failure(response.name, response.response.error ?? response.response) : Sentence.success(response.name, response.response)
     )
     return { text: lines.join("\n") }
   }
