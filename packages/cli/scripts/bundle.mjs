@@ -4,11 +4,12 @@
  * sources, effect, the provider SDKs in chunks of their own, loaded when a provider is built. Node starts a few
  * large files much faster than a thousand small ones, and a command loads nothing another command needs.
  *
- *   node packages/cli/scripts/bundle.mjs      (part of `npx -y pnpm@10 build`)
+ *   node packages/cli/scripts/bundle.mjs [OUTDIR]      (part of `npx -y pnpm@10 build`; OUTDIR defaults to dist)
  */
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
-import { chmod, readdir, rm, writeFile } from "node:fs/promises"
+import { chmod, mkdir, readdir, rm, writeFile } from "node:fs/promises"
+import { resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const cli = fileURLToPath(new URL("..", import.meta.url))
@@ -53,7 +54,7 @@ const common = {
  * `agentfx tools` through the package barrels). Inside a program, what it imports dynamically — the provider
  * SDKs — stays in chunks of its own, loaded when a provider is built.
  */
-const program = (name) => ({
+const program = (outdir, name) => ({
   ...common,
   stdin: {
     contents:
@@ -64,8 +65,9 @@ const program = (name) => ({
     sourcefile: `programs/${name}.js`,
     loader: "js"
   },
-  outfile: `dist/programs/${name}.js`,
-  ...{ outfile: undefined, outdir: "dist/programs", entryNames: name, chunkNames: `${name}/[name]-[hash]` },
+  outdir: `${outdir}/programs`,
+  entryNames: name,
+  chunkNames: `${name}/[name]-[hash]`,
   splitting: true
 })
 
@@ -73,7 +75,7 @@ const program = (name) => ({
  * dist/catalogue.json: `Builtins.catalogue` (the built-in tools and their JSON Schemas), computed once here so
  * that `agentfx tools` prints it without loading Effect. The catalogue is static data: the same on every run.
  */
-const catalogue = async () => {
+const catalogue = async (outdir) => {
   const result = await build({
     ...common,
     metafile: false,
@@ -87,21 +89,22 @@ const catalogue = async () => {
     outfile: "catalogue.mjs"
   })
   const json = execFileSync(process.execPath, ["--input-type=module", "-"], { input: result.outputFiles[0].text, encoding: "utf8" })
-  await writeFile(`${cli}dist/catalogue.json`, json)
+  await writeFile(`${outdir}/catalogue.json`, json)
 }
 
-export const bundle = async () => {
-  await rm(`${cli}dist/programs`, { recursive: true, force: true })
+export const bundle = async (outdir = `${cli}dist`) => {
+  await rm(`${outdir}/programs`, { recursive: true, force: true })
+  await mkdir(outdir, { recursive: true })
   const handlers = (await readdir(`${cli}src/handlers`)).filter((file) => file.endsWith(".ts")).map((file) => file.slice(0, -3))
   const results = await Promise.all([
-    build({ ...common, entryPoints: { bin: "src/bin.ts" }, outdir: "dist" }),
-    ...[...handlers, "completions"].map((name) => build(program(name))),
-    catalogue()
+    build({ ...common, entryPoints: { bin: "src/bin.ts" }, outdir }),
+    ...[...handlers, "completions"].map((name) => build(program(outdir, name))),
+    catalogue(outdir)
   ])
-  await chmod(`${cli}dist/bin.js`, 0o755)
+  await chmod(`${outdir}/bin.js`, 0o755)
   if (process.env.AGENTFX_BUNDLE_META !== undefined) {
     await writeFile(process.env.AGENTFX_BUNDLE_META, JSON.stringify(results.flatMap((result) => (result?.metafile === undefined ? [] : [result.metafile]))))
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await bundle()
+if (process.argv[1] === fileURLToPath(import.meta.url)) await bundle(process.argv[2] === undefined ? undefined : resolve(process.argv[2]))

@@ -42,8 +42,14 @@ const url = (text: string): string | undefined => /https?:\/\/[^\s"'<>]+/.exec(t
 
 const path = (text: string): string | undefined => /(?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\.\w{1,5}\b/.exec(text)?.[0]
 
-/** A value for one parameter, from its name and type and the message. */
-const valueFor = (name: string, schema: unknown, text: string): unknown => {
+/** The folder a message names after "in", "of", "under" or "inside" ("list the files in src" → "src"). */
+const folder = (text: string): string | undefined => {
+  const named = /\b(?:in|of|under|inside)\s+((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\/?)/i.exec(text)?.[1]?.replace(/[.,;:!?]+$/, "")
+  return named === undefined || named === "" || /^(this|that|the|my|your|our|a|current|here)$/i.test(named) ? undefined : named
+}
+
+/** A value for one parameter, from its name and type and the message; `listing` when the tool lists a folder. */
+const valueFor = (name: string, schema: unknown, text: string, listing: boolean): unknown => {
   const type = isPlainObject(schema) ? schema.type : undefined
   const enumValues = isPlainObject(schema) && Array.isArray(schema.enum) ? schema.enum : undefined
   if (enumValues !== undefined && enumValues.length > 0) {
@@ -57,7 +63,7 @@ const valueFor = (name: string, schema: unknown, text: string): unknown => {
   if (/expr|formula|calc|math/i.test(name)) return expression(text) ?? text
   if (/zone|tz/i.test(name)) return timeZone(text) ?? "UTC"
   if (/url|uri|link/i.test(name)) return url(text) ?? text
-  if (/dir|folder/i.test(name)) return path(text) ?? "."
+  if (/dir|folder/i.test(name) || (listing && /path/i.test(name))) return path(text) ?? folder(text) ?? "."
   if (/path|file/i.test(name)) return path(text) ?? "."
   return text
 }
@@ -70,7 +76,8 @@ const argsFor = (declaration: FunctionDeclaration.FunctionDeclaration, text: str
     : []
   const names = required.length > 0 ? required : Object.keys(properties).filter((name) => /zone|tz|expr|url|path|file|dir/i.test(name))
   const args: Record<string, unknown> = {}
-  for (const name of names) args[name] = valueFor(name, properties[name], text)
+  const listing = /list|dir|\bls\b/i.test(declaration.name)
+  for (const name of names) args[name] = valueFor(name, properties[name], text, listing)
   return args
 }
 
