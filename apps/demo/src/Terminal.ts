@@ -3,7 +3,7 @@
  * is piped: the demo prints plain lines anyway). It reads no input and leaves Ctrl-C to the runtime, which
  * ends the demo with exit code 130.
  */
-import { Io } from "@agentfx/cli"
+import type { Io } from "@agentfx/cli"
 import { Effect } from "effect"
 
 const interactive = process.stderr.isTTY === true
