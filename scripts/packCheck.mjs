@@ -62,6 +62,8 @@ try {
   check("agentfx tools --json: exit 0, the catalogue as JSON", tools.status === 0 && Array.isArray(JSON.parse(tools.stdout || "null")), `${tools.status}\n${tools.stderr}`)
   const run = agentfx("run", "what is 2 + 3?")
   check("agentfx run, offline: exit 0, an answer on stdout", run.status === 0 && run.stdout.includes("5"), `${run.status}\n${run.stdout}${run.stderr}`)
+  const dashes = agentfx("--", "--version")
+  check("agentfx -- --version (as a package script passes it): agentfx 0.1.0", dashes.status === 0 && dashes.stdout === "agentfx 0.1.0\n", `${dashes.status}\n${dashes.stdout}${dashes.stderr}`)
   const typo = agentfx("run", "--jsno", "hi")
   check("agentfx run --jsno: exit 2, did you mean --json", typo.status === 2 && typo.stderr.includes("did you mean --json"), `${typo.status}\n${typo.stderr}`)
 } catch (error) {
