@@ -167,6 +167,29 @@ describe("the agentfx executable", () => {
     expect(result.stderr).toBe("agentfx: --scenarios no/such/folder: no such directory\n")
   })
 
+  it("eval input is checked before anything runs: every problem of every file listed with file and line, exit 2", async () => {
+    const dir = fs.mkdtempSync(path.join(work, "eval-"))
+    fs.mkdirSync(path.join(dir, "cases"))
+    fs.writeFileSync(
+      path.join(dir, "cases", "a.yaml"),
+      ["- id: one", "  scenario: nosuch", "  input: hi", "  expected_function_calls: []", "- id: two", "  scenario: valid-warranty", "  input: my kettle", "  expected_function_calls:", "    - function_name: launch_rocket", ""].join("\n")
+    )
+    fs.writeFileSync(path.join(dir, "cases", "b.yaml"), ["- id: three", "  scenario: valid-warranty", "  input: [1]", ""].join("\n"))
+    const result = await agentfx(["eval", path.join(dir, "cases"), "--scenarios", "apps/demo/scenarios"])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe("")
+    const [headline, ...problems] = lines(result.stderr)
+    expect(headline).toBe("agentfx: 3 problems in the eval input; nothing was run:")
+    expect(problems).toEqual([
+      expect.stringMatching(/b\.yaml:1: /),
+      expect.stringMatching(/a\.yaml:1: case "one": scenario: "nosuch" is not a scenario of --scenarios/),
+      expect.stringMatching(/a\.yaml:5: case "two": .*"launch_rocket" is not declared by scenario "valid-warranty"/)
+    ])
+    const verbose = await agentfx(["eval", path.join(dir, "cases"), "--scenarios", "apps/demo/scenarios", "--verbose"])
+    expect(verbose.code).toBe(2)
+    expect(lines(verbose.stderr).length).toBeGreaterThan(lines(result.stderr).length)
+  })
+
   it("a key the provider refuses stops an eval at once: one line naming the variable and offline mode, exit 1", () =>
     Effect.runPromise(
       Effect.scoped(
