@@ -15,7 +15,7 @@ import type { Scope } from "effect"
 export type ModelSource =
   | { readonly _tag: "Offline"; readonly choice: Provider.Choice }
   /** A real provider, its model service built once for the whole demo. */
-  | { readonly _tag: "Online"; readonly choice: Provider.Choice; readonly model: LanguageModel.Service }
+  | { readonly _tag: "Online"; readonly choice: Provider.Choice; readonly model: LanguageModel.Service; readonly baseUrl: string | undefined }
 
 const noOverrides: Provider.Settings = { model: undefined, baseUrl: undefined }
 
@@ -27,7 +27,8 @@ export const fromEnvironment: Effect.Effect<ModelSource, CliError.ProviderError 
   const choice = yield* Provider.choose(undefined)
   if (choice.name === "emulator") return { _tag: "Offline" as const, choice }
   const context = yield* Layer.build(Provider.layer(choice, noOverrides))
-  return { _tag: "Online" as const, choice, model: Context.get(context, LanguageModel.LanguageModel) }
+  const baseUrl = yield* Provider.effectiveBaseUrl(choice, noOverrides)
+  return { _tag: "Online" as const, choice, model: Context.get(context, LanguageModel.LanguageModel), baseUrl }
 })
 
 /** The announcement line (see `Provider.describe`). */
@@ -35,7 +36,7 @@ export const describe = (source: ModelSource): string =>
   Provider.describe(
     source._tag === "Offline"
       ? { choice: source.choice, answers: "the recorded model turns (each sample's and each case's cassette)" }
-      : Provider.announcement(source.choice, source.model, noOverrides)
+      : Provider.announcement(source.choice, source.model, { ...noOverrides, baseUrl: source.baseUrl })
   )
 
 /** The model for one conversation; offline it replays `cassette` on a fresh emulator. */

@@ -3,7 +3,7 @@
  * model (offline: one shared emulator replays each case's cassette through the real Gemini layer).
  */
 import type { LanguageModel, Registry } from "@agentfx/core"
-import { Provider } from "@agentfx/cli"
+import { EvalProgress, Provider } from "@agentfx/cli"
 import type { Emulator } from "@agentfx/emulator"
 import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
 import type { EvalReport } from "@agentfx/tools"
@@ -65,19 +65,30 @@ export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | u
     return recorder === undefined ? real : recorder.wrap(evalCase.id, real)
   }
 
+const runnerOptions = <R>(options: SuiteOptions<R>, replay: ReturnType<typeof Provider.replay>) => ({
+  suite: "warranty",
+  scenarios: options.scenarios,
+  model: modelFor(options.source, options.recorder, replay),
+  detectScenario: detectScenario(options.scenarios),
+  prompt: promptFor,
+  concurrency: options.concurrency ?? 8,
+  ...(options.threshold === undefined ? {} : { threshold: options.threshold })
+})
+
 /** Runs the suite and returns its report. */
 export const run = <R>(options: SuiteOptions<R>): Effect.Effect<EvalReport.Report, never, R> => {
   const replay = Provider.replay(options.cases)
-  return EvalRunner.run(options.cases, {
-    suite: "warranty",
-    scenarios: options.scenarios,
-    model: modelFor(options.source, options.recorder, replay),
-    detectScenario: detectScenario(options.scenarios),
-    prompt: promptFor,
-    concurrency: options.concurrency ?? 8,
-    ...(options.threshold === undefined ? {} : { threshold: options.threshold })
-    // Online runs never call it; one idle local server is cheaper than a second code path.
-  }).pipe(Effect.provide(replay.emulator))
+  // Online runs never call the emulator; one idle local server is cheaper than a second code path.
+  return EvalRunner.run(options.cases, runnerOptions(options, replay)).pipe(Effect.provide(replay.emulator))
+}
+
+/**
+ * The same run with progress on the terminal (cases done, passing, elapsed) or plain lines when piped, stopped
+ * at the first key the provider refuses with `progress.onRefusal`'s error.
+ */
+export const runWithProgress = <R, E>(options: SuiteOptions<R>, progress: EvalProgress.Progress<E>): Effect.Effect<EvalReport.Report, E, R> => {
+  const replay = Provider.replay(options.cases)
+  return EvalProgress.run(options.cases, runnerOptions(options, replay), progress).pipe(Effect.provide(replay.emulator))
 }
 
 /** Loads the scenarios (resolved against `implementations`) and the cases. */

@@ -1,9 +1,12 @@
-import { Agent, Registry, Turn } from "@agentfx/core"
+import { Agent, LanguageModel, Registry, Turn } from "@agentfx/core"
+import { Io, Provider } from "@agentfx/cli"
+import { Emulator, Policy } from "@agentfx/emulator"
+import { Gemini } from "@agentfx/providers"
 import { Cassette, EvalCase, EvalReport } from "@agentfx/tools"
 import { describe, expect, it } from "@effect/vitest"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeContext } from "@effect/platform-node"
-import { Effect, Either, Layer } from "effect"
+import { Context, Effect, Either, Layer, Redacted } from "effect"
 import { fileURLToPath } from "node:url"
 import * as NodePath from "node:path"
 import { tmpdir } from "node:os"
@@ -114,5 +117,26 @@ describe("Recorder.wrap", () => {
         Effect.provide(recorder.wrap("case", ModelSource.layer(offline, cassette)))
       )
       expect(recorder.cassette("case")).toEqual(cassette)
+    }).pipe(Effect.provide(backOffice)))
+})
+
+describe("warranty demo against a provider that refuses the key", () => {
+  it.scopedLive("the eval suite stops at the first refusal with one error naming the variable and --offline; no case goes on", () =>
+    Effect.gen(function* () {
+      const { scenarios, cases } = yield* loadAll
+      const server = yield* Emulator.make({ policy: Policy.offline })
+      const model = yield* Effect.map(Layer.build(Gemini.layer({ apiKey: Redacted.make("not-the-key"), baseUrl: server.geminiBaseUrl })), (context) =>
+        Context.get(context, LanguageModel.LanguageModel)
+      )
+      const source: ModelSource.ModelSource = { _tag: "Online", choice: { name: "gemini", reason: "GEMINI_API_KEY is set" }, model, baseUrl: server.geminiBaseUrl }
+      const terminal = yield* Io.memory()
+      const io = yield* Effect.provide(Io.Io, terminal.layer)
+      const error = yield* Effect.flip(
+        Suite.runWithProgress({ scenarios, cases, source, concurrency: 2 }, { io, label: "demo eval suite", onRefusal: (e) => Provider.refused(source.choice, e, "--offline") })
+      )
+      expect(error.message).toBe("gemini refused the API key (400): check GEMINI_API_KEY, or run offline with --offline")
+      expect(error.exitCode).toBe(1)
+      expect(yield* terminal.stderr).toBe("")
+      expect(ModelSource.describe(source)).toContain(`at ${server.geminiBaseUrl}`)
     }).pipe(Effect.provide(backOffice)))
 })

@@ -1,66 +1,48 @@
 /**
  * The `agentfx` command: `run`, `chat`, `eval`, `tools` and `emulator`, with `--help` on each. `main` runs it on an
  * argument list (without the executable) and returns the exit code instead of exiting, so it runs in-process in
- * tests: 0 on success, 1 when the command ran and failed, 2 for bad arguments, files or configuration, 130 for
- * Ctrl-C. Everything is printed through `Io` (@effect/cli's help and errors included).
+ * tests: 0 on success, 1 when the command ran and failed, 2 for bad arguments, files or configuration (nothing
+ * was run), 130 for Ctrl-C. Everything is printed through `Io`; an error is one line on stderr (an input error
+ * lists its problems below it), its details only with `--verbose`.
+ *
+ * Arguments are read by `Argv` against each command's spec, and a command's handler is loaded only once its
+ * arguments are good, so a typo costs no provider start-up.
  *
  * @example
  * const code = yield* Cli.main(["run", "what is 2 + 2?"]).pipe(Effect.provide(layers))
  *
  * @since 0.1.0
  */
-import { Command, ValidationError } from "@effect/cli"
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
-import type * as Terminal from "@effect/platform/Terminal"
-import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
-import * as CliError from "./CliError.js"
-import * as Io from "./Io.js"
-import * as chat from "./commands/chat.js"
-import * as emulator from "./commands/emulator.js"
-import * as evals from "./commands/eval.js"
-import * as run from "./commands/run.js"
-import * as tools from "./commands/tools.js"
+import type * as Effect from "effect/Effect"
+import type * as Argv from "./Argv.js"
+import type { Environment, HandlerModule } from "./commands/Command.js"
+import { specs } from "./commands/specs.js"
+import { version as cliVersion } from "./internal/immediate.js"
+import { mainWith, render as renderError } from "./internal/main.js"
 
 export const name = "agentfx"
-export const version = "0.1.0"
+export const version = cliVersion
 
-/** The root command and its subcommands. */
-export const command = Command.make(name, {}, () =>
-  Effect.fail(new CliError.UsageError({ message: "a command is needed: run, chat, eval, tools or emulator (agentfx --help describes them)" }))
-).pipe(
-  Command.withDescription(
-    "Function-calling LLM agents from the terminal: one run, an interactive chat, evals, the built-in tools, and a local provider emulator. With no API key set, everything runs offline against the emulator."
-  ),
-  Command.withSubcommands([run.command, chat.command, evals.command, tools.command, emulator.command])
-)
+/** Every command's spec, in the order `agentfx --help` lists them. */
+export const commands: ReadonlyArray<Argv.Spec> = specs
 
-const cli = Command.run(command, { name, version })
+export type { Environment, Handler, HandlerModule, Input } from "./commands/Command.js"
 
-/** The environment `main` needs: the terminal (`Io`) and @effect/cli's platform services. */
-export type Environment = Io.Io | FileSystem.FileSystem | Path.Path | Terminal.Terminal
+/** How an error is printed (one headline; an input error's problems; details with --verbose). */
+export const render = renderError
 
-const describeDefect = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).split("\n")[0] ?? "unknown"
+/** Each command's handler module, loaded when the command runs (the executable bundles each one on its own). */
+const handlers: Readonly<Record<string, () => Promise<HandlerModule>>> = {
+  run: () => import("./handlers/run.js"),
+  chat: () => import("./handlers/chat.js"),
+  eval: () => import("./handlers/eval.js"),
+  tools: () => import("./handlers/tools.js"),
+  emulator: () => import("./handlers/emulator.js")
+}
+
+/** The handler of a command. */
+export const load = (spec: Argv.Spec): Promise<HandlerModule> =>
+  handlers[spec.name]?.() ?? Promise.reject(new Error(`agentfx ${spec.name} has no handler (src/handlers/${spec.name}.ts, listed in Cli.ts)`))
 
 /** Runs the command line `args` (without the executable) and returns the exit code. Never fails. */
-export const main = (args: ReadonlyArray<string>): Effect.Effect<number, never, Environment> =>
-  Effect.gen(function* () {
-    const io = yield* Io.Io
-    return yield* cli([name, name, ...args]).pipe(
-      Effect.as(0),
-      Effect.catchAll((error: unknown) => {
-        // @effect/cli has printed its own message (usage errors, unknown options, missing arguments).
-        if (ValidationError.isValidationError(error)) return Effect.succeed(CliError.usage)
-        // A terminal has echoed "^C" without a newline.
-        if (CliError.isCliError(error)) return Effect.as(io.err(`${error._tag === "Interrupted" && io.isTTY ? "\n" : ""}agentfx: ${error.message}\n`), error.exitCode)
-        return Effect.as(io.err(`agentfx: ${error instanceof Error ? error.message : String(error)}\n`), CliError.failed)
-      }),
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Effect.succeed(CliError.interrupted)
-          : Effect.as(io.err(`agentfx: unexpected error: ${describeDefect(cause)}\n`), CliError.failed)
-      ),
-      Effect.withConsole(Io.toConsole(io))
-    )
-  })
+export const main = (args: ReadonlyArray<string>): Effect.Effect<number, never, Environment> => mainWith(args, load)

@@ -27,18 +27,15 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
   }
 }
 
-/** A file or directory the command was given cannot be read or is invalid. */
-export class InputError extends Schema.TaggedError<InputError>()("InputError", { message: Schema.String }) {
-  readonly [TypeId]: TypeId = TypeId
-  get exitCode(): number {
-    return usage
-  }
-}
-
-/** The chosen provider is not configured (no API key, a bad setting). Never holds a key. */
-export class ProviderError extends Schema.TaggedError<ProviderError>()("ProviderError", {
-  provider: Schema.String,
-  message: Schema.String
+/**
+ * A file or directory the command was given cannot be read or is invalid. `problems` lists every problem found
+ * (file, line, field, what), so one run shows them all.
+ */
+export class InputError extends Schema.TaggedError<InputError>()("InputError", {
+  message: Schema.String,
+  problems: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  /** What `--verbose` adds (a decoder's full report, say). */
+  details: Schema.optional(Schema.String)
 }) {
   readonly [TypeId]: TypeId = TypeId
   get exitCode(): number {
@@ -46,8 +43,28 @@ export class ProviderError extends Schema.TaggedError<ProviderError>()("Provider
   }
 }
 
+/**
+ * The chosen provider is not configured (no API key, a bad setting) or refused the key. Never holds a key.
+ * `exitCode` is 2 for a configuration the command could see was wrong before it ran, 1 for a key the provider
+ * refused while it ran.
+ */
+export class ProviderError extends Schema.TaggedError<ProviderError>()("ProviderError", {
+  provider: Schema.String,
+  message: Schema.String,
+  refused: Schema.optionalWith(Schema.Boolean, { default: () => false })
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  get exitCode(): number {
+    return this.refused ? failed : usage
+  }
+}
+
 /** The agent run failed: the model could not be reached, refused the request, or the transcript broke. */
-export class RunFailed extends Schema.TaggedError<RunFailed>()("RunFailed", { message: Schema.String }) {
+export class RunFailed extends Schema.TaggedError<RunFailed>()("RunFailed", {
+  message: Schema.String,
+  /** What `--verbose` adds: the cause as the provider reported it. */
+  details: Schema.optional(Schema.String)
+}) {
   readonly [TypeId]: TypeId = TypeId
   get exitCode(): number {
     return failed

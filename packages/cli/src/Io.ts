@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { format } from "node:util"
 import * as readline from "node:readline"
+import * as Color from "./internal/color.js"
 
 /** What reading a line can give: a line, a Ctrl-C (with what had been typed so far), or the end of input. */
 export type Input =
@@ -27,8 +28,18 @@ export type Input =
   | { readonly _tag: "End" }
 
 export interface Service {
-  /** Whether stdout is a terminal (colours, line editing). */
+  /** Whether stdout is a terminal (line editing). */
   readonly isTTY: boolean
+  /** Whether to paint with ANSI colours: stdout is a terminal and NO_COLOR is not set, or FORCE_COLOR is. */
+  readonly color: boolean
+  /** Whether stderr is a terminal, where a status line can be redrawn in place (progress, a spinner). */
+  readonly interactive: boolean
+  /**
+   * Shows `text` as the status line on stderr, replacing the previous one; `""` clears it. Only on an
+   * interactive stderr (elsewhere it does nothing: piped output gets plain lines instead). Anything written
+   * through `out` or `err` clears the status line first, so it never ends up in the middle of output.
+   */
+  readonly status: (text: string) => Effect.Effect<void>
   /** Writes to stdout as is (no newline added). */
   readonly out: (text: string) => Effect.Effect<void>
   /** Writes to stderr as is (no newline added). */
@@ -114,6 +125,8 @@ export const layerNode: Layer.Layer<Io> = Layer.scoped(
     const inputs = new Inputs()
     const isTTY = process.stdout.isTTY === true
     const interactive = process.stdin.isTTY === true
+    const stderrTTY = process.stderr.isTTY === true
+    let statusShown = false
     let rl: readline.Interface | undefined
     const open = (): readline.Interface => {
       if (rl !== undefined) return rl
@@ -142,16 +155,35 @@ export const layerNode: Layer.Layer<Io> = Layer.scoped(
           rl?.close()
         })
     )
+    const clearStatus = () => {
+      if (!statusShown) return
+      statusShown = false
+      process.stderr.write("\r\u001b[2K")
+    }
     const write = (stream: NodeJS.WriteStream) => (text: string) =>
       Effect.async<void>((resume) => {
+        clearStatus()
         stream.write(text, () => resume(Effect.void))
       })
     return {
       isTTY,
+      color: Color.enabled(process.env, isTTY),
+      interactive: stderrTTY,
+      status: (text) =>
+        Effect.sync(() => {
+          if (!stderrTTY) return
+          clearStatus()
+          if (text === "") return
+          // One line only: a wrapped status line could not be erased with \r.
+          const columns = process.stderr.columns ?? 80
+          process.stderr.write(text.length < columns ? text : `${text.slice(0, columns - 2)}…`)
+          statusShown = true
+        }),
       out: write(process.stdout),
       err: write(process.stderr),
       readLine: (prompt) =>
         Effect.suspend(() => {
+          clearStatus()
           const line = open()
           if (interactive) {
             line.setPrompt(prompt)
@@ -179,22 +211,39 @@ export interface Memory {
   readonly end: Effect.Effect<void>
   readonly stdout: Effect.Effect<string>
   readonly stderr: Effect.Effect<string>
+  /** Every status line shown (an interactive terminal only; `""` is a clear). */
+  readonly statuses: Effect.Effect<ReadonlyArray<string>>
   /** Waits until what was printed (stdout) satisfies `check`. */
   readonly waitForOutput: (check: (stdout: string) => boolean) => Effect.Effect<string>
 }
 
+/** How the in-memory terminal presents itself (default: piped — no colour, no status line). */
+export interface MemoryOptions {
+  readonly color?: boolean
+  /** Behave like a terminal on stderr: status lines are recorded in `statuses`. */
+  readonly interactive?: boolean
+}
+
 /** A terminal in memory: not a TTY, prompts written to stdout, input fed by `feed`, `interrupt` and `end`. */
-export const memory = (): Effect.Effect<Memory> =>
+export const memory = (options: MemoryOptions = {}): Effect.Effect<Memory> =>
   Effect.sync(() => {
     const inputs = new Inputs()
     let stdout = ""
     let stderr = ""
+    const statuses: Array<string> = []
     const watchers = new Set<() => void>()
     const notify = () => {
       for (const watcher of [...watchers]) watcher()
     }
+    const interactive = options.interactive === true
     const io: Service = {
       isTTY: false,
+      color: options.color === true,
+      interactive,
+      status: (text) =>
+        Effect.sync(() => {
+          if (interactive) statuses.push(text)
+        }),
       out: (text) =>
         Effect.sync(() => {
           stdout += text
@@ -220,6 +269,7 @@ export const memory = (): Effect.Effect<Memory> =>
       end: Effect.sync(() => inputs.end()),
       stdout: Effect.sync(() => stdout),
       stderr: Effect.sync(() => stderr),
+      statuses: Effect.sync(() => [...statuses]),
       waitForOutput: (check) =>
         Effect.async<string>((resume) => {
           if (check(stdout)) return resume(Effect.succeed(stdout))

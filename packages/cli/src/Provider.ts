@@ -11,8 +11,8 @@
  * @since 0.1.0
  */
 import { LanguageModel } from "@agentfx/core"
+import type { ModelError } from "@agentfx/core"
 import { Emulator, Policy } from "@agentfx/emulator"
-import { Gemini, Glm, OpenAI } from "@agentfx/providers"
 import type { EvalCase } from "@agentfx/tools"
 import { Cassette } from "@agentfx/tools"
 import * as Config from "effect/Config"
@@ -23,9 +23,16 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ProviderError, UsageError } from "./CliError.js"
+import { providerNames } from "./commands/options.js"
 
-export const names = ["emulator", "gemini", "glm", "glm-coding", "openai"] as const
+export const names = providerNames
 export type Name = (typeof names)[number]
+
+/**
+ * The provider layers and their SDKs, loaded when a real provider's layer is built: a command that ends before
+ * (help, a bad argument) or runs offline never pays for @google/genai or openai.
+ */
+const providers = Effect.promise(() => import("@agentfx/providers"))
 
 /** The provider and why it was chosen (a flag, or which variable was set). */
 export interface Choice {
@@ -88,7 +95,7 @@ export const baseUrlWithEmulator = (): UsageError =>
 
 /** The Gemini provider layer pointed at a running emulator: the real client code, the emulator's wire. */
 export const emulated = (emulator: Emulator.Service, model: string): Layer.Layer<LanguageModel.LanguageModel> =>
-  Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model })
+  Layer.unwrapEffect(Effect.map(providers, ({ Gemini }) => Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model })))
 
 /** The Gemini provider layer pointed at the emulator in context. */
 export const onEmulator = (model: string): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
@@ -109,14 +116,48 @@ export const layer = (
       if (settings.baseUrl !== undefined) return Layer.fail(baseUrlWithEmulator())
       return onEmulator(settings.model ?? Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy })))
     case "gemini":
-      return Layer.mapError(Gemini.layerConfig(overrides), notConfigured("gemini"))
+      return Layer.unwrapEffect(Effect.map(providers, ({ Gemini }) => Layer.mapError(Gemini.layerConfig(overrides), notConfigured("gemini"))))
     case "glm":
-      return Layer.mapError(Glm.layerConfig(overrides), notConfigured("glm"))
+      return Layer.unwrapEffect(Effect.map(providers, ({ Glm }) => Layer.mapError(Glm.layerConfig(overrides), notConfigured("glm"))))
     case "glm-coding":
-      return Layer.mapError(Glm.layerConfig({ ...overrides, endpoint: "coding" }), notConfigured("glm-coding"))
+      return Layer.unwrapEffect(
+        Effect.map(providers, ({ Glm }) => Layer.mapError(Glm.layerConfig({ ...overrides, endpoint: "coding" }), notConfigured("glm-coding")))
+      )
     case "openai":
-      return Layer.mapError(OpenAI.layerConfig(overrides), notConfigured("openai"))
+      return Layer.unwrapEffect(Effect.map(providers, ({ OpenAI }) => Layer.mapError(OpenAI.layerConfig(overrides), notConfigured("openai"))))
   }
+}
+
+/** The variable that moves each provider's endpoint. */
+const baseUrlVariables: Record<Exclude<Name, "emulator">, string> = {
+  gemini: "GEMINI_BASE_URL",
+  glm: "ZAI_BASE_URL",
+  "glm-coding": "ZAI_BASE_URL",
+  openai: "OPENAI_BASE_URL"
+}
+
+/** The base URL a real provider will use when it is not its default: `--base-url`, else the environment's. */
+export const effectiveBaseUrl = (choice: Choice, settings: Settings): Effect.Effect<string | undefined> =>
+  choice.name === "emulator" || settings.baseUrl !== undefined
+    ? Effect.succeed(settings.baseUrl)
+    : Config.option(Config.string(baseUrlVariables[choice.name])).pipe(
+        Effect.map(Option.filter((url) => url.trim() !== "")),
+        Effect.map(Option.getOrUndefined),
+        Effect.orElseSucceed(() => undefined)
+      )
+
+/**
+ * The one line for a key the provider refused (401 / 403): which variable holds it and how to run offline.
+ * `offline` is how this command runs without a key (`--provider emulator` for agentfx, `--offline` for the demo).
+ */
+export const refused = (choice: Choice, error: ModelError.ModelError, offline = "--provider emulator"): ProviderError => {
+  const variables = choice.name === "emulator" ? [] : keyVariables[choice.name]
+  const which = choice.reason.endsWith(" is set") ? choice.reason.slice(0, -" is set".length) : variables.join(" or ")
+  return new ProviderError({
+    provider: choice.name,
+    refused: true,
+    message: `${choice.name} refused the API key${"status" in error && error.status !== undefined ? ` (${error.status})` : ""}: check ${which}, or run offline with ${offline}`
+  })
 }
 
 /**
@@ -173,6 +214,10 @@ export const describe = (announced: Announcement): string => {
   return `provider: ${choice.name}, model ${announced.model}${where} (${choice.reason === "--provider" ? "chosen with --provider" : choice.reason})`
 }
 
-/** The model service of the current context, described. */
+/** The model service of the current context, described (with the base URL from `--base-url` or the environment). */
 export const announce = (choice: Choice, settings: Settings): Effect.Effect<string, never, LanguageModel.LanguageModel> =>
-  Effect.map(LanguageModel.LanguageModel, (model) => describe(announcement(choice, model, settings)))
+  Effect.gen(function* () {
+    const model = yield* LanguageModel.LanguageModel
+    const baseUrl = yield* effectiveBaseUrl(choice, settings)
+    return describe(announcement(choice, model, { ...settings, baseUrl }))
+  })

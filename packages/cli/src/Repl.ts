@@ -33,7 +33,14 @@ export interface Options {
   /** Approve every call without asking. */
   readonly autoApprove: boolean
   /** A named session: resumed from `path` when it exists, saved there after every message. */
-  readonly session?: { readonly name: string; readonly path: string } | undefined
+  readonly session?: SessionChoice | undefined
+}
+
+/** A named session and its file's text when it exists (checked up front by `SessionFile.load`). */
+export interface SessionChoice {
+  readonly name: string
+  readonly path: string
+  readonly saved: Option.Option<string>
 }
 
 export const prompt = "you> "
@@ -66,13 +73,18 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
     const io = yield* Io
     const base = { registry: options.registry, maxTurns: options.maxTurns, concurrency: options.concurrency }
     const session = options.session
-    const saved = session === undefined ? Option.none<string>() : yield* SessionFile.read(session.path)
+    const saved = session === undefined ? Option.none<string>() : session.saved
     const created: Effect.Effect<Chat.Chat<FileSystem.FileSystem>, Transcript.TranscriptViolation | Chat.SessionDecodeError> = Option.isSome(saved)
       ? Chat.fromJson(saved.value, { ...base, system: options.system })
       : Chat.make({ ...base, system: options.system })
     const chat = yield* Effect.mapError(
       created,
-      (error) => new InputError({ message: `${session?.path ?? "the session"} is not a saved agentfx session: ${error.message}` })
+      (error) => {
+        const file = session?.path ?? "the session"
+        const why = Option.isSome(saved) ? SessionFile.diagnose(saved.value) : "it cannot be loaded"
+        // The file is left untouched: nothing is saved before a session is loaded.
+        return new InputError({ message: `${file}: ${why} — ${SessionFile.advice(file)}`, details: error.message })
+      }
     )
     let system = options.system ?? (Option.isSome(saved) ? Either.getOrUndefined(Schema.decodeEither(SessionJson)(saved.value))?.system : undefined)
 
@@ -118,7 +130,7 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
       Effect.gen(function* () {
         const text = yield* SessionFile.read(file)
         if (Option.isNone(text)) return yield* Effect.fail(`${file} does not exist`)
-        const decoded = yield* Effect.mapError(Schema.decodeUnknown(SessionJson)(text.value), (error) => `${file} is not a saved agentfx session: ${error.message}`)
+        const decoded = yield* Effect.mapError(Schema.decodeUnknown(SessionJson)(text.value), () => `${file}: ${SessionFile.diagnose(text.value)}; the session goes on as it was`)
         yield* Effect.mapError(chat.setHistory(decoded.transcript), (error) => `${file} holds an invalid transcript: ${error.message}`)
         if (decoded.system !== undefined) {
           system = decoded.system

@@ -7,9 +7,13 @@
  * @since 0.1.0
  */
 import type { Agent, FunctionCall } from "@agentfx/core"
+import { ModelError } from "@agentfx/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import type * as Io from "./Io.js"
 
 export interface Screen {
@@ -27,6 +31,8 @@ export interface Screen {
   readonly shown: (callId: string) => Effect.Effect<void>
   /** Ends the current line if text was streamed. */
   readonly endLine: Effect.Effect<void>
+  /** Stops the spinner, if one runs (a reply that ends without `Done`: cancelled, failed). */
+  readonly stopSpinner: Effect.Effect<void>
 }
 
 export interface Options {
@@ -34,6 +40,21 @@ export interface Options {
   readonly color?: boolean
   /** Calls whose `→` line the approval prompt shows instead (so it is not printed twice). */
   readonly askedFor?: (call: FunctionCall.FunctionCall) => boolean
+  /** What the spinner says it waits for (default "the model"). */
+  readonly waitingFor?: string
+}
+
+const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+
+/** What a failed model attempt prints: nothing when it is final (the error is printed once, at the end). */
+export const attemptText = (error: ModelError.ModelError): string | undefined => {
+  if (!error.retryable) return undefined
+  const wait = Option.match(ModelError.retryAfter(error), {
+    onNone: () => "retrying with backoff",
+    onSome: (after) => `retrying in ${Duration.format(after)}, as the provider asked`
+  })
+  // Text this attempt already printed stays on screen; say that it is void, so a retried answer is not read as its continuation.
+  return `(the model request failed — ${error._tag}: ${error.message}; ${wait}; any text above from this attempt is discarded)`
 }
 
 /** JSON, on one line, cut to `max` characters. */
@@ -64,24 +85,40 @@ const stopText = (reason: Agent.StopReason): string | undefined => {
 }
 
 export const make = (io: Io.Service, options: Options = {}): Screen => {
-  const color = options.color ?? io.isTTY
+  const color = options.color ?? io.color
   const paint = (code: number) => (text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
   const cyan = paint(36)
   const dim = paint(2)
   const red = paint(31)
   let atLineStart = true
+  let spinner: Fiber.RuntimeFiber<unknown> | undefined
   const shown = new Set<string>()
   const waiting = new Map<string, Array<() => void>>()
+
+  const startSpinner = Effect.suspend(() => {
+    if (!io.interactive || spinner !== undefined) return Effect.void
+    let frame = 0
+    const tick = Effect.suspend(() => io.status(`${dim(frames[frame++ % frames.length]!)} waiting for ${options.waitingFor ?? "the model"}…`))
+    return Effect.map(Effect.forkDaemon(Effect.repeat(tick, Schedule.spaced("80 millis"))), (fiber) => {
+      spinner = fiber
+    })
+  })
+  const stopSpinner = Effect.suspend(() => {
+    const running = spinner
+    if (running === undefined) return Effect.void
+    spinner = undefined
+    return Effect.zipRight(Fiber.interrupt(running), io.status(""))
+  })
 
   const text = (chunk: string) =>
     Effect.suspend(() => {
       if (chunk === "") return Effect.void
       atLineStart = chunk.endsWith("\n")
-      return io.out(chunk)
+      return Effect.zipRight(stopSpinner, io.out(chunk))
     })
   const endLine = Effect.suspend(() => (atLineStart ? Effect.void : text("\n")))
   const line = (content: string) => Effect.zipRight(endLine, text(`${content}\n`))
-  const note = (content: string) => Effect.zipRight(endLine, io.err(`${content}\n`))
+  const note = (content: string) => Effect.zipRight(Effect.zipRight(stopSpinner, endLine), io.err(`${content}\n`))
 
   const markShown = (id: string) =>
     Effect.sync(() => {
@@ -106,17 +143,18 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
           onRight: (value) => line(dim(`← ${record.name}: ${preview(value)}`) + took)
         })
       }
-      case "AttemptFailed":
-        // Text this attempt already printed stays on screen; say that it is void, so a retried answer is not read as its continuation.
-        return note(
-          `(the model request failed — ${event.error._tag}: ${event.error.message}${event.error.retryable ? "; retrying, any text above from this attempt is discarded" : ""})`
-        )
+      case "AttemptFailed": {
+        const said = attemptText(event.error)
+        return said === undefined ? stopSpinner : Effect.zipRight(note(said), startSpinner)
+      }
       case "Done": {
         const stopped = stopText(event.result.stopReason)
-        return stopped === undefined ? endLine : line(dim(stopped))
+        return Effect.zipRight(stopSpinner, stopped === undefined ? endLine : line(dim(stopped)))
       }
       case "TurnStarted":
+        return startSpinner
       case "TurnFinished":
+        return stopSpinner
       case "ReasoningDelta":
         return Effect.void
     }
@@ -128,6 +166,7 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
     note,
     ask: (prompt) =>
       Effect.gen(function* () {
+        yield* stopSpinner
         yield* endLine
         const input = yield* io.readLine(prompt)
         atLineStart = true
@@ -141,6 +180,7 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
         waiting.set(id, [...(waiting.get(id) ?? []), done])
         return Effect.sync(() => waiting.set(id, (waiting.get(id) ?? []).filter((f) => f !== done)))
       }),
-    endLine
+    endLine,
+    stopSpinner
   }
 }

@@ -5,11 +5,15 @@
  *
  * @since 0.1.0
  */
+import { Chat } from "@agentfx/core"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { InputError, OutputError, UsageError } from "./CliError.js"
 
 export const defaultDirectory = ".agentfx/sessions"
@@ -39,6 +43,46 @@ export const read = (file: string): Effect.Effect<Option.Option<string>, InputEr
     const exists = yield* Effect.orElseSucceed(fs.exists(file), () => false)
     if (!exists) return Option.none()
     return Option.some(yield* Effect.mapError(fs.readFileString(file), (error) => new InputError({ message: `${file} cannot be read: ${error.message}` })))
+  })
+
+/**
+ * Why `text` is not a session this version can resume, in a few words: not JSON (truncated or corrupted), JSON
+ * of something else, or a session of another version. The decoder's full report is for `--verbose`.
+ */
+export const diagnose = (text: string): string => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return text.trim() === "" ? "the file is empty" : "the file is not valid JSON (truncated or corrupted)"
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !("transcript" in value)) return "the file is not an agentfx session (no transcript)"
+  if ("version" in value && value.version !== 1) return `the file is a session of another version (${JSON.stringify(value.version)}; this agentfx reads version 1)`
+  return "the session's contents are invalid"
+}
+
+/** What to do about a session file that cannot be loaded: it is left as it is. */
+export const advice = (file: string): string => `move it aside (mv ${file} ${file}.bad) or start a new session under another name`
+
+const SessionJson = Schema.parseJson(Chat.Session)
+
+/**
+ * The text of the session in `file`, checked before anything runs: `None` when there is no such file, an
+ * `InputError` of one line (the path, what is wrong, what to do) when it is not a session this version resumes.
+ * The file is never touched.
+ */
+export const load = (file: string): Effect.Effect<Option.Option<string>, InputError, FileSystem.FileSystem> =>
+  Effect.flatMap(read(file), (saved): Effect.Effect<Option.Option<string>, InputError> => {
+    if (Option.isNone(saved)) return Effect.succeed(saved)
+    const decoded = Schema.decodeEither(SessionJson)(saved.value)
+    return Either.isRight(decoded)
+      ? Effect.succeed(saved)
+      : Effect.fail(
+          new InputError({
+            message: `${file}: ${diagnose(saved.value)} — ${advice(file)}`,
+            details: ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+          })
+        )
   })
 
 /** Writes `text` to `file` atomically, creating its directory. */

@@ -1,23 +1,44 @@
 #!/usr/bin/env node
 /**
- * The `agentfx` executable: `Cli.main` on the process's arguments, with the real terminal. Ctrl-C reaches the
- * commands as an input event (`Io.layerNode`), so they decide what it stops; the exit code is theirs.
+ * The `agentfx` executable. Help, the version and argument errors are answered here, from the command specs
+ * alone, before Effect is loaded: they take about as long as Node takes to start. A command that runs loads its
+ * own bundled program (`programs/NAME.js`, made by scripts/bundle.mjs): its handler, Effect and what that
+ * handler needs, nothing of the other commands. `agentfx tools` prints the catalogue the build computed
+ * (`catalogue.json`, the same data `Builtins.catalogue` holds) and loads no program at all.
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Cli from "./Cli.js"
-import * as Io from "./Io.js"
+import { readFileSync } from "node:fs"
+import * as Argv from "./Argv.js"
+import type * as Builtins from "./Builtins.js"
+import { specs } from "./commands/specs.js"
+import * as Color from "./internal/color.js"
+import * as CatalogueText from "./internal/catalogueText.js"
+import { answer } from "./internal/immediate.js"
 
-const program = Cli.main(process.argv.slice(2)).pipe(Effect.provide(Layer.merge(NodeContext.layer, Io.layerNode)))
+interface Program {
+  readonly start: (argv: ReadonlyArray<string>) => void
+}
 
-Effect.runPromise(program).then(
-  (code) => {
-    // Flush stdout before exiting: a pipe may still hold the end of the output.
-    process.stdout.write("", () => process.exit(code))
-  },
-  (error: unknown) => {
-    console.error("agentfx: unexpected error:", error)
-    process.exit(1)
-  }
-)
+const argv = process.argv.slice(2)
+const parsed = Argv.parse(specs, argv)
+const width = process.stdout.columns === undefined ? undefined : Math.min(process.stdout.columns, 100)
+const immediate = answer(specs, parsed, Color.enabled(process.env, process.stdout.isTTY === true), width)
+
+if (immediate !== undefined) {
+  process.stderr.write(immediate.stderr)
+  process.exitCode = immediate.code
+  process.stdout.write(immediate.stdout)
+} else if (parsed._tag === "Run" && parsed.spec.name === "tools") {
+  const catalogue = JSON.parse(readFileSync(new URL("catalogue.json", import.meta.url), "utf8")) as ReadonlyArray<Builtins.Entry>
+  process.stdout.write(CatalogueText.render(catalogue, parsed.options.has("json")))
+} else {
+  const name = parsed._tag === "Run" ? parsed.spec.name : "completions"
+  // A URL, not a literal path: the bundler must leave this import to run time.
+  const program = new URL(`programs/${name}.js`, import.meta.url).href
+  ;(import(program) as Promise<Program>).then(
+    (program) => program.start(argv),
+    (error: unknown) => {
+      process.stderr.write(`agentfx: cannot load the ${name} command: ${error instanceof Error ? error.message : String(error)}\n`)
+      process.exitCode = 1
+    }
+  )
+}

@@ -1,13 +1,18 @@
 /**
- * @agentfx/cli — the `agentfx` command (`Cli.main`), and the pieces it is built from: the terminal service (`Io`),
- * provider selection (`Provider`), the built-in tools (`Builtins`), the chat REPL (`Repl`), the terminal approval
- * (`TerminalApproval`), run rendering (`Screen`), session files (`SessionFile`) and eval cassettes (`Cassette`).
+ * @agentfx/cli — the `agentfx` command (`Cli.main`), and the pieces it is built from: the command line as data
+ * (`Argv`, `HelpText`), the terminal service (`Io`), provider selection (`Provider`), the built-in tools
+ * (`Builtins`), the chat REPL (`Repl`), the terminal approval (`TerminalApproval`), run rendering (`Screen`),
+ * session files (`SessionFile`), eval input checks (`EvalInput`) and eval runs with progress (`EvalProgress`).
  *
  * @since 0.1.0
  */
+export * as Argv from "./Argv.js"
 export * as Builtins from "./Builtins.js"
 export * as Cli from "./Cli.js"
 export * as CliError from "./CliError.js"
+export * as EvalInput from "./EvalInput.js"
+export * as EvalProgress from "./EvalProgress.js"
+export * as HelpText from "./HelpText.js"
 export * as Io from "./Io.js"
 export * as Provider from "./Provider.js"
 export * as Repl from "./Repl.js"

@@ -213,7 +213,7 @@ describe("agentfx chat", () => {
       yield* typeAt(terminal, 8, "/exit")
       const result = yield* Fiber.join(fiber)
       expect(result.code).toBe(0)
-      expect(result.stderr).toContain("broken.json is not a saved agentfx session")
+      expect(result.stderr).toContain("broken.json: the file is not valid JSON (truncated or corrupted); the session goes on as it was")
       expect(result.stderr).toContain("missing.json does not exist")
       expect(result.stderr).toContain("unknown command /frobnicate")
       expect(result.stderr).toContain("usage: /save FILE")
@@ -231,10 +231,35 @@ describe("agentfx chat", () => {
       writeFiles(dir, { "bad.json": '{"version":2}' })
       const name = yield* agentfx(["chat", "--session", "../escape"], { env: { AGENTFX_SESSIONS_DIR: dir } })
       expect(name.code).toBe(2)
-      expect(name.stderr).toContain('--session "../escape": a session name holds letters')
+      expect(name.stderr).toBe("agentfx: --session ../escape: a session name holds letters, digits, '.', '_' and '-', and starts with a letter or digit\n")
       const corrupt = yield* agentfx(["chat", "--session", "bad"], { env: { AGENTFX_SESSIONS_DIR: dir } })
       expect(corrupt.code).toBe(2)
-      expect(corrupt.stderr).toContain(`agentfx: ${path.join(dir, "bad.json")} is not a saved agentfx session`)
+      const file = path.join(dir, "bad.json")
+      expect(corrupt.stderr).toBe(`agentfx: ${file}: the file is not an agentfx session (no transcript) — move it aside (mv ${file} ${file}.bad) or start a new session under another name\n`)
+    })
+  )
+
+  it.scopedLive("a truncated, foreign or other-version session file: one line with the path and what to do; the file is left as it was", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const good = Schema.encodeSync(Schema.parseJson(Chat.Session))({ version: 1, system: undefined, transcript: [Turn.user("q"), Turn.model("a")] })
+      const files = { "cut.json": good.slice(0, 20), "foreign.json": '{"name":"package"}', "later.json": '{"version":7,"transcript":[]}', "empty.json": "" }
+      writeFiles(dir, files)
+      const reasons = {
+        "cut.json": "the file is not valid JSON (truncated or corrupted)",
+        "foreign.json": "the file is not an agentfx session (no transcript)",
+        "later.json": "the file is a session of another version (7; this agentfx reads version 1)",
+        "empty.json": "the file is empty"
+      }
+      for (const [name, reason] of Object.entries(reasons)) {
+        const result = yield* agentfx(["chat", "--session", name.replace(".json", "")], { env: { AGENTFX_SESSIONS_DIR: dir } })
+        expect(result.code).toBe(2)
+        expect(result.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1)
+        expect(result.stderr).toContain(`${path.join(dir, name)}: ${reason} — move it aside`)
+        expect(fs.readFileSync(path.join(dir, name), "utf8")).toBe(files[name as keyof typeof files])
+      }
+      const verbose = yield* agentfx(["chat", "--session", "later", "--verbose"], { env: { AGENTFX_SESSIONS_DIR: dir } })
+      expect(verbose.stderr.split("\n").length).toBeGreaterThan(2)
     })
   )
 })

@@ -53,7 +53,7 @@ describe("agentfx emulator", () => {
       expect(busy.stderr).toContain(`agentfx: cannot listen on 127.0.0.1:${port}: the port is in use`)
       const range = yield* agentfx(["emulator", "--port", "70000"])
       expect(range.code).toBe(2)
-      expect(range.stderr).toContain("--port is a TCP port, 0 to 65535")
+      expect(range.stderr).toBe("agentfx: --port 70000: a whole number from 0 to 65535 is needed\n")
     })
   )
 })

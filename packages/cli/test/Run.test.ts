@@ -110,39 +110,70 @@ describe("agentfx run", () => {
     })
   )
 
-  it.scopedLive("bad input gives a clear message and exit code 2", () =>
+  it.scopedLive("bad input gives one clear line on stderr and exit code 2, and nothing runs", () =>
     Effect.gen(function* () {
-      const missing = yield* agentfx(["run"])
-      expect(missing.code).toBe(2)
-      expect(missing.stderr).toContain("Missing argument <prompt>")
-      const root = yield* agentfx(["run", "hi", "--root", "/nonexistent/agentfx"])
-      expect(root.code).toBe(2)
-      expect(root.stderr).toContain("'/nonexistent/agentfx' must exist")
-      const turns = yield* agentfx(["run", "hi", "--max-turns", "0"])
-      expect(turns.code).toBe(2)
-      expect(turns.stderr).toContain("--max-turns must be a whole number of at least 1")
-      const empty = yield* agentfx(["run", " "])
-      expect(empty.code).toBe(2)
-      expect(empty.stderr).toContain("agentfx: the prompt is empty")
-      const unknown = yield* agentfx(["walk"])
-      expect(unknown.code).toBe(2)
-      expect(unknown.stderr).toContain("Invalid subcommand")
-      const none = yield* agentfx([])
-      expect(none.code).toBe(2)
-      expect(none.stderr).toContain("a command is needed")
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["run"], "agentfx: <prompt> is missing: agentfx run [options] [--] <prompt>..."],
+        [["run", "hi", "--root", "/nonexistent/agentfx"], "agentfx: --root /nonexistent/agentfx: no such directory"],
+        [["run", "hi", "--max-turns", "0"], "agentfx: --max-turns 0: a whole number of at least 1 is needed"],
+        [["run", " "], "agentfx: the prompt is empty"],
+        [["run", "--jsno", "what is 2 + 2"], "agentfx: unknown option --jsno for agentfx run (did you mean --json?)"],
+        [["run", "-5", "plus", "3"], 'agentfx: unknown option -5 for agentfx run; an argument that starts with - goes after --: agentfx run -- "-5 plus 3"'],
+        [["run", "--model", "a", "--model", "b", "hi"], "agentfx: --model is given twice (a and b); give it once"],
+        [["run", "--provider", "gemni", "hi"], "agentfx: --provider gemni: the choices are emulator, gemini, glm, glm-coding, openai (did you mean gemini?)"],
+        [["run", "--model"], "agentfx: --model needs a value: --model NAME"],
+        [["run", "--yes=1", "hi"], "agentfx: --yes is a flag and takes no value (got --yes=1)"],
+        [["walk"], "agentfx: unknown command 'walk'; the commands are run, chat, eval, tools, emulator"],
+        [["tool"], "agentfx: unknown command 'tool' (did you mean 'tools'?); the commands are run, chat, eval, tools, emulator"],
+        [["tools", "--jsn"], "agentfx: unknown option --jsn for agentfx tools (did you mean --json?)"],
+        [["tools", "extra"], "agentfx: unexpected argument 'extra' for agentfx tools, which takes none: agentfx tools [options]"],
+        [[], "agentfx: a command is needed: run, chat, eval, tools, emulator (agentfx --help describes them)"]
+      ]
+      for (const [args, message] of cases) {
+        const result = yield* agentfx(args)
+        expect({ args, code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({ args, code: 2, stderr: `${message}\n`, stdout: "" })
+      }
     })
   )
 
-  it.scopedLive("--help describes the command and exits with 0", () =>
+  it.scopedLive("a prompt that starts with - runs after --", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["run", "--", "-5", "+", "3"])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain('→ calculator({"expression":"-5 + 3"})')
+    })
+  )
+
+  it.scopedLive("--help describes every command with usage lines that read agentfx COMMAND, and exits with 0", () =>
     Effect.gen(function* () {
       for (const command of ["run", "chat", "eval", "tools", "emulator"]) {
         const result = yield* agentfx([command, "--help"])
         expect(result.code).toBe(0)
-        expect(result.stdout).toContain("DESCRIPTION")
-        expect(result.stdout).toContain(`$ ${command}`)
+        expect(result.stdout).toContain(`Usage: agentfx ${command} `)
+        expect(result.stdout).toContain("Options:")
+        expect(result.stdout).not.toContain("$ ")
+        expect(result.stderr).toBe("")
       }
       const root = yield* agentfx(["--help"])
-      expect(root.stdout).toContain("COMMANDS")
+      expect(root.stdout).toMatch(/Commands:\n {2}run {7}one agent run/)
+      expect(root.stdout).toContain("130  stopped with Ctrl-C")
+      expect((yield* agentfx(["help", "eval"])).stdout).toContain("Usage: agentfx eval --scenarios DIR [options] <cases-dir>")
+      expect((yield* agentfx(["--version"])).stdout).toBe("agentfx 0.1.0\n")
+    })
+  )
+
+  it.scopedLive("--completions prints @effect/cli's completion script for the commands and their options", () =>
+    Effect.gen(function* () {
+      const bash = yield* agentfx(["--completions", "bash"])
+      expect(bash.code).toBe(0)
+      expect(bash.stdout).toContain("complete -F _agentfx_bash_completions")
+      expect(bash.stdout).toMatch(/complete -F _agentfx_bash_completions.* agentfx$/m)
+      expect(bash.stdout).toContain("--report-json")
+      const fish = yield* agentfx(["--completions", "fish"])
+      expect(fish.stdout).toContain("complete -c agentfx")
+      const bad = yield* agentfx(["--completions", "tcsh"])
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toBe("agentfx: --completions tcsh: the choices are bash, zsh, fish, sh\n")
     })
   )
 })

@@ -21,10 +21,10 @@ describe("The offline rule policy of the emulator, through the Gemini layer and 
     Effect.gen(function* () {
       const time = yield* Agent.run({ registry: tools, prompt: "What time is it in Europe/Oslo?" })
       expect(time.calls.map((c) => [c.name, c.args])).toEqual([["clock", { timeZone: "Europe/Oslo" }]])
-      expect(time.text).toBe('clock: {"timeZone":"Europe/Oslo","time":"09:30"}')
+      expect(time.text).toBe("clock returned timeZone Europe/Oslo and time 09:30.")
       const sum = yield* Agent.run({ registry: tools, prompt: "Please calculate (2 + 3) * 4" })
       expect(sum.calls.map((c) => [c.name, c.args])).toEqual([["calculator", { expression: "(2 + 3) * 4" }]])
-      expect(sum.text).toBe("calculator: 20")
+      expect(sum.text).toBe("calculator returned 20.")
     }).pipe(Effect.provide(offline)))
 
   it.effect("otherwise says it is the offline emulator, and names the tools it has", () =>

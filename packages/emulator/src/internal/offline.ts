@@ -7,6 +7,7 @@ import type { FunctionDeclaration, Json } from "@agentfx/core"
 import { Turn } from "@agentfx/core"
 import type { Scripted } from "@agentfx/core/testing"
 import { isPlainObject } from "./json.js"
+import * as Sentence from "./sentence.js"
 import type * as Policy from "../Policy.js"
 
 interface Rule {
@@ -41,8 +42,14 @@ const url = (text: string): string | undefined => /https?:\/\/[^\s"'<>]+/.exec(t
 
 const path = (text: string): string | undefined => /(?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\.\w{1,5}\b/.exec(text)?.[0]
 
-/** A value for one parameter, from its name and type and the message. */
-const valueFor = (name: string, schema: unknown, text: string): unknown => {
+/** The folder a message names after "in", "of", "under" or "inside" ("list the files in src" → "src"). */
+const folder = (text: string): string | undefined => {
+  const named = /\b(?:in|of|under|inside)\s+((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\/?)/i.exec(text)?.[1]?.replace(/[.,;:!?]+$/, "")
+  return named === undefined || named === "" || /^(this|that|the|my|your|our|a|current|here)$/i.test(named) ? undefined : named
+}
+
+/** A value for one parameter, from its name and type and the message; `listing` when the tool lists a folder. */
+const valueFor = (name: string, schema: unknown, text: string, listing: boolean): unknown => {
   const type = isPlainObject(schema) ? schema.type : undefined
   const enumValues = isPlainObject(schema) && Array.isArray(schema.enum) ? schema.enum : undefined
   if (enumValues !== undefined && enumValues.length > 0) {
@@ -56,7 +63,7 @@ const valueFor = (name: string, schema: unknown, text: string): unknown => {
   if (/expr|formula|calc|math/i.test(name)) return expression(text) ?? text
   if (/zone|tz/i.test(name)) return timeZone(text) ?? "UTC"
   if (/url|uri|link/i.test(name)) return url(text) ?? text
-  if (/dir|folder/i.test(name)) return path(text) ?? "."
+  if (/dir|folder/i.test(name) || (listing && /path/i.test(name))) return path(text) ?? folder(text) ?? "."
   if (/path|file/i.test(name)) return path(text) ?? "."
   return text
 }
@@ -69,7 +76,8 @@ const argsFor = (declaration: FunctionDeclaration.FunctionDeclaration, text: str
     : []
   const names = required.length > 0 ? required : Object.keys(properties).filter((name) => /zone|tz|expr|url|path|file|dir/i.test(name))
   const args: Record<string, unknown> = {}
-  for (const name of names) args[name] = valueFor(name, properties[name], text)
+  const listing = /list|dir|\bls\b/i.test(declaration.name)
+  for (const name of names) args[name] = valueFor(name, properties[name], text, listing)
   return args
 }
 
@@ -89,21 +97,13 @@ const pickTool = (
   return undefined
 }
 
-const render = (value: unknown): string => {
-  if (isPlainObject(value) && Object.keys(value).length === 1 && "output" in value) return render(value.output)
-  if (typeof value === "string") return value
-  return JSON.stringify(value)
-}
-
 /** The offline model's answer to one request. */
 export const offlineReply = (request: Policy.Request): Scripted.Step => {
   const last = request.transcript[request.transcript.length - 1]
   const responses = last === undefined ? [] : Turn.responses(last)
   if (responses.length > 0) {
     const lines = responses.map((response) =>
-      response.isError && isPlainObject(response.response.error)
-        ? `${response.name} failed: ${render(response.response.error.message ?? response.response.error)}`
-        : `${response.name}: ${render(response.response)}`
+      response.isError ? Sentence.failure(response.name, response.response.error ?? response.response) : Sentence.success(response.name, response.response)
     )
     return { text: lines.join("\n") }
   }

@@ -1,0 +1,264 @@
+/**
+ * The command line as data: each command is a `Spec` (its options, arguments and help text), and `parse` reads an
+ * argument list against the specs. It imports nothing but itself, so `agentfx --help` and a mistyped flag are
+ * answered before Effect or any provider is loaded; commands load their handler only once their arguments are good.
+ *
+ * The rules it enforces, the same for every command: an unknown option is an error with a "did you mean" when a
+ * known one is close; a value that starts with `-` is taken as an option unless it follows `--`; an option given
+ * twice (unless repeatable), a missing value, a missing or surplus argument are errors. Every error is one line
+ * that says what to type instead.
+ *
+ * @example
+ * const parsed = Argv.parse(specs, ["run", "--jsno", "hi"])
+ * // { _tag: "Invalid", message: "unknown option --jsno for agentfx run (did you mean --json?)", command: "run" }
+ *
+ * @since 0.1.0
+ */
+
+/** One option of a command: `--name VALUE` (when `value` names the placeholder) or a flag. */
+export interface OptionSpec {
+  readonly name: string
+  /** A one-letter alias, used as `-y`. */
+  readonly alias?: string
+  /** The value's placeholder in help (`FILE`, `N`); absent for a flag. */
+  readonly value?: string
+  /** The only values accepted (listed in help, offered by completions). */
+  readonly choices?: ReadonlyArray<string>
+  /** Whether the option may be given more than once (its values are collected). */
+  readonly repeated?: boolean
+  /** Whether the command cannot run without it. */
+  readonly required?: boolean
+  readonly description: string
+  /** A problem with a value, said as the end of `--name VALUE: …`; `undefined` when the value is good. */
+  readonly check?: (value: string) => string | undefined
+}
+
+/** One positional argument. */
+export interface ArgSpec {
+  readonly name: string
+  /** Takes every remaining argument (one at least). */
+  readonly variadic?: boolean
+  readonly description: string
+}
+
+/** A command: its name, what it does, what it takes. */
+export interface Spec {
+  readonly name: string
+  /** One line, for the list of commands. */
+  readonly summary: string
+  /** Paragraphs for `agentfx NAME --help`. */
+  readonly description: ReadonlyArray<string>
+  readonly options: ReadonlyArray<OptionSpec>
+  readonly args: ReadonlyArray<ArgSpec>
+  readonly examples?: ReadonlyArray<string>
+}
+
+/** The options every command accepts. */
+export const globalOptions: ReadonlyArray<OptionSpec> = [
+  { name: "verbose", description: "On an error, print its details (the cause, each problem) after the one-line message." },
+  { name: "help", alias: "h", description: "Show this help." }
+]
+
+/** What the root accepts besides a command. */
+export const rootOptions: ReadonlyArray<OptionSpec> = [
+  { name: "help", alias: "h", description: "Show this help (agentfx COMMAND --help for a command's)." },
+  { name: "version", description: "Print the version." },
+  {
+    name: "completions",
+    value: "SHELL",
+    description: "Print a completion script for bash, zsh, fish or sh (see the README: Shell completions).",
+    choices: ["bash", "zsh", "fish", "sh"]
+  }
+]
+
+/** A command's options as read: each option's value(s), by name. */
+export class Values {
+  constructor(private readonly values: ReadonlyMap<string, ReadonlyArray<string>>) {}
+  /** Whether a flag (or any option) was given. */
+  has(name: string): boolean {
+    return this.values.has(name)
+  }
+  /** The value of a single option, or `undefined`. */
+  text(name: string): string | undefined {
+    return this.values.get(name)?.[0]
+  }
+  /** Every value of a repeatable option, in order. */
+  list(name: string): ReadonlyArray<string> {
+    return this.values.get(name) ?? []
+  }
+  /** A single option's value as a number (its `check` has made sure it is one), or `undefined`. */
+  number(name: string): number | undefined {
+    const text = this.text(name)
+    return text === undefined ? undefined : Number(text)
+  }
+}
+
+/** The outcome of reading an argument list. */
+export type Parsed =
+  | { readonly _tag: "Run"; readonly spec: Spec; readonly options: Values; readonly args: ReadonlyArray<string>; readonly verbose: boolean }
+  | { readonly _tag: "Help"; readonly spec: Spec | undefined }
+  | { readonly _tag: "Version" }
+  | { readonly _tag: "Completions"; readonly shell: string }
+  | { readonly _tag: "Invalid"; readonly message: string; readonly spec: Spec | undefined; readonly verbose: boolean }
+
+/** Edit distance (insertions, deletions, substitutions, swaps of neighbours). */
+export const distance = (a: string, b: string): number => {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1)
+      rows[i]![j] = best
+    }
+  }
+  return rows[a.length]![b.length]!
+}
+
+/** The candidate closest to `word`, when it is close enough to be what was meant. */
+export const closest = (word: string, candidates: ReadonlyArray<string>): string | undefined => {
+  let best: { candidate: string; score: number } | undefined
+  for (const candidate of candidates) {
+    const score = candidate.startsWith(word) && word.length >= 3 ? 0.5 : distance(word, candidate)
+    if (best === undefined || score < best.score) best = { candidate, score }
+  }
+  // Two edits for a word of five letters or more, one below that: "jsno" → json, not "sys" → yes.
+  const allowed = word.length >= 5 ? 2 : 1
+  return best !== undefined && best.score <= allowed ? best.candidate : undefined
+}
+
+const flagText = (option: OptionSpec): string => `--${option.name}${option.value === undefined ? "" : ` ${option.value}`}`
+
+const usageOf = (spec: Spec): string => {
+  const args = spec.args.map((arg) => (arg.variadic ? `<${arg.name}>...` : `<${arg.name}>`))
+  const required = spec.options.filter((option) => option.required === true).map(flagText)
+  return ["agentfx", spec.name, ...required, "[options]", ...(spec.args.some((arg) => arg.variadic) ? ["[--]"] : []), ...args].join(" ")
+}
+
+/** The one-line usage of a command: `agentfx eval --scenarios DIR [options] <cases-dir>`. */
+export const usage = (spec: Spec): string => usageOf(spec)
+
+/** Reads `argv` (without the executable) against `specs`. Never throws. */
+export const parse = (specs: ReadonlyArray<Spec>, argv: ReadonlyArray<string>): Parsed => {
+  const verbose = argv.includes("--verbose") && (argv.indexOf("--") === -1 || argv.indexOf("--verbose") < argv.indexOf("--"))
+  const [first, ...rest] = argv
+  const names = specs.map((spec) => spec.name)
+  const invalid = (message: string, spec?: Spec): Parsed => ({ _tag: "Invalid", message, spec, verbose })
+  if (first === undefined) return invalid(`a command is needed: ${names.join(", ")} (agentfx --help describes them)`)
+  if (first === "--help" || first === "-h" || first === "help") {
+    const topic = first === "help" ? rest[0] : undefined
+    if (topic === undefined) return { _tag: "Help", spec: undefined }
+    const spec = specs.find((candidate) => candidate.name === topic)
+    if (spec !== undefined) return { _tag: "Help", spec }
+    const near = closest(topic, names)
+    return invalid(`unknown command '${topic}'${near === undefined ? "" : ` (did you mean '${near}'?)`}; the commands are ${names.join(", ")}`)
+  }
+  if (first === "--version") return rest.length === 0 ? { _tag: "Version" } : invalid(`--version takes nothing after it`)
+  if (first === "--completions" || first.startsWith("--completions=")) {
+    const shell = first.includes("=") ? first.slice(first.indexOf("=") + 1) : rest[0]
+    const option = rootOptions.find((o) => o.name === "completions")!
+    if (shell === undefined) return invalid("--completions needs a shell: bash, zsh, fish or sh")
+    const problem = checkValue(option, shell)
+    return problem === undefined ? { _tag: "Completions", shell } : invalid(`--completions ${shell}: ${problem}`)
+  }
+  if (first.startsWith("-")) {
+    const near = closest(first.replace(/^-+/, "").split("=")[0]!, rootOptions.map((o) => o.name))
+    if (first === "--verbose") return rest.length === 0 ? invalid(`a command is needed: ${names.join(", ")} (agentfx --help describes them)`) : parse(specs, [...rest, "--verbose"])
+    return invalid(`unknown option ${first} for agentfx${near === undefined ? "" : ` (did you mean --${near}?)`}; the command comes first: agentfx COMMAND [options]`)
+  }
+  const spec = specs.find((candidate) => candidate.name === first)
+  if (spec === undefined) {
+    const near = closest(first, names)
+    return invalid(`unknown command '${first}'${near === undefined ? "" : ` (did you mean '${near}'?)`}; the commands are ${names.join(", ")}`)
+  }
+  return parseCommand(spec, rest, verbose)
+}
+
+const parseCommand = (spec: Spec, argv: ReadonlyArray<string>, verbose: boolean): Parsed => {
+  const invalid = (message: string): Parsed => ({ _tag: "Invalid", message, spec, verbose })
+  const all = [...spec.options, ...globalOptions]
+  const values = new Map<string, Array<string>>()
+  const positionals: Array<string> = []
+  let onlyPositionals = false
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!
+    if (onlyPositionals || token === "-" || !token.startsWith("-")) {
+      positionals.push(token)
+      continue
+    }
+    if (token === "--") {
+      onlyPositionals = true
+      continue
+    }
+    const long = token.startsWith("--")
+    const [rawName, inline] = long ? splitOnce(token.slice(2)) : [token.slice(1), undefined]
+    const option = long ? all.find((o) => o.name === rawName) : all.find((o) => o.alias === rawName)
+    if (option === undefined) {
+      const near = long ? closest(rawName, all.map((o) => o.name)) : undefined
+      const hint = near !== undefined
+        ? ` (did you mean --${near}?)`
+        : spec.args.length > 0
+          ? `; an argument that starts with - goes after --: agentfx ${spec.name} -- "${[token, ...argv.slice(i + 1)].join(" ")}"`
+          : ""
+      return invalid(`unknown option ${long ? `--${rawName}` : token} for agentfx ${spec.name}${hint}`)
+    }
+    if (option.name === "help") return { _tag: "Help", spec }
+    let value: string
+    if (option.value === undefined) {
+      if (inline !== undefined) return invalid(`--${option.name} is a flag and takes no value (got --${option.name}=${inline})`)
+      value = ""
+    } else if (inline !== undefined) {
+      value = inline
+    } else {
+      const next = argv[i + 1]
+      if (next === undefined) return invalid(`--${option.name} needs a value: ${flagText(option)}`)
+      value = next
+      i++
+    }
+    const problem = option.value === undefined ? undefined : checkValue(option, value)
+    if (problem !== undefined) return invalid(`--${option.name} ${value}: ${problem}`)
+    const previous = values.get(option.name)
+    if (previous !== undefined && option.repeated !== true && option.value !== undefined) {
+      return invalid(`--${option.name} is given twice (${previous[0]} and ${value}); give it once`)
+    }
+    values.set(option.name, [...(previous ?? []), value])
+  }
+  for (const option of spec.options) {
+    if (option.required === true && !values.has(option.name)) {
+      return invalid(`${flagText(option)} is required: ${usageOf(spec)}`)
+    }
+  }
+  const args: Array<string> = []
+  for (const arg of spec.args) {
+    if (positionals.length === 0) return invalid(`<${arg.name}> is missing: ${usageOf(spec)}`)
+    if (arg.variadic) args.push(...positionals.splice(0))
+    else args.push(positionals.shift()!)
+  }
+  if (positionals.length > 0) {
+    return invalid(`unexpected argument '${positionals[0]}' for agentfx ${spec.name}${spec.args.length === 0 ? ", which takes none" : ""}: ${usageOf(spec)}`)
+  }
+  return { _tag: "Run", spec, options: new Values(values), args, verbose }
+}
+
+const checkValue = (option: OptionSpec, value: string): string | undefined =>
+  option.choices !== undefined ? oneOf(option.choices)(value) : option.check?.(value)
+
+const splitOnce = (text: string): [string, string | undefined] => {
+  const at = text.indexOf("=")
+  return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)]
+}
+
+/** A check for whole numbers in a range. */
+export const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => (value: string): string | undefined =>
+  /^-?\d+$/.test(value) && Number(value) >= min && Number(value) <= max
+    ? undefined
+    : max === Number.MAX_SAFE_INTEGER
+      ? `a whole number of at least ${min} is needed`
+      : `a whole number from ${min} to ${max} is needed`
+
+/** A check for one of a few words. */
+export const oneOf = (choices: ReadonlyArray<string>) => (value: string): string | undefined => {
+  if (choices.includes(value)) return undefined
+  const near = closest(value, choices)
+  return `the choices are ${choices.join(", ")}${near === undefined ? "" : ` (did you mean ${near}?)`}`
+}

@@ -1,0 +1,71 @@
+/**
+ * The options several commands share, as `Argv.OptionSpec` data. Nothing here loads Effect or a provider: these
+ * modules are read for `--help` and for checking arguments, before any command runs.
+ */
+import * as Argv from "../Argv.js"
+
+/** The providers `--provider` accepts. */
+export const providerNames = ["emulator", "gemini", "glm", "glm-coding", "openai"] as const
+
+export const provider: Argv.OptionSpec = {
+  name: "provider",
+  value: "NAME",
+  description:
+    "The model provider: emulator, gemini, glm, glm-coding or openai. Default: gemini when GEMINI_API_KEY or GOOGLE_API_KEY is set, else glm when ZAI_API_KEY is, else openai when OPENAI_API_KEY is, else the in-process emulator (offline, no network). glm-coding is Z.AI's GLM Coding Plan endpoint.",
+  choices: providerNames
+}
+
+export const model: Argv.OptionSpec = {
+  name: "model",
+  value: "NAME",
+  description: "The model name (default: the provider's, or GEMINI_MODEL / ZAI_MODEL / OPENAI_MODEL)."
+}
+
+export const baseUrl: Argv.OptionSpec = {
+  name: "base-url",
+  value: "URL",
+  description:
+    "The provider's endpoint: a proxy, a local OpenAI-compatible server, or an emulator started with `agentfx emulator` (default: the provider's, or GEMINI_BASE_URL / ZAI_BASE_URL / OPENAI_BASE_URL).",
+  check: (value) => (/^https?:\/\/[^\s]+$/.test(value) ? undefined : "a base URL starts with http:// or https://")
+}
+
+export const system: Argv.OptionSpec = { name: "system", value: "TEXT", description: "The system instruction." }
+
+export const maxTurns: Argv.OptionSpec = {
+  name: "max-turns",
+  value: "N",
+  description: "Model turns per message before the run stops (default 10).",
+  check: Argv.integer(1)
+}
+
+export const toolConcurrency: Argv.OptionSpec = {
+  name: "concurrency",
+  value: "N",
+  description: "Tool calls of one model turn that run at once (default 10; 1 runs them one by one).",
+  check: Argv.integer(1)
+}
+
+export const root: Argv.OptionSpec = {
+  name: "root",
+  value: "DIR",
+  description: "The directory read_file and list_dir are confined to (default: the current directory)."
+}
+
+export const allowHost: Argv.OptionSpec = {
+  name: "allow-host",
+  value: "HOST",
+  repeated: true,
+  description: "A host fetch_url may fetch (exact, or *.example.com for its subdomains). Without one, fetch_url is not offered."
+}
+
+export const yes: Argv.OptionSpec = {
+  name: "yes",
+  alias: "y",
+  description: "Approve every tool call without asking (fetch_url asks otherwise)."
+}
+
+/** The options of `run` and `chat` that choose the model and the tools. */
+export const agent: ReadonlyArray<Argv.OptionSpec> = [provider, model, baseUrl, system, maxTurns, toolConcurrency, root, allowHost, yes]
+
+/** `--json`: the same meaning everywhere — machine-readable output on stdout, and nothing else there. */
+export const json = (what: string): Argv.OptionSpec => ({ name: "json", description: `Print ${what} as JSON on stdout (and nothing else there).` })

@@ -1,0 +1,57 @@
+/** `agentfx emulator`: the provider emulator on 127.0.0.1 until Ctrl-C. */
+import { Emulator, Policy } from "@agentfx/emulator"
+import * as Effect from "effect/Effect"
+import { createServer } from "node:net"
+import { RunFailed } from "../CliError.js"
+import type { Handler } from "../commands/Command.js"
+import { Io } from "../Io.js"
+
+/** Fails with a clear message when the port is taken (the emulator would otherwise crash on it). */
+const checkFree = (port: number): Effect.Effect<void, RunFailed> =>
+  port === 0
+    ? Effect.void
+    : Effect.async<void, RunFailed>((resume) => {
+        const probe = createServer()
+        probe.once("error", (error: NodeJS.ErrnoException) =>
+          resume(Effect.fail(new RunFailed({ message: `cannot listen on 127.0.0.1:${port}: ${error.code === "EADDRINUSE" ? "the port is in use" : error.message}` })))
+        )
+        probe.listen(port, "127.0.0.1", () => probe.close(() => resume(Effect.void)))
+      })
+
+/** What the command prints once the emulator listens. */
+export const banner = (emulator: Emulator.Service): string =>
+  [
+    `agentfx emulator on ${emulator.url} — the offline rule model answers; Ctrl-C stops it.`,
+    `  Gemini          ${emulator.geminiBaseUrl}    (--provider gemini --base-url …, or GEMINI_BASE_URL)`,
+    `  OpenAI          ${emulator.openAIBaseUrl()}    (--provider openai --base-url …, or OPENAI_BASE_URL)`,
+    `  GLM (general)   ${emulator.glmBaseUrl("general")}    (--provider glm --base-url …, or ZAI_BASE_URL)`,
+    `  GLM (coding)    ${emulator.glmBaseUrl("coding")}    (--provider glm-coding --base-url …)`,
+    `  API key         ${emulator.apiKey}    (as GEMINI_API_KEY, OPENAI_API_KEY or ZAI_API_KEY)`
+  ].join("\n")
+
+/** The same, as `--json` prints it (one line, so a script can read it as soon as it appears). */
+export const bannerJson = (emulator: Emulator.Service): string =>
+  JSON.stringify({
+    url: emulator.url,
+    gemini: emulator.geminiBaseUrl,
+    openai: emulator.openAIBaseUrl(),
+    glm: emulator.glmBaseUrl("general"),
+    glmCoding: emulator.glmBaseUrl("coding"),
+    apiKey: emulator.apiKey
+  })
+
+export const handler: Handler = ({ options }) =>
+  Effect.gen(function* () {
+    const io = yield* Io
+    const json = options.has("json")
+    const port = options.number("port") ?? 0
+    yield* checkFree(port)
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ policy: Policy.offline, port })
+        yield* io.out(`${json ? bannerJson(emulator) : banner(emulator)}\n`)
+        yield* io.interrupted
+      })
+    )
+    if (!json) yield* io.out("emulator stopped\n")
+  })

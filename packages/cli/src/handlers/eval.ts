@@ -1,0 +1,84 @@
+/** `agentfx eval`: the input checked up front, the cases run with progress, the report printed and written. */
+import { LanguageModel } from "@agentfx/core"
+import type { EvalCase, EvalRunner } from "@agentfx/tools"
+import { EvalReport } from "@agentfx/tools"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { ProviderError } from "../CliError.js"
+import { BelowThreshold, UsageError } from "../CliError.js"
+import type { Handler } from "../commands/Command.js"
+import * as EvalInput from "../EvalInput.js"
+import * as EvalProgress from "../EvalProgress.js"
+import { Io } from "../Io.js"
+import * as Provider from "../Provider.js"
+import * as AgentOptions from "../internal/agentOptions.js"
+import { untilInterrupted } from "../internal/untilInterrupted.js"
+import { writeOutput } from "../internal/output.js"
+
+/** Where each rendering of the report goes; at most one of them may take stdout. */
+const outputs = (options: { json: boolean; reportJson: string | undefined; junit: string | undefined }) => {
+  const onStdout = [options.json ? "--json" : undefined, options.reportJson === "-" ? "--report-json -" : undefined, options.junit === "-" ? "--junit -" : undefined].filter(
+    (name): name is string => name !== undefined
+  )
+  if (onStdout.length > 1) return Effect.fail(new UsageError({ message: `${onStdout.join(" and ")} would both print on stdout: send one of them to a file` }))
+  return Effect.succeed({ prettyOnStdout: onStdout.length === 0, reportJson: options.json ? "-" : options.reportJson, junit: options.junit })
+}
+
+export const handler: Handler = ({ options, args }) =>
+  Effect.gen(function* () {
+    const io = yield* Io
+    const path = yield* Path.Path
+    const casesDir = yield* AgentOptions.directory("<cases-dir>", args[0]!)
+    const scenariosDir = yield* AgentOptions.directory("--scenarios", options.text("scenarios")!)
+    const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
+    const targets = yield* outputs({ json: options.has("json"), reportJson: options.text("report-json"), junit: options.text("junit") })
+    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts: options.list("allow-host") })
+
+    const choice = yield* Provider.choose(AgentOptions.provider(options))
+    const settings = AgentOptions.settings(options)
+    const threshold = options.number("threshold") ?? EvalReport.defaultThreshold
+    const concurrency = options.number("concurrency")
+    const maxTurns = options.number("max-turns")
+    const runWith = <RM>(model: EvalRunner.Options<FileSystem.FileSystem, RM, never>["model"]) =>
+      EvalProgress.run<FileSystem.FileSystem, RM, never, ProviderError>(
+        cases,
+        {
+          suite: path.basename(path.resolve(casesDir)),
+          scenarios,
+          model,
+          threshold,
+          ...(concurrency === undefined ? {} : { concurrency }),
+          agent: { maxTurns }
+        },
+        { io, label: "eval", onRefusal: (error) => Provider.refused(choice, error) }
+      )
+
+    const report = yield* untilInterrupted(
+      choice.name === "emulator"
+        ? Effect.gen(function* () {
+            if (settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
+            const replay = Provider.replay(cases)
+            yield* io.err(`${Provider.describe({ choice, answers: replay.answers })}\n`)
+            return yield* runWith((evalCase: EvalCase.EvalCase) => replay.model(evalCase)).pipe(Effect.provide(replay.emulator))
+          })
+        : Effect.scoped(
+            Effect.gen(function* () {
+              const context = yield* Layer.build(Provider.layer(choice, settings))
+              const service = Context.get(context, LanguageModel.LanguageModel)
+              const baseUrl = yield* Provider.effectiveBaseUrl(choice, settings)
+              yield* io.err(`${Provider.describe(Provider.announcement(choice, service, { ...settings, baseUrl }))}\n`)
+              return yield* runWith(Layer.succeed(LanguageModel.LanguageModel, service))
+            })
+          )
+    )
+
+    const pretty = EvalReport.pretty(report, { color: io.color })
+    if (targets.prettyOnStdout) yield* io.out(`${pretty}\n`)
+    else yield* io.err(`${pretty.split("\n").at(-1)}\n`)
+    if (targets.reportJson !== undefined) yield* writeOutput(targets.reportJson, EvalReport.json(report))
+    if (targets.junit !== undefined) yield* writeOutput(targets.junit, EvalReport.junit(report))
+    if (!report.summary.ok) return yield* Effect.fail(new BelowThreshold({ passRate: report.summary.passRate, threshold: report.summary.threshold }))
+  })

@@ -1,0 +1,95 @@
+/** `agentfx run`: one agent run, streamed (or `--json`). */
+import { Agent, Approval, LanguageModel, Transcript } from "@agentfx/core"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as Builtins from "../Builtins.js"
+import { UsageError } from "../CliError.js"
+import type { Handler } from "../commands/Command.js"
+import { Io } from "../Io.js"
+import type * as Provider from "../Provider.js"
+import * as Screen from "../Screen.js"
+import * as TerminalApproval from "../TerminalApproval.js"
+import * as AgentOptions from "../internal/agentOptions.js"
+import { untilInterrupted } from "../internal/untilInterrupted.js"
+import { runFailed, withModel } from "../internal/withModel.js"
+
+/** The result as `--json` prints it. */
+export interface RunJson {
+  readonly provider: string
+  readonly model: string
+  readonly text: string
+  readonly turns: number
+  readonly stopReason: Agent.StopReason
+  readonly usage: LanguageModel.Usage
+  readonly calls: ReadonlyArray<{
+    readonly id: string
+    readonly name: string
+    readonly args: unknown
+    readonly turn: number
+    readonly durationMs: number
+    readonly isError: boolean
+    readonly response: unknown
+  }>
+  readonly transcript: unknown
+}
+
+export const toJson = (result: Agent.AgentResult, provider: string, model: LanguageModel.Service): RunJson => ({
+  provider,
+  model: model.model,
+  text: result.text,
+  turns: result.turns,
+  stopReason: result.stopReason,
+  usage: result.usage,
+  calls: result.calls.map((call) => ({
+    id: call.id,
+    name: call.name,
+    args: call.args,
+    turn: call.turn,
+    durationMs: Math.round(Duration.toMillis(call.duration)),
+    isError: call.response.isError,
+    response: call.response.response
+  })),
+  transcript: Schema.encodeSync(Transcript.Transcript)(result.transcript)
+})
+
+/** `--json` runs without a terminal to ask in. */
+const refuseWithoutYes = Approval.layer(() =>
+  Effect.succeed(Approval.denied("agentfx run --json does not ask for approval: pass --yes to allow tools that need it"))
+)
+
+export const handler: Handler = ({ options, args: words }) =>
+  Effect.gen(function* () {
+    const io = yield* Io
+    const text = words.join(" ").trim()
+    if (text === "") return yield* Effect.fail(new UsageError({ message: "the prompt is empty" }))
+    const args = yield* AgentOptions.read(options)
+    const json = options.has("json")
+    const registry = Builtins.registry({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
+    const agentOptions: Agent.Options<FileSystem.FileSystem> = {
+      registry,
+      prompt: text,
+      system: args.system,
+      maxTurns: args.maxTurns,
+      concurrency: args.concurrency
+    }
+    const body = (choice: Provider.Choice) =>
+      json
+        ? Effect.gen(function* () {
+            const result = yield* Agent.run(agentOptions)
+            const model = yield* LanguageModel.LanguageModel
+            yield* io.out(`${JSON.stringify(toJson(result, choice.name, model), null, 2)}\n`)
+          }).pipe(Effect.provide(args.yes ? Approval.allowAll : refuseWithoutYes))
+        : Effect.gen(function* () {
+            const model = yield* LanguageModel.LanguageModel
+            const screen = Screen.make(io, { askedFor: args.yes ? undefined : TerminalApproval.asksFor(registry), waitingFor: model.model })
+            yield* Agent.stream(agentOptions).pipe(
+              Stream.runForEach(screen.event),
+              Effect.ensuring(screen.stopSpinner),
+              Effect.provide(args.yes ? Approval.allowAll : TerminalApproval.layer(screen))
+            )
+          })
+    yield* untilInterrupted(withModel(args.provider, args.settings, (choice) => Effect.mapError(body(choice), runFailed(choice))))
+  })

@@ -1,0 +1,48 @@
+/**
+ * The options of `run` and `chat` (see `commands/options.ts`) read into what the handlers use, with the checks
+ * that need the file system: `--root` must be a directory.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import type * as Argv from "../Argv.js"
+import { UsageError } from "../CliError.js"
+import type * as Provider from "../Provider.js"
+
+export interface AgentArgs {
+  readonly provider: Provider.Name | undefined
+  readonly settings: Provider.Settings
+  readonly system: string | undefined
+  readonly maxTurns: number | undefined
+  readonly concurrency: number | undefined
+  readonly root: string
+  readonly allowHost: ReadonlyArray<string>
+  readonly yes: boolean
+}
+
+/** `--model` and `--base-url`. */
+export const settings = (options: Argv.Values): Provider.Settings => ({ model: options.text("model"), baseUrl: options.text("base-url") })
+
+/** `--provider` (already checked against the names). */
+export const provider = (options: Argv.Values): Provider.Name | undefined => options.text("provider") as Provider.Name | undefined
+
+/** A directory option's value, or a `UsageError` saying it does not exist or is not a directory. */
+export const directory = (option: string, path: string): Effect.Effect<string, UsageError, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* Effect.either(fs.stat(path))
+    if (info._tag === "Left") return yield* Effect.fail(new UsageError({ message: `${option} ${path}: no such directory` }))
+    if (info.right.type !== "Directory") return yield* Effect.fail(new UsageError({ message: `${option} ${path}: not a directory` }))
+    return path
+  })
+
+export const read = (options: Argv.Values): Effect.Effect<AgentArgs, UsageError, FileSystem.FileSystem> =>
+  Effect.map(directory("--root", options.text("root") ?? "."), (root) => ({
+    provider: provider(options),
+    settings: settings(options),
+    system: options.text("system"),
+    maxTurns: options.number("max-turns"),
+    concurrency: options.number("concurrency"),
+    root,
+    allowHost: options.list("allow-host"),
+    yes: options.has("yes")
+  }))
