@@ -1,8 +1,8 @@
 /**
- * A local server on 127.0.0.1 that speaks Gemini REST (`generateContent`, `streamGenerateContent?alt=sse`) and
- * OpenAI-style chat completions (plain and streamed, GLM or OpenAI flavoured by path) closely enough that the
- * unmodified SDKs cannot tell, and is as strict as the real servers where they are strict. A scoped resource:
- * it stops, closing every connection, when its scope closes. (Gemini Live joins it in its own module.)
+ * A local server on 127.0.0.1 that speaks Gemini REST (`generateContent`, `streamGenerateContent?alt=sse`), Gemini
+ * Live (the `BidiGenerateContent` WebSocket) and OpenAI-style chat completions (plain and streamed, GLM or OpenAI
+ * flavoured by path) closely enough that the unmodified SDKs cannot tell, and is as strict as the real servers
+ * where they are strict. A scoped resource: it stops, closing every connection, when its scope closes.
  *
  * @example
  * // A scripted emulator, and the real Gemini layer pointed at it:
@@ -16,14 +16,18 @@
  */
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import type { Duplex } from "node:stream"
 import type { AddressInfo } from "node:net"
 import { randomBytes } from "node:crypto"
+import type { Turn } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Duration from "effect/Duration"
 import * as FiberSet from "effect/FiberSet"
+import { WebSocketServer } from "ws"
+import type { WebSocket } from "ws"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { Decision } from "./internal/answer.js"
@@ -33,11 +37,16 @@ import type { Exchange, Outcome, Recorded } from "./internal/exchange.js"
 import * as respond from "./internal/exchange.js"
 import * as geminiRoute from "./internal/gemini/route.js"
 import { signer } from "./internal/gemini/signature.js"
+import type { LiveRecord } from "./internal/live/record.js"
+import * as liveRoute from "./internal/live/route.js"
+import * as liveSession from "./internal/live/session.js"
 import * as Fault from "./Fault.js"
 import * as Policy from "./Policy.js"
 
 /** What the emulator recorded of each request, and how the request ended. */
 export type { Outcome, Recorded } from "./internal/exchange.js"
+/** What the emulator recorded of each Gemini Live connection. */
+export type { LiveRecord, LiveResponse } from "./internal/live/record.js"
 
 /** How to start the emulator; everything has a default. */
 export interface Options {
@@ -83,6 +92,14 @@ export interface Service {
   readonly awaitOutcome: (index: number) => Effect.Effect<Exclude<Outcome, "pending">>
   /** Fails when the policy is a script with steps left. */
   readonly assertConsumed: Effect.Effect<void, Scripted.ScriptIncomplete>
+  /** Every Gemini Live connection so far (inject Live faults with `protocol: "gemini-live"`). */
+  readonly live: Effect.Effect<ReadonlyArray<LiveRecord>>
+  /** Waits until at least `count` Live connections were accepted. */
+  readonly awaitLive: (count: number) => Effect.Effect<ReadonlyArray<LiveRecord>>
+  /** Waits until Live connection `index` has closed, and says how. */
+  readonly awaitLiveClosed: (index: number) => Effect.Effect<NonNullable<LiveRecord["closed"]>>
+  /** Closes Live connection `index` now, with `code` (1006: drops the socket without a close frame). */
+  readonly closeLive: (index: number, code: number, reason?: string) => Effect.Effect<void>
 }
 
 /** Z.AI's two routes: pay-as-you-go keys use `general`, GLM Coding Plan keys `coding`. */
@@ -132,8 +149,11 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
     const frameDelay = options.frameDelay === undefined ? 0 : Duration.toMillis(Duration.decode(options.frameDelay))
     const sign = signer(randomBytes(16).toString("hex"))
 
-    const takeInjection = (protocol: Policy.Protocol): ReadonlyArray<Fault.Fault> => {
-      const index = injections.findIndex((injection) => injection.protocol === undefined || injection.protocol === protocol)
+    /** The next injection for `protocol` at `stage`: a Live setup takes only injections of setup faults. */
+    const takeInjection = (protocol: Policy.Protocol, stage: "setup" | "turn" = "turn"): ReadonlyArray<Fault.Fault> => {
+      const index = injections.findIndex(
+        (injection) => (injection.protocol === undefined || injection.protocol === protocol) && injection.faults.some(Fault.isSetupFault) === (stage === "setup")
+      )
       if (index === -1) return []
       const injection = injections[index]!
       injection.times--
@@ -141,24 +161,24 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       return injection.faults
     }
 
-    const decide = (request: Policy.Request): Effect.Effect<Decision> =>
+    /** What to answer `request` with: an injected fault, else the policy's reply; `note` is told the faults applied. */
+    const decide = (request: Policy.Request, note: (faults: ReadonlyArray<Fault.Fault>) => void): Effect.Effect<Decision> =>
       Effect.gen(function* () {
-        const record = records[request.index]!
         const injected = takeInjection(request.protocol)
         const answerFault = injected.find(Fault.isAnswerFault)
         if (answerFault !== undefined) {
-          record.faults = injected
+          note(injected)
           return { _tag: "Fault", fault: answerFault } as const
         }
-        const shaping = injected.filter((fault): fault is Fault.ShapingFault => !Fault.isAnswerFault(fault))
+        const shaping = injected.filter((fault): fault is Fault.ShapingFault => !Fault.isAnswerFault(fault) && !Fault.isSetupFault(fault))
         const reply = yield* policy.reply(request)
         if ("_tag" in reply && reply._tag !== "WithFaults") {
-          record.faults = [...injected, reply]
+          note([...injected, reply])
           return { _tag: "Fault", fault: reply } as const
         }
         const step = "_tag" in reply ? reply.step : reply
         const faults = "_tag" in reply ? [...shaping, ...reply.faults] : shaping
-        record.faults = faults
+        note(faults)
         if (step.delay !== undefined) yield* Effect.sleep(step.delay)
         if ("error" in step) return { _tag: "Error", error: step.error, faults } as const
         return { _tag: "Answer", answer: answerOf(step, request), faults } as const
@@ -233,9 +253,58 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
     const server = createServer((req, res) => {
       run(handle(req, res))
     })
-    // Gemini Live (WebSocket) will attach its `upgrade` handler here; until then an upgrade is refused.
-    server.on("upgrade", (_req, socket) => {
-      socket.end("HTTP/1.1 501 Not Implemented\r\nconnection: close\r\n\r\n")
+    const liveRecords: Array<liveSession.MutableRecord> = []
+    const liveSockets: Array<WebSocket> = []
+    const handles = new Map<string, ReadonlyArray<Turn.Turn>>()
+    let liveTurns = 0
+    const liveContext: liveSession.Context = {
+      frameDelay,
+      decide,
+      takeSetupFaults: () => takeInjection("gemini-live", "setup"),
+      nextTurn: () => liveTurns++,
+      handles: {
+        issue: (history) => {
+          const handle = `live-handle-${handles.size + 1}`
+          handles.set(handle, [...history])
+          return handle
+        },
+        resume: (handle) => handles.get(handle)
+      },
+      changed: notify
+    }
+    const sockets = new WebSocketServer({ noServer: true })
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const [rawPath = "/", rawQuery = ""] = (req.url ?? "/").split("?", 2)
+      const path = rawPath.replace(/\/{2,}/g, "/")
+      if (!liveRoute.route.test(path)) return liveRoute.refuse(socket, 404, "Not Found")
+      const key = liveRoute.keyOf(new URLSearchParams(rawQuery))
+      if (key === undefined || key === "") return liveRoute.refuse(socket, 403, "Forbidden")
+      liveRoute.accept(sockets, req, socket, head, (ws) => {
+        const record: liveSession.MutableRecord = {
+          index: liveRecords.length,
+          path,
+          apiKey: key === apiKey ? "valid" : "invalid",
+          setup: undefined,
+          model: undefined,
+          resumedFrom: undefined,
+          received: [],
+          sent: [],
+          responses: [],
+          cancelled: [],
+          violations: [],
+          faults: [],
+          closed: undefined
+        }
+        liveRecords.push(record)
+        liveSockets.push(ws)
+        notify()
+        if (record.apiKey === "invalid") {
+          record.closed = { code: 1008, reason: "API key not valid. Please pass a valid API key.", by: "server" }
+          liveRoute.rejectKey(ws)
+          return
+        }
+        run(liveSession.serve(ws, record, liveContext).pipe(Effect.withClock(Clock.make())))
+      })
     })
     const port = yield* Effect.acquireRelease(
       Effect.async<number>((resume) => {
@@ -248,6 +317,23 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
         })
     )
     const url = `http://127.0.0.1:${port}`
+    // Added after the listener, so it runs before it: `server.close` waits for upgraded sockets too.
+    yield* Effect.addFinalizer(() =>
+      Effect.async<void>((resume) => {
+        const open = liveSockets.filter((ws) => ws.readyState !== ws.CLOSED)
+        if (open.length === 0) return resume(Effect.void)
+        let left = open.length
+        for (const ws of open) {
+          ws.once("close", () => --left === 0 && resume(Effect.void))
+          ws.close(1001, "The emulator stopped.")
+        }
+        // A client that never answers the close frame is cut off.
+        const timer = setTimeout(() => {
+          for (const ws of open) ws.terminate()
+        }, 200)
+        return Effect.sync(() => clearTimeout(timer))
+      })
+    )
 
     const waitUntil = <A>(check: () => A | undefined): Effect.Effect<A> =>
       Effect.async<A>((resume) => {
@@ -264,6 +350,16 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       })
 
     const snapshot = (): ReadonlyArray<Recorded> => records.map((record) => ({ ...record }))
+    const liveSnapshot = (): ReadonlyArray<LiveRecord> =>
+      liveRecords.map((record) => ({
+        ...record,
+        received: [...record.received],
+        sent: [...record.sent],
+        responses: [...record.responses],
+        cancelled: [...record.cancelled],
+        violations: [...record.violations],
+        faults: [...record.faults]
+      }))
 
     return {
       url,
@@ -292,7 +388,20 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
         return progress === undefined || progress.used >= progress.total
           ? Effect.void
           : Effect.fail(new Scripted.ScriptIncomplete({ used: progress.used, total: progress.total }))
-      })
+      }),
+      live: Effect.sync(liveSnapshot),
+      awaitLive: (count) => waitUntil(() => (liveRecords.length >= count ? liveSnapshot() : undefined)),
+      awaitLiveClosed: (index) => waitUntil(() => liveRecords[index]?.closed),
+      closeLive: (index, code, reason = "Internal error encountered.") =>
+        Effect.sync(() => {
+          const ws = liveSockets[index]
+          const record = liveRecords[index]
+          if (ws === undefined || record === undefined || record.closed !== undefined) return
+          record.closed = { code, reason, by: "server" }
+          if (code === 1006) ws.terminate()
+          else ws.close(code, reason)
+          notify()
+        })
     } satisfies Service
   })
 

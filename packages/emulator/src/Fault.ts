@@ -3,10 +3,12 @@
  * send it: a rate limit is a Gemini 429 `RESOURCE_EXHAUSTED` with `RetryInfo`, a GLM 429 with code 1302, or an
  * OpenAI 429 `rate_limit_exceeded`, depending on the route the request came in on.
  *
- * Two kinds:
- * - answer faults replace the answer (an error status, a stall, a dropped connection);
+ * Three kinds:
+ * - answer faults replace the answer (an error status, a stall, a dropped connection; on Gemini Live a close);
  * - shaping faults change how the policy's answer is sent (dropped or stalled mid-stream, malformed tool
- *   arguments, omitted call ids or stream indexes, frames split across TCP writes).
+ *   arguments, omitted call ids or stream indexes, frames split across TCP writes; on Gemini Live a cancellation
+ *   of the calls, a `goAway`, a drop once the calls are answered);
+ * - setup faults (Gemini Live only) refuse or delay a connection's setup.
  *
  * @example
  * yield* emulator.inject(Fault.rateLimited({ retryAfter: "2 seconds" }))
@@ -104,19 +106,83 @@ export interface SplitChunks {
   readonly _tag: "SplitChunks"
 }
 
+/** Gemini Live: close the connection with this code and reason (a REST route answers 500 with the reason). */
+export interface Close {
+  readonly _tag: "Close"
+  readonly code: number
+  readonly reason: string
+}
+
+/** Gemini Live: send the turn's calls, then cancel them all (`toolCallCancellation`) after `after`. */
+export interface CancelCalls {
+  readonly _tag: "CancelCalls"
+  readonly after: Duration.Duration
+}
+
+/** Gemini Live: after the turn's frames, say `goAway` with `timeLeft`, then close with `code` once it has passed. */
+export interface GoAway {
+  readonly _tag: "GoAway"
+  readonly timeLeft: Duration.Duration
+  readonly code: number
+}
+
+/** Gemini Live: when the turn's calls are all answered, close with `code` instead of going on. */
+export interface DropAfterResponses {
+  readonly _tag: "DropAfterResponses"
+  readonly code: number
+}
+
+/** Gemini Live: refuse the setup: close with `code` and `reason` instead of `setupComplete`. */
+export interface RefuseSetup {
+  readonly _tag: "RefuseSetup"
+  readonly code: number
+  readonly reason: string
+}
+
+/** Gemini Live: send `setupComplete` only after `delay` (or never, for a stall). */
+export interface SlowSetup {
+  readonly _tag: "SlowSetup"
+  readonly delay: Duration.Duration
+}
+
+/** Gemini Live: send this frame before the turn's answer (text, or a binary frame) — e.g. one that is not JSON. */
+export interface RawFrame {
+  readonly _tag: "RawFrame"
+  readonly data: string
+  readonly binary: boolean
+}
+
 /** Faults that replace the answer. */
-export type AnswerFault = Status | RateLimited | QuotaExhausted | Overloaded | Unauthorized | GlmCode | Stall | Disconnect
+export type AnswerFault = Status | RateLimited | QuotaExhausted | Overloaded | Unauthorized | GlmCode | Stall | Disconnect | Close
 
 /** Faults that change how the policy's answer is sent. */
-export type ShapingFault = DropMidStream | StallMidStream | ErrorMidStream | MalformedArguments | OmitCallIds | OmitIndex | SplitChunks
+export type ShapingFault =
+  | DropMidStream
+  | StallMidStream
+  | ErrorMidStream
+  | MalformedArguments
+  | OmitCallIds
+  | OmitIndex
+  | SplitChunks
+  | CancelCalls
+  | GoAway
+  | DropAfterResponses
+  | RawFrame
+
+/** Faults of a Gemini Live connection's setup. */
+export type SetupFault = RefuseSetup | SlowSetup
 
 /** Any fault. */
-export type Fault = AnswerFault | ShapingFault
+export type Fault = AnswerFault | ShapingFault | SetupFault
 
-const answerTags: ReadonlySet<string> = new Set(["Status", "RateLimited", "QuotaExhausted", "Overloaded", "Unauthorized", "GlmCode", "Stall", "Disconnect"])
+const answerTags: ReadonlySet<string> = new Set(["Status", "RateLimited", "QuotaExhausted", "Overloaded", "Unauthorized", "GlmCode", "Stall", "Disconnect", "Close"])
+const setupTags: ReadonlySet<string> = new Set(["RefuseSetup", "SlowSetup"])
 
 /** True for faults that replace the answer. */
 export const isAnswerFault = (fault: Fault): fault is AnswerFault => answerTags.has(fault._tag)
+
+/** True for faults of a Gemini Live setup. */
+export const isSetupFault = (fault: Fault): fault is SetupFault => setupTags.has(fault._tag)
 
 /** An HTTP error with this status (and optionally body / headers). */
 export const status = (
@@ -186,3 +252,32 @@ export const omitIndex: OmitIndex = { _tag: "OmitIndex" }
 
 /** Write each frame in two TCP writes. */
 export const splitChunks: SplitChunks = { _tag: "SplitChunks" }
+
+/** Gemini Live: close the connection with `code` (default 1011, an internal error) and `reason`. */
+export const close = (code = 1011, reason = "Internal error encountered."): Close => ({ _tag: "Close", code, reason })
+
+/** Gemini Live: cancel the turn's calls `after` they were sent (default at once). */
+export const cancelCalls = (after: Duration.DurationInput = 0): CancelCalls => ({ _tag: "CancelCalls", after: Duration.decode(after) })
+
+/** Gemini Live: `goAway` with `timeLeft` after the turn, then a close with `code` (default 1011) when it has passed. */
+export const goAway = (timeLeft: Duration.DurationInput, options: { readonly code?: number } = {}): GoAway => ({
+  _tag: "GoAway",
+  timeLeft: Duration.decode(timeLeft),
+  code: options.code ?? 1011
+})
+
+/** Gemini Live: close with `code` (default 1011) once the turn's calls are answered, instead of going on. */
+export const dropAfterResponses = (code = 1011): DropAfterResponses => ({ _tag: "DropAfterResponses", code })
+
+/** Gemini Live: refuse the setup with `code` (default 1008) and `reason` (default: the model does not exist). */
+export const refuseSetup = (options: { readonly code?: number; readonly reason?: string } = {}): RefuseSetup => ({
+  _tag: "RefuseSetup",
+  code: options.code ?? 1008,
+  reason: options.reason ?? "models/unknown is not found for API version v1beta, or is not supported for bidiGenerateContent."
+})
+
+/** Gemini Live: complete the setup only after `delay`. */
+export const slowSetup = (delay: Duration.DurationInput): SlowSetup => ({ _tag: "SlowSetup", delay: Duration.decode(delay) })
+
+/** Gemini Live: send `data` as a frame of its own before the turn's answer (`binary`: as a binary frame). */
+export const rawFrame = (data: string, options: { readonly binary?: boolean } = {}): RawFrame => ({ _tag: "RawFrame", data, binary: options.binary ?? false })

@@ -20,8 +20,8 @@ import * as Effect from "effect/Effect"
 import { offlineReply } from "./internal/offline.js"
 import type * as Fault from "./Fault.js"
 
-/** The wire protocol a request came in on. */
-export type Protocol = "gemini" | "openai"
+/** The wire protocol a request came in on (`gemini-live`: a model turn of a Live session). */
+export type Protocol = "gemini" | "openai" | "gemini-live"
 
 /** The server being emulated: chat-completions routes under `/paas/` are GLM (Z.AI), the others OpenAI. */
 export type Flavour = "gemini" | "glm" | "openai"

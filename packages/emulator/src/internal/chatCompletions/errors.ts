@@ -55,6 +55,8 @@ export const errorOf = (
         : { status: 401, body: openAIError("Incorrect API key provided.", "invalid_request_error", "invalid_api_key") }
     case "GlmCode":
       return { status: fault.status, body: glmError(fault.code, fault.message) }
+    case "Close":
+      return { status: 500, body: glm ? glmError("500", fault.reason) : openAIError(fault.reason, "server_error", null) }
     case "Stall":
     case "Disconnect":
       return undefined

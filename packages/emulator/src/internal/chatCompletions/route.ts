@@ -24,7 +24,7 @@ import type { Flavour } from "./wire.js"
 export interface Context {
   readonly apiKey: string
   readonly frameDelay: number
-  readonly decide: (request: Policy.Request) => Effect.Effect<Decision>
+  readonly decide: (request: Policy.Request, note: (faults: ReadonlyArray<Fault.Fault>) => void) => Effect.Effect<Decision>
 }
 
 export const route = /\/chat\/completions$/
@@ -90,7 +90,7 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
     const neutral = toNeutral(body)
     const request = policyRequest({ protocol: "openai", flavour, index: exchange.record().index, model: body.model, stream: streaming }, neutral)
     exchange.update({ request })
-    const decision = yield* ctx.decide(request)
+    const decision = yield* ctx.decide(request, (faults) => exchange.update({ faults }))
     if (decision._tag === "Fault") return yield* answerFault(exchange, decision.fault, flavour)
     const faults = decision.faults
     const id = `chatcmpl-emulator-${request.index}`

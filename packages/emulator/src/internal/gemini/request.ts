@@ -11,7 +11,7 @@ import type * as Wire from "./wire.js"
 const signed = (part: Wire.Part): { metadata?: { thoughtSignature: string } } =>
   part.thoughtSignature === undefined ? {} : { metadata: { thoughtSignature: part.thoughtSignature } }
 
-const textOf = (content: Wire.Content | undefined): string | undefined =>
+export const textOf = (content: Wire.Content | undefined): string | undefined =>
   content?.parts?.map((part) => part.text ?? "").join("")
 
 const toolChoiceOf = (config: Wire.Request["toolConfig"]): LanguageModel.ToolChoice | undefined => {
@@ -29,7 +29,7 @@ const toolChoiceOf = (config: Wire.Request["toolConfig"]): LanguageModel.ToolCho
   }
 }
 
-const declarationsOf = (tools: Wire.Request["tools"]): Array<FunctionDeclaration.FunctionDeclaration> =>
+export const declarationsOf = (tools: Wire.Request["tools"]): Array<FunctionDeclaration.FunctionDeclaration> =>
   (tools ?? []).flatMap((tool) =>
     (tool.functionDeclarations ?? []).map((declaration) => {
       const schema = declaration.parametersJsonSchema ?? declaration.parameters

@@ -24,7 +24,7 @@ import * as Wire from "./wire.js"
 export interface Context extends Signing {
   readonly apiKey: string
   readonly frameDelay: number
-  readonly decide: (request: Policy.Request) => Effect.Effect<Decision>
+  readonly decide: (request: Policy.Request, note: (faults: ReadonlyArray<Fault.Fault>) => void) => Effect.Effect<Decision>
 }
 
 export const route = /^(?:.*)\/(v1beta|v1alpha|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
@@ -70,7 +70,7 @@ export const handle = (exchange: Exchange, ctx: Context, match: RegExpExecArray)
     const neutral = toNeutral(decoded.right)
     const request = policyRequest({ protocol: "gemini", flavour: "gemini", index: exchange.record().index, model, stream: streaming }, neutral)
     exchange.update({ request })
-    const decision = yield* ctx.decide(request)
+    const decision = yield* ctx.decide(request, (faults) => exchange.update({ faults }))
     const id = `emulator-${request.index}`
     if (decision._tag === "Fault") return yield* answerFault(exchange, decision.fault, model)
 

@@ -15,23 +15,23 @@ import { isPlainObject } from "../json.js"
 const typeName = (name: string) => `type.googleapis.com/google.ai.generativelanguage.v1beta.${name}`
 
 /** A proto message: only these fields, each optional as in proto3 unless `required` is used. */
-const message = <Fields extends Schema.Struct.Fields>(name: string, fields: Fields) =>
+export const message = <Fields extends Schema.Struct.Fields>(name: string, fields: Fields) =>
   Schema.Struct(fields).annotations({ identifier: typeName(name) })
 
-const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+export const opt = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
-const string = Schema.String.annotations({ identifier: "TYPE_STRING" })
-const bool = Schema.Boolean.annotations({ identifier: "TYPE_BOOL" })
+export const string = Schema.String.annotations({ identifier: "TYPE_STRING" })
+export const bool = Schema.Boolean.annotations({ identifier: "TYPE_BOOL" })
 const float = Schema.Number.annotations({ identifier: "TYPE_FLOAT" })
 const int32 = Schema.Number.annotations({ identifier: "TYPE_INT32" })
 /** `google.protobuf.Struct`: any JSON object. */
-const struct = Schema.declare((value: unknown): value is { readonly [key: string]: unknown } => isPlainObject(value), {
+export const struct = Schema.declare((value: unknown): value is { readonly [key: string]: unknown } => isPlainObject(value), {
   identifier: "type.googleapis.com/google.protobuf.Struct"
 })
 /** `google.protobuf.Value`: any JSON value (a JSON Schema, say). */
-const value = Schema.Unknown
-const repeated = <S extends Schema.Schema.Any>(schema: S) => Schema.Array(schema)
-const enumOf = <const Values extends ReadonlyArray<string>>(name: string, ...values: Values) =>
+export const value = Schema.Unknown
+export const repeated = <S extends Schema.Schema.Any>(schema: S) => Schema.Array(schema)
+export const enumOf = <const Values extends ReadonlyArray<string>>(name: string, ...values: Values) =>
   Schema.Literal(...values).annotations({ identifier: typeName(name) })
 
 export const Blob = message("Blob", { mimeType: opt(string), data: opt(string), displayName: opt(string) })
@@ -182,25 +182,25 @@ const first = (issues: ParseResult.Composite["issues"]): ParseResult.ParseIssue 
   Array.isArray(issues) ? (issues as ReadonlyArray<ParseResult.ParseIssue>)[0]! : (issues as ParseResult.ParseIssue)
 
 /** The first problem of a failed decode, worded as Gemini's proto parser words it. */
-export const describeIssue = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey> = []): string => {
+export const describeIssue = (issue: ParseResult.ParseIssue, root = "GenerateContentRequest", path: ReadonlyArray<PropertyKey> = []): string => {
   switch (issue._tag) {
     case "Pointer":
-      return describeIssue(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path as PropertyKey])])
+      return describeIssue(issue.issue, root, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path as PropertyKey])])
     case "Unexpected": {
       const name = String(path[path.length - 1])
       const at = protoPath(path.slice(0, -1))
       return `Invalid JSON payload received. Unknown name "${name}"${at === "" ? "" : ` at '${at}'`}: Cannot find field.`
     }
     case "Missing":
-      return `* GenerateContentRequest.${protoPath(path)}: ${snake(String(path[path.length - 1]))} is required.\n`
+      return `* ${root}.${protoPath(path)}: ${snake(String(path[path.length - 1]))} is required.\n`
     case "Composite":
       // A value of the wrong kind for a message or an enum fails as a whole: report it like a scalar.
-      return isPlainObject(issue.actual) || Array.isArray(issue.actual) ? describeIssue(first(issue.issues), path) : invalidValue(issue.ast, issue.actual, path)
+      return isPlainObject(issue.actual) || Array.isArray(issue.actual) ? describeIssue(first(issue.issues), root, path) : invalidValue(issue.ast, issue.actual, path)
     case "Type":
       return invalidValue(issue.ast, issue.actual, path)
     case "Refinement":
     case "Transformation":
-      return describeIssue(issue.issue, path)
+      return describeIssue(issue.issue, root, path)
     case "Forbidden":
       return `Invalid JSON payload received at '${protoPath(path)}'.`
   }

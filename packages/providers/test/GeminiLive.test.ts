@@ -1,0 +1,249 @@
+import { LiveAgent, LiveModel, Registry, Retry, Tool } from "@agentfx/core"
+import { Emulator, Fault, Policy } from "@agentfx/emulator"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, ConfigProvider, Context, Deferred, Effect, Exit, Layer, Redacted, Schema, Stream } from "effect"
+import * as GeminiLive from "../src/GeminiLive.js"
+import { sentinel } from "./fixtures.js"
+
+const devices: Record<string, { status: string }> = { "living room lamp": { status: "off" } }
+
+const getDeviceStatus = Tool.make("get_device_status", {
+  description: "The status of a device",
+  parameters: Schema.Struct({ device_name: Schema.String }),
+  handler: ({ device_name }) => Effect.succeed(devices[device_name] ?? { status: "unknown" })
+})
+
+/** Runs until interrupted; `started` says it began, `released` that its finalizer ran. */
+const blocking = (started: Deferred.Deferred<void>, released: Deferred.Deferred<void>) =>
+  Tool.make("slow_scan", {
+    description: "A scan that takes a long time",
+    parameters: Schema.Struct({}),
+    handler: () => Effect.zipRight(Deferred.succeed(started, undefined), Effect.never).pipe(Effect.onInterrupt(() => Deferred.succeed(released, undefined)))
+  })
+
+const notify = Tool.nonBlocking(
+  Tool.make("notify", { description: "Sends a notification", parameters: Schema.Struct({ text: Schema.String }), handler: () => Effect.succeed({ sent: true }) }),
+  { scheduling: "silent" }
+)
+
+const registry = Registry.unsafeMake(getDeviceStatus, notify)
+
+const quickReconnect = Retry.policy({ base: "10 millis", maxRetries: 3 })
+
+/** The Gemini Live layer on `emulator`. */
+const liveOn = (emulator: Emulator.Service, options: Partial<GeminiLive.Options> = {}) =>
+  GeminiLive.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, ...options })
+
+const ask = (emulator: Emulator.Service, messages: ReadonlyArray<string>, options: { readonly registry?: Registry.Registry; readonly live?: Partial<GeminiLive.Options> } = {}) =>
+  LiveAgent.run({ registry: options.registry ?? registry, messages, reconnect: quickReconnect }).pipe(Effect.provide(liveOn(emulator, options.live)))
+
+describe("Gemini Live layer — the session through the real SDK and the emulator", () => {
+  it.scopedLive("declares the tools (non-blocking ones with behavior), answers every call by id with an object, then hears the answer", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({
+        policy: Policy.script([
+          { calls: [{ name: "get_device_status", args: { device_name: "living room lamp" } }, { name: "notify", args: { text: "checked" } }, { name: "no_such_tool", args: {} }] },
+          { text: "The living room lamp is off." }
+        ])
+      })
+      const [turn] = yield* ask(emulator, ["Is the living room lamp on?"])
+      expect(turn!.text).toBe("The living room lamp is off.")
+      expect(turn!.calls.map((call) => [call.name, call.outcome._tag])).toEqual(
+        expect.arrayContaining([["get_device_status", "Answered"], ["notify", "Answered"], ["no_such_tool", "Answered"]])
+      )
+      const [record] = yield* emulator.live
+      const setup = (record!.setup as { tools: Array<{ functionDeclarations: Array<Record<string, unknown>> }> }).tools[0]!.functionDeclarations
+      expect(setup.map((declaration) => [declaration.name, declaration.behavior])).toEqual([["get_device_status", undefined], ["notify", "NON_BLOCKING"]])
+      expect(setup[0]!.parametersJsonSchema).toMatchObject({ type: "object", properties: { device_name: { type: "string" } } })
+      const byName = new Map(record!.responses.map((response) => [response.name, response]))
+      expect(byName.get("get_device_status")).toMatchObject({ response: { status: "off" } })
+      expect(byName.get("get_device_status")!.scheduling).toBeUndefined()
+      expect(byName.get("notify")).toMatchObject({ response: { sent: true }, scheduling: "SILENT" })
+      expect(byName.get("no_such_tool")!.response).toMatchObject({ error: { type: "UnknownFunction" } })
+      expect(record!.violations).toEqual([])
+      expect(record!.received[1]).toEqual({ clientContent: { turns: [{ role: "user", parts: [{ text: "Is the living room lamp on?" }] }], turnComplete: true } })
+    }))
+
+  it.scopedLive("bad arguments go back to the model as an error response; a result that is not an object is wrapped", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({
+        policy: Policy.script([{ calls: [{ name: "get_device_status", args: { device: 1 } }, { name: "echo", args: { text: "hi" } }] }, { text: "ok" }])
+      })
+      const echo = Tool.make("echo", { description: "Echoes", parameters: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })
+      yield* ask(emulator, ["go"], { registry: Registry.unsafeMake(getDeviceStatus, echo) })
+      const responses = (yield* emulator.live)[0]!.responses
+      expect(responses.find((response) => response.name === "get_device_status")!.response).toMatchObject({ error: { type: "InvalidArguments" } })
+      expect(responses.find((response) => response.name === "echo")!.response).toEqual({ output: "hi" })
+    }))
+
+  it.scopedLive("a cancellation interrupts exactly the cancelled handler, and its response is never sent", () =>
+    Effect.gen(function* () {
+      const started = yield* Deferred.make<void>()
+      const released = yield* Deferred.make<void>()
+      const emulator = yield* Emulator.make({
+        policy: Policy.script([
+          Policy.withFaults({ calls: [{ name: "slow_scan", args: {} }, { name: "get_device_status", args: { device_name: "living room lamp" } }] }, Fault.cancelCalls("100 millis")),
+          { text: "done" }
+        ])
+      })
+      const [turn] = yield* ask(emulator, ["Scan."], { registry: Registry.unsafeMake(blocking(started, released), getDeviceStatus) })
+      expect(yield* Deferred.isDone(released)).toBe(true)
+      const outcomes = Object.fromEntries(turn!.calls.map((call) => [call.name, call.outcome._tag]))
+      expect(outcomes).toEqual({ slow_scan: "Cancelled", get_device_status: "Answered" })
+      const [record] = yield* emulator.live
+      expect(record!.cancelled).toHaveLength(1)
+      expect(record!.responses.map((response) => response.name)).toEqual(["get_device_status"])
+      expect(record!.violations).toEqual([])
+      expect(turn!.text).toBe("done")
+    }))
+
+  it.scopedLive("goAway, then a 1011 close: the session resumes with the last handle, and no call is sent or run twice", () =>
+    Effect.gen(function* () {
+      let runs = 0
+      const counted = Tool.make("get_device_status", {
+        description: "The status of a device",
+        parameters: Schema.Struct({ device_name: Schema.String }),
+        handler: () => Effect.sync(() => ({ status: "off", runs: ++runs }))
+      })
+      const emulator = yield* Emulator.make({
+        policy: Policy.fromFunction((request) => {
+          const models = request.transcript.filter((turn) => turn.role === "model").length
+          if (models === 0) return { calls: [{ name: "get_device_status", args: { device_name: "living room lamp" } }] }
+          if (models === 1) return Policy.withFaults({ text: "It is off." }, Fault.goAway("100 millis"))
+          return { text: `Still here, after ${models} answers.` }
+        })
+      })
+      const events: Array<string> = []
+      const turns = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: Registry.unsafeMake(counted), reconnect: quickReconnect })
+          yield* Effect.forkScoped(Stream.runForEach(yield* session.subscribe, (event) => Effect.sync(() => events.push(event._tag))))
+          const first = yield* session.send("Is the lamp on?")
+          yield* emulator.awaitLive(2)
+          const second = yield* session.send("And now?")
+          return [first, second] as ReadonlyArray<LiveAgent.LiveTurn>
+        })
+      ).pipe(Effect.provide(liveOn(emulator)))
+      expect(turns.map((turn) => turn.text)).toEqual(["It is off.", "Still here, after 2 answers."])
+      expect(runs).toBe(1)
+      const records = yield* emulator.live
+      expect(records).toHaveLength(2)
+      expect(records[1]!.resumedFrom).toMatch(/^live-handle-/)
+      expect(records[1]!.responses).toEqual([])
+      expect(events).toEqual(expect.arrayContaining(["GoAway", "Reconnecting", "Connected"]))
+    }))
+
+  it.scopedLive("a drop with 1011 after the tool responses: the session reconnects, the call is not run again", () =>
+    Effect.gen(function* () {
+      // Only the first request drops: the new connection starts without the lost turn, so its first request looks alike.
+      let requests = 0
+      const emulator = yield* Emulator.make({
+        policy: Policy.fromFunction(() =>
+          ++requests === 1 ? Policy.withFaults({ calls: [{ name: "get_device_status", args: { device_name: "living room lamp" } }] }, Fault.dropAfterResponses()) : { text: "Back." }
+        )
+      })
+      const result = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry, reconnect: quickReconnect })
+          const lost = yield* Effect.either(session.send("Lamp?"))
+          yield* emulator.awaitLive(2)
+          const again = yield* session.send("Hello again.")
+          return { lost, again, calls: yield* session.calls }
+        })
+      ).pipe(Effect.provide(liveOn(emulator)))
+      expect(result.lost).toMatchObject({ _tag: "Left", left: { _tag: "TurnLost" } })
+      expect(result.again.text).toBe("Back.")
+      expect(result.calls.map((call) => call.outcome._tag)).toEqual(["Answered"])
+      const records = yield* emulator.live
+      expect(records[0]!.closed).toMatchObject({ code: 1011, by: "server" })
+      expect(records[1]!.responses).toEqual([])
+    }))
+
+  it.scopedLive("realtimeInput for the models that accept only it, and the output transcription with AUDIO", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "hi" }, { text: "hi" }]) })
+      yield* ask(emulator, ["hello"], { live: { model: "gemini-3.1-flash-live-preview" } })
+      yield* ask(emulator, ["hello"], { live: { modality: "audio" } })
+      const [flash31, audio] = yield* emulator.live
+      expect(flash31!.received[1]).toEqual({ realtimeInput: { text: "hello" } })
+      expect(audio!.setup).toMatchObject({ generationConfig: { responseModalities: ["AUDIO"] }, outputAudioTranscription: {} })
+    }))
+})
+
+describe("Gemini Live layer — failures are typed errors, never hangs or crashes", () => {
+  const connectWith = (emulator: Emulator.Service, options: Partial<GeminiLive.Options> = {}) =>
+    Effect.scoped(Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))).pipe(Effect.provide(liveOn(emulator, options)))
+
+  it.scopedLive("a refused setup is InvalidRequest with the server's reason; a wrong key is Unauthorized and never shown", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      yield* emulator.inject(Fault.refuseSetup(), { protocol: "gemini-live" })
+      const refused = yield* Effect.flip(connectWith(emulator))
+      expect(refused).toMatchObject({ _tag: "InvalidRequest", status: 1008 })
+      expect(refused.message).toContain("is not found for API version")
+      const wrongKey = yield* Effect.flip(connectWith(emulator, { apiKey: Redacted.make(sentinel) }))
+      expect(wrongKey).toMatchObject({ _tag: "Unauthorized", status: 1008 })
+      expect(JSON.stringify(wrongKey)).not.toContain(sentinel)
+      expect(Cause.pretty(Cause.fail(wrongKey))).not.toContain(sentinel)
+    }))
+
+  it.scopedLive("a server that never completes the setup is ModelTimeout, not a hang", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      yield* emulator.inject(Fault.slowSetup("10 seconds"), { protocol: "gemini-live" })
+      expect(yield* Effect.flip(connectWith(emulator, { connectTimeout: "150 millis" }))).toMatchObject({ _tag: "ModelTimeout" })
+    }))
+
+  it.scopedLive("nothing listening is Unavailable; a session whose server stays away ends with ReconnectFailed", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Effect.scoped(Emulator.make())
+      expect(yield* Effect.flip(connectWith(emulator))).toMatchObject({ _tag: "Unavailable" })
+      const exit = yield* Effect.exit(ask(emulator, ["anyone?"]))
+      expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toMatchObject({ _tag: "ReconnectFailed" })
+    }))
+
+  it.scopedLive("a frame that is not JSON ends the connection with MalformedResponse; the process lives on", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([Policy.withFaults({ text: "never seen" }, Fault.rawFrame("this is not JSON"))]) })
+      const error = yield* Effect.flip(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const live = yield* LiveModel.LiveModel
+            const connection = yield* live.connect({ declarations: [] })
+            yield* connection.sendText("hi")
+            return yield* Stream.runDrain(connection.events)
+          })
+        ).pipe(Effect.provide(liveOn(emulator)))
+      )
+      expect(error).toMatchObject({ _tag: "MalformedResponse" })
+      expect(error.message).toContain("not JSON")
+      expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
+    }))
+
+  it.scopedLive("sending after the connection closed is Unavailable; events end with Closed", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const outcome = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const live = yield* LiveModel.LiveModel
+          const connection = yield* live.connect({ declarations: [] })
+          yield* emulator.closeLive(0, 1011, "bye")
+          const events = yield* Stream.runCollect(connection.events)
+          return { events: [...events], send: yield* Effect.flip(connection.sendText("late")) }
+        })
+      ).pipe(Effect.provide(liveOn(emulator)))
+      expect(outcome.events[outcome.events.length - 1]).toEqual({ _tag: "Closed", code: 1011, reason: "bye" })
+      expect(outcome.send._tag).toBe("Unavailable")
+    }))
+
+  it.effect("configuration: GEMINI_API_KEY (else GOOGLE_API_KEY) and GEMINI_LIVE_MODEL; a missing key names the variables", () =>
+    Effect.gen(function* () {
+      const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+      const build = Effect.map(Layer.build(GeminiLive.layerConfig()), (context) => Context.get(context, LiveModel.LiveModel))
+      const service = yield* Effect.scoped(build).pipe(withEnv({ GOOGLE_API_KEY: "k", GEMINI_LIVE_MODEL: "gemini-3.1-flash-live-preview" }))
+      expect([service.provider, service.model]).toEqual(["gemini-live", "gemini-3.1-flash-live-preview"])
+      const error = yield* Effect.flip(Effect.scoped(build)).pipe(withEnv({}))
+      expect(String(error)).toContain("GEMINI_API_KEY")
+      expect(String(error)).toContain("GOOGLE_API_KEY")
+    }))
+})
