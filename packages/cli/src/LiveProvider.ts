@@ -50,7 +50,7 @@ export const layer = (choice: Provider.Choice, settings: Provider.Settings): Lay
     Effect.map(providers, ({ GeminiLive }) =>
       Layer.mapError(
         GeminiLive.layerConfig({ model: settings.model, baseUrl: settings.baseUrl }),
-        (error) =>
+        (error: ConfigError.ConfigError) =>
           new ProviderError({
             provider: "gemini",
             message: ConfigError.isMissingDataOnly(error)

@@ -81,9 +81,9 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
     Effect.gen(function* () {
       const io = yield* Io
       const screen = Screen.make(io, { askedFor: options.autoApprove ? undefined : TerminalApproval.asksFor(options.registry) })
-      const approval = options.autoApprove ? Approval.allowAll : yield* TerminalApproval.make(screen)
+      const approval = options.autoApprove ? Approval.allowAll : TerminalApproval.layer(screen)
       const session = yield* LiveAgent.session({ registry: options.registry, system: options.system, concurrency: options.concurrency }).pipe(
-        Effect.provideService(Approval.Approval, approval),
+        Effect.provide(approval),
         Effect.mapError(options.startFailed)
       )
       // The printer shows the session's events; `completed` tells the prompt loop which turns are on screen.
