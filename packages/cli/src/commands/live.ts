@@ -1,4 +1,4 @@
-import * as Argv from "../Argv.js"
+import type * as Argv from "../Argv.js"
 import * as options from "./options.js"
 
 /** The providers that speak a live protocol. */
