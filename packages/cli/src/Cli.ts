@@ -1,5 +1,5 @@
 /**
- * The `agentfx` command: `run`, `chat`, `eval`, `tools` and `emulator`, with `--help` on each. `main` runs it on an
+ * The `agentfx` command: `run`, `chat`, `live`, `eval`, `tools` and `emulator`, with `--help` on each. `main` runs it on an
  * argument list (without the executable) and returns the exit code instead of exiting, so it runs in-process in
  * tests: 0 on success, 1 when the command ran and failed, 2 for bad arguments, files or configuration (nothing
  * was run), 130 for Ctrl-C. Everything is printed through `Io`; an error is one line on stderr (an input error
@@ -35,6 +35,7 @@ export const render = renderError
 const handlers: Readonly<Record<string, () => Promise<HandlerModule>>> = {
   run: () => import("./handlers/run.js"),
   chat: () => import("./handlers/chat.js"),
+  live: () => import("./handlers/live.js"),
   eval: () => import("./handlers/eval.js"),
   tools: () => import("./handlers/tools.js"),
   emulator: () => import("./handlers/emulator.js")

@@ -56,7 +56,7 @@ const keyVariables: Record<Exclude<Name, "emulator">, ReadonlyArray<string>> = {
 const allKeys = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "ZAI_API_KEY", "OPENAI_API_KEY"]
 
 /** Whether a variable holds a non-blank value (read redacted: the value is never looked at beyond that). */
-const isSet = (name: string): Effect.Effect<boolean> =>
+export const isSet = (name: string): Effect.Effect<boolean> =>
   Config.option(Config.redacted(name)).pipe(
     Effect.map(Option.exists((value) => Redacted.value(value).trim() !== "")),
     Effect.orElseSucceed(() => false)

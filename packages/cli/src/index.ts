@@ -1,7 +1,7 @@
 /**
  * @agentfx/cli — the `agentfx` command (`Cli.main`), and the pieces it is built from: the command line as data
- * (`Argv`, `HelpText`), the terminal service (`Io`), provider selection (`Provider`), the built-in tools
- * (`Builtins`), the chat REPL (`Repl`), the terminal approval (`TerminalApproval`), run rendering (`Screen`),
+ * (`Argv`, `HelpText`), the terminal service (`Io`), provider selection (`Provider`, `LiveProvider`), the built-in
+ * tools (`Builtins`), the chat REPLs (`Repl`, and `LiveRepl` over a live connection), the terminal approval (`TerminalApproval`), run rendering (`Screen`),
  * session files (`SessionFile`), eval input checks (`EvalInput`) and eval runs with progress (`EvalProgress`).
  *
  * @since 0.1.0
@@ -14,6 +14,8 @@ export * as EvalInput from "./EvalInput.js"
 export * as EvalProgress from "./EvalProgress.js"
 export * as HelpText from "./HelpText.js"
 export * as Io from "./Io.js"
+export * as LiveProvider from "./LiveProvider.js"
+export * as LiveRepl from "./LiveRepl.js"
 export * as Provider from "./Provider.js"
 export * as Repl from "./Repl.js"
 export * as Screen from "./Screen.js"

@@ -1,6 +1,6 @@
-import { LanguageModel, Turn } from "@agentfx/core"
+import { LanguageModel, LiveAgent, Registry, Turn } from "@agentfx/core"
 import { Io } from "@agentfx/cli"
-import { Gemini, OpenAI } from "@agentfx/providers"
+import { Gemini, GeminiLive, OpenAI } from "@agentfx/providers"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -30,6 +30,12 @@ describe("agentfx emulator", () => {
       const openai = yield* ask("hello").pipe(Effect.provide(OpenAI.layer({ apiKey, baseUrl: field(banner, "OpenAI") })))
       expect(Turn.text(openai.turn)).toContain("I am the agentfx emulator")
       expect(field(banner, "GLM \\(coding\\)")).toMatch(/\/api\/coding\/paas\/v4$/)
+      // Gemini Live on the same base URL: the SDK derives the WebSocket the banner shows.
+      expect(field(banner, "Gemini Live")).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/ws\/google\.ai\.generativelanguage\.v1beta\.GenerativeService\.BidiGenerateContent$/)
+      const [live] = yield* LiveAgent.run({ registry: Registry.unsafeMake(), messages: ["hello"] }).pipe(
+        Effect.provide(GeminiLive.layer({ apiKey, baseUrl: field(banner, "Gemini") }))
+      )
+      expect(live!.text).toContain("I am the agentfx emulator")
       yield* terminal.interrupt
       const result = yield* Fiber.join(fiber)
       expect(result.code).toBe(0)

@@ -18,11 +18,16 @@ const checkFree = (port: number): Effect.Effect<void, RunFailed> =>
         probe.listen(port, "127.0.0.1", () => probe.close(() => resume(Effect.void)))
       })
 
+/** The Live WebSocket endpoint, as the SDK derives it from the Gemini base URL. */
+const liveUrl = (emulator: Emulator.Service): string =>
+  `${emulator.url.replace(/^http/, "ws")}/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent`
+
 /** What the command prints once the emulator listens. */
 export const banner = (emulator: Emulator.Service): string =>
   [
     `agentfx emulator on ${emulator.url} — the offline rule model answers; Ctrl-C stops it.`,
     `  Gemini          ${emulator.geminiBaseUrl}    (--provider gemini --base-url …, or GEMINI_BASE_URL)`,
+    `  Gemini Live     ${liveUrl(emulator)}    (the SDK's live.connect from the Gemini base URL; agentfx live --provider gemini --base-url …)`,
     `  OpenAI          ${emulator.openAIBaseUrl()}    (--provider openai --base-url …, or OPENAI_BASE_URL)`,
     `  GLM (general)   ${emulator.glmBaseUrl("general")}    (--provider glm --base-url …, or ZAI_BASE_URL)`,
     `  GLM (coding)    ${emulator.glmBaseUrl("coding")}    (--provider glm-coding --base-url …)`,
@@ -34,6 +39,7 @@ export const bannerJson = (emulator: Emulator.Service): string =>
   JSON.stringify({
     url: emulator.url,
     gemini: emulator.geminiBaseUrl,
+    geminiLive: liveUrl(emulator),
     openai: emulator.openAIBaseUrl(),
     glm: emulator.glmBaseUrl("general"),
     glmCoding: emulator.glmBaseUrl("coding"),

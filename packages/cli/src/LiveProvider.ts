@@ -1,0 +1,83 @@
+/**
+ * Which live model `agentfx live` talks to, by the same rules as `Provider` for the other commands: `--provider`
+ * wins; without it Gemini Live when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the in-process emulator's Live
+ * endpoint with its offline rule model, reached through the real Gemini Live provider layer. It says what it
+ * chose in the same words.
+ *
+ * @since 0.2.0
+ */
+import type { ModelError } from "@agentfx/core"
+import { LiveModel } from "@agentfx/core"
+import { Emulator, Policy } from "@agentfx/emulator"
+import * as ConfigError from "effect/ConfigError"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { ProviderError } from "./CliError.js"
+import type { liveProviderNames } from "./commands/live.js"
+import * as Provider from "./Provider.js"
+
+export type Name = (typeof liveProviderNames)[number]
+
+/** The Gemini Live layer and its SDK, loaded when a live model is built. */
+const providers = Effect.promise(() => import("@agentfx/providers"))
+
+const keyVariables = ["GEMINI_API_KEY", "GOOGLE_API_KEY"]
+
+/** The live provider for `--provider` (when given) or the environment. */
+export const choose = (flag: Name | undefined): Effect.Effect<Provider.Choice> =>
+  Effect.gen(function* () {
+    if (flag !== undefined) return { name: flag, reason: "--provider" }
+    for (const variable of keyVariables) if (yield* Provider.isSet(variable)) return { name: "gemini" as const, reason: `${variable} is set` }
+    return { name: "emulator" as const, reason: `no Gemini API key is set (${keyVariables.join(", ")})` }
+  })
+
+/** The live model of a choice; the emulator runs in-process on 127.0.0.1 for as long as the layer is in use. */
+export const layer = (choice: Provider.Choice, settings: Provider.Settings): Layer.Layer<LiveModel.LiveModel, ProviderError | ReturnType<typeof Provider.baseUrlWithEmulator>> => {
+  if (choice.name === "emulator") {
+    if (settings.baseUrl !== undefined) return Layer.fail(Provider.baseUrlWithEmulator())
+    return Layer.unwrapScoped(
+      Effect.gen(function* () {
+        const emulator = yield* Emulator.make({ policy: Policy.offline })
+        const { GeminiLive } = yield* providers
+        return GeminiLive.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, ...(settings.model === undefined ? {} : { model: settings.model }) })
+      })
+    )
+  }
+  return Layer.unwrapEffect(
+    Effect.map(providers, ({ GeminiLive }) =>
+      Layer.mapError(
+        GeminiLive.layerConfig({ model: settings.model, baseUrl: settings.baseUrl }),
+        (error: ConfigError.ConfigError) =>
+          new ProviderError({
+            provider: "gemini",
+            message: ConfigError.isMissingDataOnly(error)
+              ? `Gemini Live needs an API key: set ${keyVariables.join(" or ")}, or use --provider emulator (it needs none)`
+              : `Gemini Live is not configured correctly: ${String(error)}`
+          })
+      )
+    )
+  )
+}
+
+/** One line saying what is used, e.g. `provider: gemini live, model gemini-live-2.5-flash-preview (GEMINI_API_KEY is set)`. */
+export const announce = (choice: Provider.Choice, settings: Provider.Settings): Effect.Effect<string, never, LiveModel.LiveModel> =>
+  Effect.gen(function* () {
+    const live = yield* LiveModel.LiveModel
+    if (choice.name === "emulator") {
+      const why = choice.reason === "--provider" ? "Chosen with --provider" : `${choice.reason.replace(/^no/, "No")}: set one to use Gemini Live`
+      return `provider: emulator — the offline rule model on the Live WebSocket, in-process on 127.0.0.1, through the Gemini Live provider, no network. ${why}.`
+    }
+    const baseUrl =
+      settings.baseUrl ??
+      (yield* Config.option(Config.string("GEMINI_BASE_URL")).pipe(Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined)))
+    return `provider: gemini live, model ${live.model}${baseUrl === undefined || baseUrl.trim() === "" ? "" : ` at ${baseUrl}`} (${choice.reason === "--provider" ? "chosen with --provider" : choice.reason})`
+  })
+
+/** The command's error for a session that could not start. */
+export const startFailed = (choice: Provider.Choice) => (error: ModelError.ModelError | { readonly _tag: string; readonly message: string }) =>
+  error._tag === "Unauthorized"
+    ? Provider.refused(choice, error as ModelError.ModelError)
+    : new ProviderError({ provider: choice.name, message: `the live session could not start — ${error._tag}: ${error.message}` })

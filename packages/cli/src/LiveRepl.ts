@@ -1,0 +1,144 @@
+/**
+ * The interactive chat behind `agentfx live`: reads lines from `Io` and sends each on one `LiveAgent` session,
+ * showing the model's text as it streams, each call as it starts (`→`), is answered (`←`), cancelled by the
+ * server or lost with its connection (`✗`), and each reconnect. Ctrl-C during a turn stops the turn and its calls
+ * (they are answered with an error, so the model does not wait) and the session goes on; Ctrl-C twice at an empty
+ * prompt, `/exit` or the end of input quits. A session the server ends, or that cannot reconnect, ends the command.
+ *
+ * Commands: `/tools`, `/help`, `/exit`.
+ *
+ * @since 0.2.0
+ */
+import type { Registry } from "@agentfx/core"
+import { Approval, LiveAgent } from "@agentfx/core"
+import type { LiveModel } from "@agentfx/core"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import type * as CliError from "./CliError.js"
+import { RunFailed } from "./CliError.js"
+import { Io } from "./Io.js"
+import * as Screen from "./Screen.js"
+import * as TerminalApproval from "./TerminalApproval.js"
+
+export interface Options {
+  readonly registry: Registry.Registry<FileSystem.FileSystem>
+  readonly system?: string | undefined
+  readonly concurrency?: number | undefined
+  /** Approve every call without asking. */
+  readonly autoApprove: boolean
+  /** The command's error for a session that cannot start (a refused key reads differently from a dead server). */
+  readonly startFailed: (error: LiveAgent.SessionError) => CliError.CliError
+}
+
+export const prompt = "you> "
+
+export const help = [
+  "Type a message and press Enter. Calls show as → (started), ← (answered) and ✗ (cancelled by the server, or lost).",
+  "  /tools         list the tools the model can call",
+  "  /help          this help",
+  "  /exit          quit (so do Ctrl-D and Ctrl-C twice at an empty prompt)",
+  "Ctrl-C during a turn stops it and its calls; the session goes on."
+].join("\n")
+
+/** The line for a live event other than text, or undefined for those that show nothing. */
+export const lineOf = (event: LiveAgent.LiveAgentEvent): string | undefined => {
+  switch (event._tag) {
+    case "CallFinished": {
+      const { record } = event
+      const took = ` (${Duration.format(Duration.millis(Math.round(Duration.toMillis(record.duration))))})`
+      const outcome = record.outcome
+      if (outcome._tag === "Repeated") return `← ${record.name}: asked again after a reconnect; not run twice`
+      if (outcome._tag !== "Answered") return undefined
+      return Either.match(outcome.result, {
+        onLeft: (error) => `← ${record.name} failed: ${error.message}${took}`,
+        onRight: (value) => `← ${record.name}: ${Screen.preview(value)}${took}`
+      })
+    }
+    case "CallCancelled":
+      return `✗ ${event.record.name} ${event.record.outcome._tag === "Stopped" ? "stopped" : "cancelled by the server"}`
+    case "CallLost":
+      return `✗ ${event.record.name} lost with its connection${event.record.outcome._tag === "Lost" ? `: ${event.record.outcome.reason}` : ""}`
+    case "GoAway":
+      return `(the server will close this connection in ${Duration.format(event.timeLeft)}; the session moves to a new one)`
+    case "Reconnecting":
+      return `(connection lost — ${event.reason}${event.code === undefined ? "" : `, code ${event.code}`}; reconnecting, attempt ${event.attempt}${event.fresh ? "; no resumption handle, so the conversation starts afresh" : ""})`
+    case "Connected":
+      return event.resumed ? `(reconnected: the session resumed on connection ${event.connection})` : undefined
+    case "Interrupted":
+      return "(the model was interrupted)"
+    default:
+      return undefined
+  }
+}
+
+/** Runs the live chat until the user quits or the session ends. */
+export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io | LiveModel.LiveModel | FileSystem.FileSystem> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const io = yield* Io
+      const screen = Screen.make(io, { askedFor: options.autoApprove ? undefined : TerminalApproval.asksFor(options.registry) })
+      const approval = options.autoApprove ? Approval.allowAll : TerminalApproval.layer(screen)
+      const session = yield* LiveAgent.session({ registry: options.registry, system: options.system, concurrency: options.concurrency }).pipe(
+        Effect.provide(approval),
+        Effect.mapError(options.startFailed)
+      )
+      // The printer shows the session's events; `completed` tells the prompt loop which turns are on screen.
+      const completed = yield* Queue.unbounded<number>()
+      const events = yield* session.subscribe
+      yield* Effect.forkScoped(
+        Stream.runForEach(events, (event) => {
+          if (event._tag === "TextDelta") return screen.text(event.text)
+          if (event._tag === "CallStarted") return screen.event(event)
+          if (event._tag === "TurnComplete") return Effect.zipRight(screen.endLine, Queue.offer(completed, event.turn.turn))
+          const line = lineOf(event)
+          if (line === undefined) return Effect.void
+          return event._tag === "Reconnecting" || event._tag === "GoAway" || event._tag === "Connected" ? screen.note(line) : screen.line(line)
+        }).pipe(Effect.ignore)
+      )
+      yield* io.out("agentfx live — /help for commands; Ctrl-C stops a turn; /exit or Ctrl-D quits.\n")
+
+      const tools = Effect.forEach(options.registry.names, (name) => io.out(`  ${name} — ${options.registry.tools.get(name)!.description}\n`))
+
+      /** Sends one message and waits until its turn is on screen; a session that ended is the command's end. */
+      const send = (message: string): Effect.Effect<void, RunFailed> =>
+        Effect.gen(function* () {
+          const outcome = yield* Effect.raceFirst(Effect.either(session.send(message)), Effect.as(io.interrupted, "stopped" as const))
+          if (outcome === "stopped") return yield* screen.line("(stopped — the turn's calls were cancelled; the session goes on)")
+          if (Either.isRight(outcome)) {
+            while ((yield* Queue.take(completed)) < outcome.right.turn) continue
+            return
+          }
+          const error = outcome.left
+          if (error._tag === "TurnLost" || error._tag === "Unavailable") return yield* screen.note(`(${error.message}; the message was not re-sent — say it again if you want an answer)`)
+          return yield* Effect.fail(new RunFailed({ message: `the live session ended — ${error._tag}: ${error.message}` }))
+        })
+
+      let armed = false
+      for (;;) {
+        const input = yield* io.readLine(prompt)
+        if (input._tag === "End") return
+        if (input._tag === "Interrupt") {
+          if (input.partial !== "") {
+            armed = false
+            continue
+          }
+          if (armed) return
+          armed = true
+          yield* io.out("(press Ctrl-C again to quit, or type /exit)\n")
+          continue
+        }
+        armed = false
+        const line = input.text.trim()
+        if (line === "") continue
+        if (line === "/exit" || line === "/quit") return
+        if (line === "/help") yield* io.out(`${help}\n`)
+        else if (line === "/tools") yield* tools
+        else if (line.startsWith("/")) yield* io.err(`unknown command ${line.split(/\s+/, 1)[0]} — /help lists the commands\n`)
+        else yield* send(line)
+      }
+    })
+  )

@@ -1,0 +1,31 @@
+import type * as Argv from "../Argv.js"
+import * as options from "./options.js"
+
+/** The providers that speak a live protocol. */
+export const liveProviderNames = ["emulator", "gemini"] as const
+
+export const spec: Argv.Spec = {
+  name: "live",
+  summary: "a text chat over Gemini Live (WebSocket): calls shown as they start, finish or get cancelled",
+  description: [
+    "An interactive chat over a live connection with the built-in tools (see agentfx tools). The server drives: calls run as soon as they arrive and are answered by id; a call the server cancels is interrupted and never answered; when the connection goes away (goAway, a dropped socket) the session resumes on a new one with the last resumption handle, and says so. Ctrl-C stops the current turn and its calls, not the session; Ctrl-C twice at an empty prompt, /exit or Ctrl-D quits.",
+    "Gemini Live when GEMINI_API_KEY or GOOGLE_API_KEY is set (GEMINI_LIVE_MODEL names the model), else the in-process emulator's Live endpoint with its offline rule model. In the chat: /tools, /help, /exit."
+  ],
+  args: [],
+  options: [
+    {
+      name: "provider",
+      value: "NAME",
+      description: "emulator or gemini. Default: gemini when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the in-process emulator (offline, no network).",
+      choices: liveProviderNames
+    },
+    { ...options.model, description: "The Live model (default gemini-live-2.5-flash-preview, or GEMINI_LIVE_MODEL)." },
+    options.baseUrl,
+    options.system,
+    options.toolConcurrency,
+    options.root,
+    options.allowHost,
+    options.yes
+  ],
+  examples: ["agentfx live", 'agentfx live --system "Answer in one sentence." --root ./notes']
+}

@@ -1,0 +1,30 @@
+/** `agentfx live`: the interactive chat over a live connection (Gemini Live, or the emulator's Live endpoint). */
+import * as Effect from "effect/Effect"
+import * as Builtins from "../Builtins.js"
+import type { Handler } from "../commands/Command.js"
+import type { Name } from "../LiveProvider.js"
+import * as LiveProvider from "../LiveProvider.js"
+import * as LiveRepl from "../LiveRepl.js"
+import { Io } from "../Io.js"
+import * as AgentOptions from "../internal/agentOptions.js"
+
+export const handler: Handler = ({ options }) =>
+  Effect.gen(function* () {
+    const io = yield* Io
+    const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
+    const settings = AgentOptions.settings(options)
+    const choice = yield* LiveProvider.choose(options.text("provider") as Name | undefined)
+    const autoApprove = options.has("yes")
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
+        yield* LiveRepl.run({
+          registry: Builtins.registry({ root, allowHosts: options.list("allow-host"), approval: !autoApprove }),
+          system: options.text("system"),
+          concurrency: options.number("concurrency"),
+          autoApprove,
+          startFailed: LiveProvider.startFailed(choice)
+        })
+      }).pipe(Effect.provide(LiveProvider.layer(choice, settings)))
+    )
+  })

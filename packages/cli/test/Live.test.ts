@@ -1,0 +1,116 @@
+import { Io, LiveRepl } from "@agentfx/cli"
+import { Fault, Policy } from "@agentfx/emulator"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { agentfx, count, emulator, viaGemini } from "./support/cli.js"
+
+const prompts = (out: string) => count(out, LiveRepl.prompt)
+
+/** Starts `agentfx live` on a fresh terminal; returns the terminal and the running command. */
+const startLive = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.gen(function* () {
+    const terminal = yield* Io.memory()
+    const fiber = yield* Effect.fork(agentfx(["live", ...args], { env, terminal }))
+    return { terminal, fiber }
+  })
+
+/** Types `line` once the chat shows its `n`-th prompt. */
+const typeAt = (terminal: Io.Memory, n: number, line: string) => Effect.zipRight(terminal.waitForOutput((out) => prompts(out) >= n), terminal.feed(line))
+
+describe("agentfx live", () => {
+  it.scopedLive("offline: the emulator's Live endpoint answers, calls are shown as they start and are answered, /tools and /exit", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startLive([], {})
+      yield* typeAt(terminal, 1, "what is 12 * 12")
+      yield* typeAt(terminal, 2, "/tools")
+      yield* typeAt(terminal, 3, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("provider: emulator — the offline rule model on the Live WebSocket")
+      expect(result.stdout).toContain('you> what is 12 * 12\n→ calculator({"expression":"12 * 12"})\n← calculator: {"expression":"12 * 12","result":144}')
+      expect(result.stdout).toMatch(/ {2}clock — /)
+      // The answer comes before the next prompt.
+      expect(result.stdout.indexOf("144", result.stdout.indexOf("←"))).toBeLessThan(result.stdout.lastIndexOf("you> /tools"))
+    }))
+
+  it.scopedLive("a call the server cancels is shown as cancelled and never answered; a reconnect after goAway is shown", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({
+        policy: Policy.script([
+          // fetch_url waits at its approval prompt, so the cancellation always finds it running.
+          Policy.withFaults({ calls: [{ name: "fetch_url", args: { url: "https://example.com/" } }] }, Fault.cancelCalls("20 millis")),
+          Policy.withFaults({ text: "Still here." }, Fault.goAway("1 second")),
+          { text: "After the move." }
+        ])
+      })
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startLive([...flags, "--allow-host", "example.com"], env)
+      yield* typeAt(terminal, 1, "fetch example.com")
+      yield* typeAt(terminal, 2, "are you there?")
+      yield* typeAt(terminal, 3, "and now?")
+      yield* typeAt(terminal, 4, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("provider: gemini live, model gemini-live-2.5-flash-preview at")
+      const records = yield* server.live
+      expect(records[0]!.cancelled).toEqual(["call_0_0"])
+      expect(records[0]!.responses).toEqual([])
+      expect(result.stdout).toContain("✗ fetch_url cancelled by the server")
+      expect(result.stdout).toContain("Still here.")
+      expect(result.stderr).toContain("(the server will close this connection in 1s; the session moves to a new one)")
+      expect(result.stderr).toContain("(reconnected: the session resumed on connection 2)")
+      expect(result.stdout).toContain("After the move.")
+      expect(records).toHaveLength(2)
+    }))
+
+  it.scopedLive("Ctrl-C during a turn stops it and its calls (answered with an error, so the model does not wait); the session goes on", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({
+        policy: Policy.script([{ calls: [{ name: "fetch_url", args: { url: "https://example.com/" } }] }, { text: "Stopped, as you asked." }, { text: "Back." }])
+      })
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startLive([...flags, "--allow-host", "example.com"], env)
+      yield* typeAt(terminal, 1, "fetch example.com")
+      // The approval prompt waits for an answer: Ctrl-C there stops the turn.
+      yield* terminal.waitForOutput((out) => out.includes("allow? [y/N]"))
+      yield* terminal.interrupt
+      yield* typeAt(terminal, 2, "hello")
+      yield* typeAt(terminal, 3, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("(stopped — the turn's calls were cancelled; the session goes on)")
+      expect(result.stdout).toContain("Back.")
+      const [record] = yield* server.live
+      expect(record!.responses).toHaveLength(1)
+      expect(record!.responses[0]!.response).toMatchObject({ error: {} })
+      expect(record!.violations).toEqual([])
+    }))
+
+  it.scopedLive("a key the server refuses is one line naming the variable and the way to run offline, exit 1", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const result = yield* agentfx(["live", "--provider", "gemini", "--base-url", server.geminiBaseUrl], { env: { GEMINI_API_KEY: "wrong-key-123" } })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain("gemini refused the API key")
+      expect(result.stderr).toContain("--provider emulator")
+      expect(result.stderr).not.toContain("wrong-key-123")
+    }))
+
+  it.effect("bad arguments are refused before anything starts: an unknown provider for live, a misspelled option", () =>
+    Effect.gen(function* () {
+      const provider = yield* agentfx(["live", "--provider", "glm"])
+      expect(provider.code).toBe(2)
+      expect(provider.stderr).toContain("--provider")
+      const typo = yield* agentfx(["live", "--sytem", "x"])
+      expect(typo.code).toBe(2)
+      expect(typo.stderr).toContain("--system")
+    }))
+
+  it.effect("--base-url with the in-process emulator is a usage error", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["live", "--provider", "emulator", "--base-url", "http://127.0.0.1:1"])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain("--base-url does not apply to the in-process emulator")
+    }))
+})
