@@ -1,0 +1,248 @@
+/**
+ * MCP servers as a source of tools. `connect` starts a server over stdio (a command line) or reaches one over
+ * Streamable HTTP (a URL, optional headers) as a scoped resource — the child process or the session is closed when
+ * the scope ends, on success, failure or interruption — lists its tools and turns each into an agentfx tool whose
+ * declaration is the server's own JSON Schema. Calls go to `tools/call`: the executor's timeout and interruption
+ * cancel them (the SDK sends `notifications/cancelled`), `isError` results become tool errors the model sees,
+ * structured content is the response when the server gives one, text otherwise.
+ *
+ * Names are made safe for every provider (letters, digits, `_` and `-`, 64 at most) and kept unique; with several
+ * servers each tool is prefixed with its server's name. A server that fails to start, exits, sends a listing the
+ * SDK cannot read or does not answer in time is an `McpError` naming it; once connected, a call on a server that
+ * has gone is a tool error the model sees, so a run goes on without it.
+ *
+ * Lives at `@agentfx/tools/mcp`, apart from the package's main entry, so that nothing pays for the MCP SDK unless it
+ * uses MCP.
+ *
+ * @example
+ * const registry = yield* Mcp.registry([Mcp.stdio("npx -y @modelcontextprotocol/server-everything"), Mcp.http("http://127.0.0.1:3000/mcp")])
+ * const result = yield* Agent.run({ registry, prompt: "Echo hello" })
+ *
+ * @since 0.2.0
+ */
+import { Registry, Tool } from "@agentfx/core"
+import type { Json } from "@agentfx/core"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import { splitCommandLine } from "./internal/commandLine.js"
+import { contentOf, type CallResult } from "./internal/mcpContent.js"
+import { uniqueNames } from "./internal/toolNames.js"
+
+/** Where an MCP server is. */
+export type Server =
+  | {
+      readonly _tag: "Stdio"
+      /** Its name in errors and, with several servers, in its tools' names (default: the command's base name). */
+      readonly name?: string | undefined
+      readonly command: string
+      readonly args?: ReadonlyArray<string> | undefined
+      /** Added to the safe default environment the SDK passes on (PATH, HOME, …); nothing else of ours leaks in. */
+      readonly env?: Readonly<Record<string, string>> | undefined
+      readonly cwd?: string | undefined
+    }
+  | {
+      readonly _tag: "Http"
+      readonly name?: string | undefined
+      readonly url: string
+      readonly headers?: Readonly<Record<string, string>> | undefined
+    }
+
+/** A server started with a command line (`"npx -y @modelcontextprotocol/server-everything"`), or command and args. */
+export const stdio = (command: string, options: { readonly args?: ReadonlyArray<string>; readonly name?: string; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string } = {}): Server => {
+  const words = options.args === undefined ? splitCommandLine(command) : [command, ...options.args]
+  return { _tag: "Stdio", command: words[0] ?? "", args: words.slice(1), name: options.name, env: options.env, cwd: options.cwd }
+}
+
+/** A server reached over Streamable HTTP. */
+export const http = (url: string, options: { readonly headers?: Readonly<Record<string, string>>; readonly name?: string } = {}): Server => ({
+  _tag: "Http",
+  url,
+  headers: options.headers,
+  name: options.name
+})
+
+/** What went wrong with a server, and when. */
+export class McpError extends Schema.TaggedError<McpError>()("McpError", {
+  server: Schema.String,
+  phase: Schema.Literal("start", "list", "call"),
+  message: Schema.String
+}) {}
+
+export interface Options {
+  /** How long starting a server (the `initialize` handshake) and listing its tools may take (default 10 s). */
+  readonly startTimeout?: Duration.DurationInput | undefined
+  /** How long a call may take unless the executor's own timeout is shorter (default 60 s). */
+  readonly callTimeout?: Duration.DurationInput | undefined
+}
+
+/** A connected server. */
+export interface Connection {
+  readonly name: string
+  /** Its tools, listed again when the server said its list changed. */
+  readonly tools: Effect.Effect<ReadonlyArray<Tool.Tool>, McpError>
+  /** Tools the server offers that cannot be declared (a schema no provider accepts), and why. */
+  readonly skipped: Effect.Effect<ReadonlyArray<{ readonly name: string; readonly reason: string }>>
+  /** Whether the server said its tool list changed since `tools` last listed it. */
+  readonly changed: Effect.Effect<boolean>
+}
+
+const serverName = (server: Server): string => {
+  if (server.name !== undefined && server.name.trim() !== "") return server.name
+  if (server._tag === "Http") {
+    try {
+      return new URL(server.url).host
+    } catch {
+      return server.url
+    }
+  }
+  const program = [server.command, ...(server.args ?? [])].find((word) => !word.startsWith("-") && !/^(npx|node|pnpm|uvx|python3?|deno|bun)$/.test(word.split("/").pop() ?? ""))
+  return (program ?? server.command).split("/").pop() ?? server.command
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** The last lines a stdio server printed on stderr, for the error that says why it stopped. */
+const stderrTail = (transport: StdioClientTransport) => {
+  let text = ""
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    text = (text + chunk.toString("utf8")).slice(-2000)
+  })
+  return () => {
+    const lines = text.trim().split("\n").slice(-3).join(" | ")
+    return lines === "" ? "" : ` (its stderr: ${lines})`
+  }
+}
+
+const transportOf = (server: Server): { readonly transport: Transport; readonly said: () => string } => {
+  if (server._tag === "Http") {
+    return { transport: new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } }), said: () => "" }
+  }
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: [...(server.args ?? [])],
+    env: { ...getDefaultEnvironment(), ...server.env },
+    ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+    stderr: "pipe"
+  })
+  return { transport, said: stderrTail(transport) }
+}
+
+/** Connects to `server` for as long as the scope lasts. */
+export const connect = (server: Server, options: Options = {}): Effect.Effect<Connection, McpError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const name = serverName(server)
+    const startTimeout = Duration.toMillis(Duration.decode(options.startTimeout ?? "10 seconds"))
+    const callTimeout = Duration.toMillis(Duration.decode(options.callTimeout ?? "60 seconds"))
+    if (server._tag === "Http") {
+      const valid = Either.try(() => new URL(server.url))
+      if (Either.isLeft(valid) || !/^https?:$/.test(valid.right.protocol)) {
+        return yield* Effect.fail(new McpError({ server: name, phase: "start", message: `${server.url} is not an http(s) URL` }))
+      }
+    } else if (server.command.trim() === "") {
+      return yield* Effect.fail(new McpError({ server: name, phase: "start", message: "no command to start the server with" }))
+    }
+    const { transport, said } = transportOf(server)
+    const client = new Client({ name: "agentfx", version: "0.2.0" }, { capabilities: {} })
+    let gone: string | undefined
+    let changed = false
+    client.onclose = () => {
+      gone ??= `the server ${name} closed the connection${said()}`
+    }
+    const failure = (phase: McpError["phase"], what: string) => (error: unknown) =>
+      new McpError({ server: name, phase, message: `${what}: ${gone ?? messageOf(error)}${gone === undefined ? said() : ""}` })
+
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: (signal) => client.connect(transport, { timeout: startTimeout, signal }), catch: failure("start", `${name} did not start`) }).pipe(
+        // A failed start may leave a child process behind: close it before saying so.
+        Effect.onError(() => Effect.promise(() => client.close().catch(() => undefined)))
+      ),
+      () => Effect.promise(() => client.close().catch(() => undefined))
+    )
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed = true
+    })
+
+    let skipped: ReadonlyArray<{ readonly name: string; readonly reason: string }> = []
+
+    const callOf = (original: string) => async (args: Record<string, unknown>, context: { readonly signal: AbortSignal }): Promise<unknown> => {
+      if (gone !== undefined) throw new Error(gone)
+      let result: CallResult
+      try {
+        result = (await client.callTool({ name: original, arguments: args }, undefined, { signal: context.signal, timeout: callTimeout })) as CallResult
+      } catch (error) {
+        throw new Error(`${name}: ${gone ?? messageOf(error)}`)
+      }
+      const content = contentOf(result)
+      if (result.isError === true) throw new Error(typeof content === "string" ? content : JSON.stringify(content))
+      return content
+    }
+
+    const list = Effect.gen(function* () {
+      const listed: Array<{ name: string; description?: string | undefined; inputSchema: unknown }> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* Effect.tryPromise({
+          try: (signal) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: startTimeout, signal }),
+          catch: failure("list", `${name} sent a tool list that cannot be read`)
+        })
+        listed.push(...page.tools)
+        cursor = page.nextCursor
+      } while (cursor !== undefined && listed.length < 10_000)
+      changed = false
+      const names = uniqueNames(listed.map((tool) => tool.name))
+      const tools: Array<Tool.Tool> = []
+      const refused: Array<{ name: string; reason: string }> = []
+      listed.forEach((tool, i) => {
+        const built = Tool.fromFunction(names[i]!, {
+          description: tool.description ?? "",
+          parameters: tool.inputSchema as Json.JsonObject,
+          run: callOf(tool.name)
+        })
+        Either.match(built, {
+          onLeft: (error) => refused.push({ name: tool.name, reason: error.message }),
+          onRight: (built) => tools.push(built)
+        })
+      })
+      skipped = refused
+      return tools as ReadonlyArray<Tool.Tool>
+    })
+
+    let current = yield* list
+    return {
+      name,
+      tools: Effect.suspend(() => (changed ? Effect.tap(list, (tools) => Effect.sync(() => (current = tools))) : Effect.succeed(current))),
+      skipped: Effect.sync(() => skipped),
+      changed: Effect.sync(() => changed)
+    }
+  })
+
+/**
+ * The tools of every server in one registry (each server connected for as long as the scope lasts). With several
+ * servers each tool is named `<server>_<tool>`, so that names stay unique and say where a tool comes from.
+ */
+export const registry = (servers: ReadonlyArray<Server>, options: Options = {}): Effect.Effect<Registry.Registry, McpError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const connections = yield* Effect.forEach(servers, (server) => connect(server, options), { concurrency: "unbounded" })
+    return yield* toRegistry(connections)
+  })
+
+/** The current tools of `connections` as one registry (re-listing servers whose list changed). */
+export const toRegistry = (connections: ReadonlyArray<Connection>): Effect.Effect<Registry.Registry, McpError> =>
+  Effect.gen(function* () {
+    const lists = yield* Effect.forEach(connections, (connection) => connection.tools)
+    if (connections.length === 1) return Registry.unsafeMake(...lists[0]!)
+    const prefixed = lists.flatMap((tools, i) => tools.map((tool) => ({ tool, name: `${connections[i]!.name}_${tool.name}` })))
+    const names = uniqueNames(prefixed.map((entry) => entry.name))
+    return Registry.unsafeMake(...prefixed.map((entry, i) => renamed(entry.tool, names[i]!)))
+  })
+
+/** The tool under another (already safe) name. */
+const renamed = (tool: Tool.Tool, name: string): Tool.Tool => ({ ...tool, name, declaration: { ...tool.declaration, name } })

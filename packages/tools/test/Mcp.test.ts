@@ -1,0 +1,226 @@
+import { Agent, Executor, FunctionCall } from "@agentfx/core"
+import { Scripted } from "@agentfx/core/testing"
+import * as Mcp from "@agentfx/tools/mcp"
+import { describe, expect, it } from "@effect/vitest"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Either } from "effect"
+import * as fs from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { createRequire } from "node:module"
+import { safeName, uniqueNames } from "../src/internal/toolNames.js"
+import { splitCommandLine } from "../src/internal/commandLine.js"
+
+const require = createRequire(import.meta.url)
+const binOf = (pkg: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js")
+const everything = Mcp.stdio(process.execPath, { args: [binOf("@modelcontextprotocol/server-everything"), "stdio"], name: "everything" })
+
+const call = (name: string, args: Record<string, unknown>, id = name) => FunctionCall.make({ id, name, args })
+
+/** A stdio server written inline: a node program reading JSON-RPC lines. */
+const inline = (name: string, program: string) => Mcp.stdio(process.execPath, { args: ["-e", program], name })
+
+/** Answers `initialize` and `tools/list` (with `tools`), and runs `onCall` for `tools/call`. */
+const rawServer = (tools: string, onCall: string) => `
+  const rl = require("node:readline").createInterface({ input: process.stdin })
+  const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\\n")
+  rl.on("line", (line) => {
+    const m = JSON.parse(line)
+    if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } })
+    else if (m.method === "tools/list") reply(m.id, ${tools})
+    else if (m.method === "tools/call") { ${onCall} }
+  })
+`
+
+describe("MCP tools: @modelcontextprotocol/server-everything over stdio", () => {
+  it.scopedLive("every tool is listed with the server's own schema, and callable through Agent.run", () =>
+    Effect.gen(function* () {
+      const connection = yield* Mcp.connect(everything)
+      const tools = yield* connection.tools
+      const names = tools.map((tool) => tool.name)
+      expect(names).toEqual(expect.arrayContaining(["echo", "get-sum", "get-structured-content", "get-tiny-image", "trigger-long-running-operation"]))
+      expect(yield* connection.skipped).toEqual([])
+      const echo = tools.find((tool) => tool.name === "echo")!
+      expect(echo.declaration.parameters).toMatchObject({ type: "object", properties: { message: { type: "string", description: "Message to echo" } }, required: ["message"] })
+      const registry = yield* Mcp.toRegistry([connection])
+      const result = yield* Agent.run({ registry, prompt: "try them" }).pipe(
+        Effect.provide(
+          Scripted.layer([
+            {
+              calls: [
+                { name: "echo", args: { message: "hello" } },
+                { name: "get-sum", args: { a: 2, b: 40 } },
+                { name: "get-structured-content", args: { location: "Chicago" } },
+                { name: "get-tiny-image", args: {} },
+                { name: "trigger-long-running-operation", args: { duration: 0.2, steps: 2 } },
+                { name: "get-sum", args: { a: "two" } }
+              ]
+            },
+            { text: "done" }
+          ])
+        )
+      )
+      expect(result.text).toBe("done")
+      const byName = (name: string) => result.calls.filter((record) => record.name === name)
+      expect(Either.getOrNull(byName("echo")[0]!.result)).toBe("Echo: hello")
+      expect(Either.getOrNull(byName("get-sum")[0]!.result)).toBe("The sum of 2 and 40 is 42.")
+      expect(Either.getOrNull(byName("get-structured-content")[0]!.result)).toMatchObject({ temperature: expect.any(Number) })
+      expect(Either.getOrNull(byName("get-tiny-image")[0]!.result)).toEqual(expect.arrayContaining([expect.objectContaining({ type: "image", mimeType: "image/png" })]))
+      expect(String(Either.getOrNull(byName("trigger-long-running-operation")[0]!.result))).toContain("completed")
+      // Arguments the server refuses come back as a tool error the model sees.
+      const bad = byName("get-sum")[1]!.result
+      expect(Either.isLeft(bad)).toBe(true)
+    }))
+
+  it.scopedLive("a call interrupted by the executor's timeout is cancelled, and the server goes on serving", () =>
+    Effect.gen(function* () {
+      const registry = yield* Mcp.registry([everything])
+      const slow = yield* Effect.either(Executor.execute(registry, call("trigger-long-running-operation", { duration: 30, steps: 30 }), { timeout: "300 millis" }))
+      expect(slow).toMatchObject({ _tag: "Left", left: { _tag: "ToolTimeout" } })
+      const echo = yield* Executor.execute(registry, call("echo", { message: "still here" }))
+      expect(echo).toBe("Echo: still here")
+    }))
+})
+
+describe("MCP tools: @modelcontextprotocol/server-filesystem on a temporary folder", () => {
+  it.scopedLive("reads and lists inside the folder; a path outside it is a tool error", () =>
+    Effect.gen(function* () {
+      const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-mcp-")))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      fs.writeFileSync(path.join(dir, "notes.txt"), "buy milk\n")
+      const registry = yield* Mcp.registry([Mcp.stdio(process.execPath, { args: [binOf("@modelcontextprotocol/server-filesystem"), dir] })])
+      expect(registry.names).toEqual(expect.arrayContaining(["read_text_file", "list_directory"]))
+      // The server gives structured content: that is what the model sees.
+      expect(yield* Executor.execute(registry, call("read_text_file", { path: path.join(dir, "notes.txt") }))).toEqual({ content: "buy milk\n" })
+      expect(JSON.stringify(yield* Executor.execute(registry, call("list_directory", { path: dir })))).toContain("notes.txt")
+      const outside = yield* Effect.either(Executor.execute(registry, call("read_text_file", { path: "/etc/hostname" })))
+      expect(outside).toMatchObject({ _tag: "Left", left: { _tag: "ExecutionFailed" } })
+    }))
+})
+
+describe("MCP tools: Streamable HTTP", () => {
+  it.scopedLive("a server started with the SDK on 127.0.0.1: listed and called with the headers given", () =>
+    Effect.gen(function* () {
+      const seen: Array<string | undefined> = []
+      const http = createServer(async (request, response) => {
+        seen.push(request.headers["x-team"] as string | undefined)
+        const server = new Server({ name: "weather", version: "1.0.0" }, { capabilities: { tools: {} } })
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: [{ name: "forecast.today", description: "Today's forecast", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }]
+        }))
+        server.setRequestHandler(CallToolRequestSchema, (call) => ({
+          content: [{ type: "text", text: `Sunny in ${String((call.params.arguments as { city: string }).city)}` }]
+        }))
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+        response.on("close", () => void transport.close())
+        await server.connect(transport)
+        await transport.handleRequest(request, response)
+      })
+      const port = yield* Effect.acquireRelease(
+        Effect.async<number>((resume) => void http.listen(0, "127.0.0.1", () => resume(Effect.succeed((http.address() as AddressInfo).port)))),
+        () => Effect.async<void>((resume) => void http.close(() => resume(Effect.void)))
+      )
+      const registry = yield* Mcp.registry([Mcp.http(`http://127.0.0.1:${port}/mcp`, { headers: { "x-team": "blue" } })])
+      // The dot is not a name every provider accepts.
+      expect(registry.names).toEqual(["forecast_today"])
+      expect(yield* Executor.execute(registry, call("forecast_today", { city: "Oslo" }))).toBe("Sunny in Oslo")
+      expect(seen.length).toBeGreaterThan(0)
+      expect(seen.every((team) => team === "blue")).toBe(true)
+    }))
+
+  it.scopedLive("several servers: each tool is prefixed with its server's name", () =>
+    Effect.gen(function* () {
+      const a = inline("alpha", rawServer(`{ tools: [{ name: "ping", inputSchema: { type: "object" } }] }`, `reply(m.id, { content: [{ type: "text", text: "a" }] })`))
+      const b = inline("beta", rawServer(`{ tools: [{ name: "ping", inputSchema: { type: "object" } }] }`, `reply(m.id, { content: [{ type: "text", text: "b" }] })`))
+      const registry = yield* Mcp.registry([a, b])
+      expect(registry.names).toEqual(["alpha_ping", "beta_ping"])
+      expect(yield* Executor.execute(registry, call("beta_ping", {}))).toBe("b")
+    }))
+})
+
+describe("MCP tools: list changes", () => {
+  it.scopedLive("after notifications/tools/list_changed the tools are listed again", () =>
+    Effect.gen(function* () {
+      const server = inline(
+        "growing",
+        rawServer(
+          `{ tools: globalThis.grown ? [{ name: "first", inputSchema: { type: "object" } }, { name: "second", inputSchema: { type: "object" } }] : [{ name: "first", inputSchema: { type: "object" } }] }`,
+          `globalThis.grown = true; reply(m.id, { content: [{ type: "text", text: "grown" }] }); process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n")`
+        )
+      )
+      const connection = yield* Mcp.connect(server)
+      expect((yield* Mcp.toRegistry([connection])).names).toEqual(["first"])
+      expect(yield* Executor.execute(yield* Mcp.toRegistry([connection]), call("first", {}))).toBe("grown")
+      // The notification follows the answer on the same pipe: wait until it is read.
+      while (!(yield* connection.changed)) yield* Effect.yieldNow()
+      expect((yield* Mcp.toRegistry([connection])).names).toEqual(["first", "second"])
+      expect(yield* connection.changed).toBe(false)
+    }))
+})
+
+describe("MCP tools: servers that misbehave are typed errors naming them", () => {
+  it.scopedLive("a server that exits at start: McpError at start, with what it printed", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Mcp.connect(inline("crashy", `console.error("no config file"); process.exit(3)`)))
+      expect(error).toMatchObject({ _tag: "McpError", server: "crashy", phase: "start" })
+      expect(error.message).toContain("no config file")
+    }))
+
+  it.scopedLive("a command that does not exist, and a URL that is not http: McpError at start", () =>
+    Effect.gen(function* () {
+      const missing = yield* Effect.flip(Mcp.connect(Mcp.stdio("/nonexistent/mcp-server --flag")))
+      expect(missing).toMatchObject({ _tag: "McpError", phase: "start", server: "mcp-server" })
+      const notHttp = yield* Effect.flip(Mcp.connect(Mcp.http("ftp://example.com/mcp")))
+      expect(notHttp).toMatchObject({ _tag: "McpError", phase: "start" })
+    }))
+
+  it.scopedLive("a server that never answers initialize: McpError once the start timeout passes, the process stopped", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Mcp.connect(inline("silent", `setInterval(() => {}, 1000); process.stdin.resume()`), { startTimeout: "300 millis" }))
+      expect(error).toMatchObject({ _tag: "McpError", server: "silent", phase: "start" })
+    }))
+
+  it.scopedLive("a tool list the SDK cannot read: McpError at list", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Mcp.connect(inline("garbled", rawServer(`{ tools: [{ name: 5 }] }`, ""))))
+      expect(error).toMatchObject({ _tag: "McpError", server: "garbled", phase: "list" })
+    }))
+
+  it.scopedLive("a server that crashes mid-run: the call is a tool error naming it, the run goes on", () =>
+    Effect.gen(function* () {
+      const registry = yield* Mcp.registry([
+        inline("fragile", rawServer(`{ tools: [{ name: "explode", inputSchema: { type: "object" } }] }`, `console.error("boom"); process.exit(7)`))
+      ])
+      const result = yield* Agent.run({ registry, prompt: "go" }).pipe(
+        Effect.provide(Scripted.layer([{ calls: [{ name: "explode", args: {} }] }, { calls: [{ name: "explode", args: {} }] }, { text: "it is gone" }]))
+      )
+      expect(result.text).toBe("it is gone")
+      for (const record of result.calls) {
+        expect(Either.isLeft(record.result)).toBe(true)
+        expect(Either.isLeft(record.result) ? record.result.left.message : "").toContain("fragile")
+      }
+    }))
+})
+
+describe("MCP tool names and command lines", () => {
+  it("names are made safe for every provider and unique", () => {
+    expect(safeName("forecast.today")).toBe("forecast_today")
+    expect(safeName("9lives")).toBe("_9lives")
+    expect(safeName("")).toBe("_")
+    expect(safeName("x".repeat(80))).toHaveLength(64)
+    expect(uniqueNames(["a.b", "a_b", "a-b", "a.b"])).toEqual(["a_b", "a_b_2", "a-b", "a_b_3"])
+    const long = uniqueNames(["y".repeat(70), "y".repeat(70)])
+    expect(long[1]).toHaveLength(64)
+    expect(long[1]!.endsWith("_2")).toBe(true)
+  })
+
+  it("command lines split like a shell splits plain words and quotes", () => {
+    expect(splitCommandLine(`npx -y @scope/server "a folder" 'it''s' a\\ b`)).toEqual(["npx", "-y", "@scope/server", "a folder", "its", "a b"])
+    expect(splitCommandLine(`  node   "say \\"hi\\""  `)).toEqual(["node", 'say "hi"'])
+    expect(splitCommandLine("")).toEqual([])
+  })
+})
