@@ -19,7 +19,7 @@ const packages = fileURLToPath(new URL("../..", import.meta.url))
 const sources = {
   name: "agentfx-sources",
   setup(build) {
-    const entries = { core: "index", "core/testing": "testing", providers: "index", emulator: "index", tools: "index", cli: "index" }
+    const entries = { core: "index", "core/testing": "testing", providers: "index", emulator: "index", tools: "index", "tools/mcp": "Mcp", cli: "index" }
     build.onResolve({ filter: /^@agentfx\// }, (args) => {
       const name = args.path.slice("@agentfx/".length)
       const entry = entries[name]

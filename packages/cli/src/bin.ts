@@ -4,7 +4,8 @@
  * alone, before Effect is loaded: they take about as long as Node takes to start. A command that runs loads its
  * own bundled program (`programs/NAME.js`, made by scripts/bundle.mjs): its handler, Effect and what that
  * handler needs, nothing of the other commands. `agentfx tools` prints the catalogue the build computed
- * (`catalogue.json`, the same data `Builtins.catalogue` holds) and loads no program at all.
+ * (`catalogue.json`, the same data `Builtins.catalogue` holds) and loads no program at all (unless it is asked
+ * for MCP servers' tools too).
  */
 import { readFileSync } from "node:fs"
 import * as Argv from "./Argv.js"
@@ -27,7 +28,7 @@ if (immediate !== undefined) {
   process.stderr.write(immediate.stderr)
   process.exitCode = immediate.code
   process.stdout.write(immediate.stdout)
-} else if (parsed._tag === "Run" && parsed.spec.name === "tools") {
+} else if (parsed._tag === "Run" && parsed.spec.name === "tools" && !parsed.options.has("mcp") && !parsed.options.has("mcp-url")) {
   const catalogue = JSON.parse(readFileSync(new URL("catalogue.json", import.meta.url), "utf8")) as ReadonlyArray<Builtins.Entry>
   process.stdout.write(CatalogueText.render(catalogue, parsed.options.has("json")))
 } else {

@@ -94,6 +94,9 @@ export interface Connection {
   readonly changed: Effect.Effect<boolean>
 }
 
+/** `@scope/server-name@1.2`, `/path/to/server.js` → `server-name`, `server`. */
+const baseName = (word: string): string => (word.split("/").pop() ?? word).replace(/@[^@]*$/, "").replace(/\.(m?js|cjs|py|ts)$/, "") || word
+
 const serverName = (server: Server): string => {
   if (server.name !== undefined && server.name.trim() !== "") return server.name
   if (server._tag === "Http") {
@@ -103,8 +106,11 @@ const serverName = (server: Server): string => {
       return server.url
     }
   }
-  const program = [server.command, ...(server.args ?? [])].find((word) => !word.startsWith("-") && !/^(npx|node|pnpm|uvx|python3?|deno|bun)$/.test(word.split("/").pop() ?? ""))
-  return (program ?? server.command).split("/").pop() ?? server.command
+  // The program it runs: the first word that names a package or a file, past the launcher (npx, node, uvx, …).
+  const program = [server.command, ...(server.args ?? [])].find(
+    (word) => /^[@\w./:-]+$/.test(word) && !word.startsWith("-") && !/^(npx|node|nodejs|pnpm|uvx|python3?|deno|bun)$/.test(baseName(word))
+  )
+  return baseName(program ?? server.command)
 }
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
@@ -234,15 +240,25 @@ export const registry = (servers: ReadonlyArray<Server>, options: Options = {}):
     return yield* toRegistry(connections)
   })
 
-/** The current tools of `connections` as one registry (re-listing servers whose list changed). */
-export const toRegistry = (connections: ReadonlyArray<Connection>): Effect.Effect<Registry.Registry, McpError> =>
+/**
+ * The current tools of `connections` (re-listing servers whose list changed), named uniquely: with several servers
+ * as `<server>_<tool>`; with one, a tool whose name is `reserved` (taken by other tools it will sit beside) is
+ * prefixed the same way.
+ */
+export const toolsOf = (connections: ReadonlyArray<Connection>, reserved: ReadonlyArray<string> = []): Effect.Effect<ReadonlyArray<Tool.Tool>, McpError> =>
   Effect.gen(function* () {
     const lists = yield* Effect.forEach(connections, (connection) => connection.tools)
-    if (connections.length === 1) return Registry.unsafeMake(...lists[0]!)
-    const prefixed = lists.flatMap((tools, i) => tools.map((tool) => ({ tool, name: `${connections[i]!.name}_${tool.name}` })))
-    const names = uniqueNames(prefixed.map((entry) => entry.name))
-    return Registry.unsafeMake(...prefixed.map((entry, i) => renamed(entry.tool, names[i]!)))
+    const taken = new Set(reserved)
+    const wanted = lists.flatMap((tools, i) =>
+      tools.map((tool) => ({ tool, name: connections.length > 1 || taken.has(tool.name) ? `${connections[i]!.name}_${tool.name}` : tool.name }))
+    )
+    const names = uniqueNames([...reserved, ...wanted.map((entry) => entry.name)]).slice(reserved.length)
+    return wanted.map((entry, i) => (names[i] === entry.tool.name ? entry.tool : renamed(entry.tool, names[i]!)))
   })
+
+/** The current tools of `connections` as one registry (see `toolsOf` for their names). */
+export const toRegistry = (connections: ReadonlyArray<Connection>): Effect.Effect<Registry.Registry, McpError> =>
+  Effect.map(toolsOf(connections), (tools) => Registry.unsafeMake(...tools))
 
 /** The tool under another (already safe) name. */
 const renamed = (tool: Tool.Tool, name: string): Tool.Tool => ({ ...tool, name, declaration: { ...tool.declaration, name } })

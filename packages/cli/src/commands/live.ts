@@ -25,7 +25,8 @@ export const spec: Argv.Spec = {
     options.toolConcurrency,
     options.root,
     options.allowHost,
-    options.yes
+    options.yes,
+    ...options.mcpServers
   ],
   examples: ["agentfx live", 'agentfx live --system "Answer in one sentence." --root ./notes']
 }

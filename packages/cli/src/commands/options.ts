@@ -64,8 +64,28 @@ export const yes: Argv.OptionSpec = {
   description: "Approve every tool call without asking (fetch_url asks otherwise)."
 }
 
+export const mcp: Argv.OptionSpec = {
+  name: "mcp",
+  value: "COMMAND",
+  repeated: true,
+  description:
+    'An MCP server to start over stdio, as one command line (quoted: --mcp "npx -y @modelcontextprotocol/server-everything"); its tools are offered beside the built-in ones. Repeatable.'
+}
+
+export const mcpUrl: Argv.OptionSpec = {
+  name: "mcp-url",
+  value: "URL",
+  repeated: true,
+  description: "An MCP server reached over Streamable HTTP; its tools are offered beside the built-in ones. Repeatable.",
+  check: (value) => (/^https?:\/\/[^\s]+$/.test(value) ? undefined : "an MCP URL starts with http:// or https://")
+}
+
+/** Where MCP tools come from. */
+export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl]
+
 /** The options of `run` and `chat` that choose the model and the tools. */
-export const agent: ReadonlyArray<Argv.OptionSpec> = [provider, model, baseUrl, system, maxTurns, toolConcurrency, root, allowHost, yes]
+export const agent: ReadonlyArray<Argv.OptionSpec> = [provider, model, baseUrl, system, maxTurns, toolConcurrency, root, allowHost, yes, ...mcpServers]
 
 /** `--json`: the same meaning everywhere — machine-readable output on stdout, and nothing else there. */
 export const json = (what: string): Argv.OptionSpec => ({ name: "json", description: `Print ${what} as JSON on stdout (and nothing else there).` })
+

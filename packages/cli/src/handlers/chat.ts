@@ -5,17 +5,18 @@ import type { Handler } from "../commands/Command.js"
 import * as Repl from "../Repl.js"
 import * as SessionFile from "../SessionFile.js"
 import * as AgentOptions from "../internal/agentOptions.js"
+import * as McpTools from "../internal/mcpTools.js"
 import { withModelEarly } from "../internal/withModel.js"
 
 export const handler: Handler = ({ options }) =>
-  Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function* () {
     const args = yield* AgentOptions.read(options)
     const name = options.text("session")
     const path = name === undefined ? undefined : yield* SessionFile.pathOf(name)
     // A session that cannot be resumed ends the command before the provider is even chosen.
     const named = name === undefined || path === undefined ? undefined : { name, path, saved: yield* SessionFile.load(path) }
     const repl = Repl.run({
-      registry: Builtins.registry({ root: args.root, allowHosts: args.allowHost, approval: !args.yes }),
+      registry: yield* McpTools.registry(options, Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })),
       system: args.system,
       maxTurns: args.maxTurns,
       concurrency: args.concurrency,
@@ -23,4 +24,4 @@ export const handler: Handler = ({ options }) =>
       session: named
     })
     yield* withModelEarly(args.provider, args.settings, () => repl)
-  })
+  }))

@@ -7,6 +7,7 @@ import * as LiveProvider from "../LiveProvider.js"
 import * as LiveRepl from "../LiveRepl.js"
 import { Io } from "../Io.js"
 import * as AgentOptions from "../internal/agentOptions.js"
+import * as McpTools from "../internal/mcpTools.js"
 
 export const handler: Handler = ({ options }) =>
   Effect.gen(function* () {
@@ -19,7 +20,7 @@ export const handler: Handler = ({ options }) =>
       Effect.gen(function* () {
         yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
         yield* LiveRepl.run({
-          registry: Builtins.registry({ root, allowHosts: options.list("allow-host"), approval: !autoApprove }),
+          registry: yield* McpTools.registry(options, Builtins.tools({ root, allowHosts: options.list("allow-host"), approval: !autoApprove })),
           system: options.text("system"),
           concurrency: options.number("concurrency"),
           autoApprove,

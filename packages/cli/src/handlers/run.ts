@@ -13,6 +13,7 @@ import type * as Provider from "../Provider.js"
 import * as Screen from "../Screen.js"
 import * as TerminalApproval from "../TerminalApproval.js"
 import * as AgentOptions from "../internal/agentOptions.js"
+import * as McpTools from "../internal/mcpTools.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
 import { runFailed, withModel } from "../internal/withModel.js"
 
@@ -61,13 +62,13 @@ const refuseWithoutYes = Approval.layer(() =>
 )
 
 export const handler: Handler = ({ options, args: words }) =>
-  Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function* () {
     const io = yield* Io
     const text = words.join(" ").trim()
     if (text === "") return yield* Effect.fail(new UsageError({ message: "the prompt is empty" }))
     const args = yield* AgentOptions.read(options)
     const json = options.has("json")
-    const registry = Builtins.registry({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
+    const registry = yield* McpTools.registry(options, Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes }))
     const agentOptions: Agent.Options<FileSystem.FileSystem> = {
       registry,
       prompt: text,
@@ -92,4 +93,4 @@ export const handler: Handler = ({ options, args: words }) =>
             )
           })
     yield* untilInterrupted(withModel(args.provider, args.settings, (choice) => Effect.mapError(body(choice), runFailed(choice))))
-  })
+  }))

@@ -1,8 +1,22 @@
-/** `agentfx tools`: the built-in tools, as text or (--json) as data. */
+/** `agentfx tools`: the built-in tools (and those of the MCP servers named), as text or (--json) as data. */
 import * as Effect from "effect/Effect"
 import * as Builtins from "../Builtins.js"
 import type { Handler } from "../commands/Command.js"
 import * as CatalogueText from "../internal/catalogueText.js"
+import * as McpTools from "../internal/mcpTools.js"
 import { Io } from "../Io.js"
 
-export const handler: Handler = ({ options }) => Effect.flatMap(Io, (io) => io.out(CatalogueText.render(Builtins.catalogue, options.has("json"))))
+export const handler: Handler = ({ options }) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const io = yield* Io
+      const mcp = yield* McpTools.connect(options, Builtins.names)
+      const entries: ReadonlyArray<Builtins.Entry> = mcp.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.declaration.parameters,
+        availability: "from an MCP server named with --mcp / --mcp-url"
+      }))
+      yield* io.out(CatalogueText.render([...Builtins.catalogue, ...entries], options.has("json")))
+    })
+  )

@@ -1,0 +1,37 @@
+/**
+ * The tools a command offers: the built-in ones, and those of the MCP servers named with `--mcp` / `--mcp-url`,
+ * connected for as long as the command's scope lasts. The MCP client is loaded only when a server is named, so a
+ * command without one pays nothing for it. A server that cannot start or be listed stops the command before
+ * anything runs (exit 2), with the server's name and what it said.
+ */
+import type { Tool } from "@agentfx/core"
+import { Registry } from "@agentfx/core"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as Argv from "../Argv.js"
+import { UsageError } from "../CliError.js"
+
+/** Whether the command line names an MCP server. */
+export const named = (options: Argv.Values): boolean => options.list("mcp").length > 0 || options.list("mcp-url").length > 0
+
+/** The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names). */
+export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Tool.Tool>, UsageError, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (!named(options)) return []
+    const Mcp = yield* Effect.promise(() => import("@agentfx/tools/mcp"))
+    const servers = [...options.list("mcp").map((line) => Mcp.stdio(line)), ...options.list("mcp-url").map((url) => Mcp.http(url))]
+    const connections = yield* Effect.forEach(servers, (server) => Mcp.connect(server), { concurrency: "unbounded" })
+    return yield* Mcp.toolsOf(connections, reserved)
+  }).pipe(
+    Effect.catchTag("McpError", (error) =>
+      Effect.fail(new UsageError({ message: `MCP server ${error.server}: ${error.message.startsWith(error.server) ? error.message.slice(error.server.length).replace(/^[\s:]+/, "") : error.message}` }))
+    )
+  )
+
+/** The built-in tools and the MCP servers' tools in one registry. */
+export const registry = (
+  options: Argv.Values,
+  builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
+): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError, Scope.Scope> =>
+  Effect.map(connect(options, builtins.map((tool) => tool.name)), (mcp) => Registry.unsafeMake(...builtins, ...mcp))

@@ -1,0 +1,59 @@
+import { Policy } from "@agentfx/emulator"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { agentfx, emulator, viaGemini } from "./support/cli.js"
+
+/** A small MCP server over stdio, as one command line: a `shout` tool, and a `read_file` that clashes with ours. */
+const program = [
+  'const rl = require("node:readline").createInterface({ input: process.stdin });',
+  'const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + String.fromCharCode(10));',
+  'rl.on("line", (line) => { const m = JSON.parse(line);',
+  'if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "shouter", version: "1" } });',
+  'else if (m.method === "tools/list") reply(m.id, { tools: [',
+  '{ name: "shout", description: "Shouts a word", inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] } },',
+  '{ name: "read_file", description: "Another read_file", inputSchema: { type: "object" } } ] });',
+  'else if (m.method === "tools/call") reply(m.id, { content: [{ type: "text", text: String(m.params.arguments.word).toUpperCase() + "!" }] }); });'
+].join(" ")
+
+/** The server as `--mcp` takes it: one command line, the program quoted. */
+const serverLine = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(program)}`
+
+describe("agentfx with MCP servers", () => {
+  it.live("tools --mcp lists the server's tools beside the built-in ones; a clashing name gets the server's prefix", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["tools", "--json", "--mcp", serverLine])
+      expect(result.stderr).toBe("")
+      expect(result.code).toBe(0)
+      const names = (JSON.parse(result.stdout) as Array<{ name: string }>).map((entry) => entry.name)
+      expect(names).toEqual(expect.arrayContaining(["clock", "read_file", "shout"]))
+      expect(names.filter((name) => name.endsWith("read_file"))).toHaveLength(2)
+    }))
+
+  it.scopedLive("run --mcp: the model calls the server's tool and hears its answer", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([{ calls: [{ name: "shout", args: { word: "hello" } }] }, { text: "It shouted." }]) })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["run", ...flags, "--mcp", serverLine, "--json", "shout hello"], { env })
+      expect(result.code).toBe(0)
+      const json = JSON.parse(result.stdout) as { text: string; calls: Array<{ name: string; response: unknown }> }
+      expect(json.text).toBe("It shouted.")
+      expect(json.calls).toEqual([expect.objectContaining({ name: "shout", response: { output: "HELLO!" } })])
+      const declared = JSON.stringify((yield* server.requests)[0]!.body)
+      expect(declared).toContain('"shout"')
+    }))
+
+  it.live("a server that cannot start stops the command before anything runs: one line naming it, exit 2", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["run", "--mcp", `${JSON.stringify(process.execPath)} -e "console.error('missing config'); process.exit(4)"`, "hello"])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain("MCP server")
+      expect(result.stderr).toContain("missing config")
+    }))
+
+  it.effect("--mcp-url must be an http(s) URL", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["run", "--mcp-url", "ftp://example.com", "hello"])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain("--mcp-url")
+    }))
+})
