@@ -15,6 +15,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Approval } from "./Approval.js"
+import * as Telemetry from "./Telemetry.js"
 import type { FunctionCall } from "./FunctionCall.js"
 import { argumentsError } from "./FunctionCall.js"
 import type * as FunctionResponse from "./FunctionResponse.js"
@@ -97,7 +98,20 @@ const approve = (tool: Tool<unknown>, call: FunctionCall): Effect.Effect<void, A
  * @example
  * const result = yield* Effect.either(Executor.execute(registry, FunctionCall.make({ id: "c1", name: "add", args: { a: 1, b: 2 } })))
  */
-export const execute = <R>(registry: Registry<R>, call: FunctionCall, options: Options = {}): Effect.Effect<unknown, ToolError, R> => {
+export const execute = <R>(registry: Registry<R>, call: FunctionCall, options: Options = {}): Effect.Effect<unknown, ToolError, R> =>
+  Telemetry.span(
+    `execute_tool ${call.name}`,
+    { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.id, "gen_ai.tool.type": "function" },
+    (annotate) =>
+      annotate.content
+        ? Effect.zipRight(
+            annotate.attributes({ "gen_ai.tool.call.arguments": Telemetry.contentJson(call.args) }),
+            Effect.tap(executeUntraced(registry, call, options), (result) => annotate.attributes({ "gen_ai.tool.call.result": Telemetry.contentJson(result) }))
+          )
+        : executeUntraced(registry, call, options)
+  )
+
+const executeUntraced = <R>(registry: Registry<R>, call: FunctionCall, options: Options): Effect.Effect<unknown, ToolError, R> => {
   const tool = registry.tools.get(call.name)
   if (tool === undefined) return Effect.fail(new UnknownFunction({ name: call.name, available: registry.names }))
   const unreadable = argumentsError(call)

@@ -10,6 +10,7 @@ import type { Environment, HandlerModule } from "../commands/Command.js"
 import { specs } from "../commands/specs.js"
 import { Io, toConsole } from "../Io.js"
 import { answer } from "./immediate.js"
+import { traced } from "./tracing.js"
 
 const describeDefect = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).split("\n")[0] ?? "unknown"
 
@@ -44,7 +45,7 @@ export const mainWith = (
     if (parsed._tag !== "Run") return CliError.usage
     const verbose = parsed.verbose
     const loaded = yield* Effect.promise(() => load(parsed.spec))
-    return yield* loaded.handler({ options: parsed.options, args: parsed.args }).pipe(
+    return yield* traced(loaded.handler({ options: parsed.options, args: parsed.args })).pipe(
       Effect.as(0),
       Effect.catchAll((error) =>
         // A terminal has echoed "^C" without a newline.

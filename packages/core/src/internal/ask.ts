@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as LanguageModel from "../LanguageModel.js"
 import type { ModelError } from "../ModelError.js"
 import * as Retry from "../Retry.js"
+import * as Telemetry from "../Telemetry.js"
 import type { TranscriptViolation } from "../Transcript.js"
 import * as Turn from "../Turn.js"
 import * as Deadline from "./deadline.js"
@@ -26,7 +27,7 @@ const streamed = <R>(run: Run<R>, turn: number, request: LanguageModel.Request, 
   )
 
 /** One attempt: the request within its deadlines, and an answer that can be appended. */
-const attempt = <R>(run: Run<R>, turn: number, request: LanguageModel.Request): Effect.Effect<LanguageModel.Response, ModelError> =>
+const attempt = <R>(run: Run<R>, turn: number, request: LanguageModel.Request, annotate: Telemetry.Annotate): Effect.Effect<LanguageModel.Response, ModelError> =>
   Deadline.within(run.runtime, run.clock, run.limits, run.streamed, (onPart) =>
     run.streamed ? streamed(run, turn, request, onPart) : run.model.generate(request)
   ).pipe(
@@ -34,7 +35,12 @@ const attempt = <R>(run: Run<R>, turn: number, request: LanguageModel.Request): 
       const malformed = run.validator.checkModelTurn(response.turn)
       return malformed === undefined ? Effect.succeed(response) : Effect.fail(malformed)
     }),
-    Effect.tapError((error) => Effect.sync(() => run.emit({ _tag: "AttemptFailed", turn, error })))
+    Effect.tapError((error) =>
+      Effect.zipRight(
+        Effect.sync(() => run.emit({ _tag: "AttemptFailed", turn, error })),
+        annotate.event("gen_ai.attempt_failed", { "error.type": error._tag, "agentfx.retryable": error.retryable })
+      )
+    )
   )
 
 /** Asks the model for turn `turn` (retrying as the policy says) and appends its answer. */
@@ -43,7 +49,21 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
     yield* run.validator.complete()
     yield* run.room
     run.emit({ _tag: "TurnStarted", turn })
-    const response = yield* Retry.retrying(attempt(run, turn, run.request()), run.retry)
+    const request = run.request()
+    const response = yield* Telemetry.span(
+      `chat ${run.model.model}`,
+      { "gen_ai.operation.name": "chat", "gen_ai.provider.name": run.model.provider, "gen_ai.request.model": run.model.model, "agentfx.turn": turn },
+      (annotate) =>
+        Effect.tap(Retry.retrying(attempt(run, turn, request, annotate), run.retry), (response) =>
+          annotate.attributes({
+            "gen_ai.usage.input_tokens": response.usage.inputTokens,
+            "gen_ai.usage.output_tokens": response.usage.outputTokens,
+            "gen_ai.response.finish_reasons": [response.finishReason],
+            "gen_ai.output.messages": annotate.content ? Telemetry.contentJson(response.turn.parts) : undefined
+          })
+        ),
+      "client"
+    )
     yield* run.append(response.turn)
     run.usage = LanguageModel.addUsage(run.usage, response.usage)
     run.lastText = Turn.text(response.turn)

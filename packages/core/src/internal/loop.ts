@@ -13,6 +13,7 @@ import type { CallResult } from "../Executor.js"
 import type { FunctionCall } from "../FunctionCall.js"
 import type { LanguageModel } from "../LanguageModel.js"
 import type { ToolError } from "../ToolError.js"
+import * as Telemetry from "../Telemetry.js"
 import * as Turn from "../Turn.js"
 import { answer } from "./answer.js"
 import { ask } from "./ask.js"
@@ -32,21 +33,42 @@ const decide = <R>(run: Run<R>, turn: number, calls: ReadonlyArray<FunctionCall>
 /** Runs the conversation to its end. */
 export const loop = <R>(options: Options<R>, hooks: Hooks = {}): Effect.Effect<AgentResult, AgentError, LanguageModel | R> =>
   Effect.flatMap(Run.start(options, hooks), (run) =>
-    Effect.gen(function* () {
-      for (let turn = 1; turn <= run.maxTurns; turn++) {
-        const response = yield* ask(run, turn)
-        const calls = Turn.calls(response.turn)
-        if (calls.length === 0) {
-          yield* run.commit
-          return run.result(turn, { _tag: "Finished" })
-        }
-        const results = yield* answer(run, turn, calls)
-        const stop = yield* decide(run, turn, calls, results)
-        if (stop !== undefined) return run.result(turn, stop)
-      }
-      return run.result(run.maxTurns, { _tag: "MaxTurns", maxTurns: run.maxTurns })
-    }).pipe(Effect.ensuring(Effect.sync(() => run.handOver())))
+    Telemetry.span(
+      "invoke_agent agentfx",
+      { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentfx", "gen_ai.provider.name": run.model.provider, "gen_ai.request.model": run.model.model },
+      (annotate) =>
+        Effect.gen(function* () {
+          if (annotate.content) yield* annotate.attributes({ "gen_ai.input.messages": Telemetry.contentJson(options.prompt ?? null) })
+          const result = yield* turns(run)
+          yield* annotate.attributes({
+            "gen_ai.usage.input_tokens": result.usage.inputTokens,
+            "gen_ai.usage.output_tokens": result.usage.outputTokens,
+            "agentfx.turns": result.turns,
+            "agentfx.stop_reason": result.stopReason._tag,
+            "gen_ai.output.messages": annotate.content ? Telemetry.contentJson(result.text) : undefined
+          })
+          return result
+        }),
+      "internal"
+    ).pipe(Effect.ensuring(Effect.sync(() => run.handOver())))
   )
+
+/** The turns of a run, to its end. */
+const turns = <R>(run: Run<R>): Effect.Effect<AgentResult, AgentError, R> =>
+  Effect.gen(function* () {
+    for (let turn = 1; turn <= run.maxTurns; turn++) {
+      const response = yield* ask(run, turn)
+      const calls = Turn.calls(response.turn)
+      if (calls.length === 0) {
+        yield* run.commit
+        return run.result(turn, { _tag: "Finished" })
+      }
+      const results = yield* answer(run, turn, calls)
+      const stop = yield* decide(run, turn, calls, results)
+      if (stop !== undefined) return run.result(turn, stop)
+    }
+    return run.result(run.maxTurns, { _tag: "MaxTurns", maxTurns: run.maxTurns })
+  })
 
 /** The loop as a stream of its events, ending with `Done`; closing the stream interrupts the run. */
 export const loopStream = <R>(

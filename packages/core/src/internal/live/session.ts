@@ -14,6 +14,7 @@ import type { LiveAgentEvent } from "../../LiveAgentEvent.js"
 import type { SendError, SessionError } from "../../LiveError.js"
 import { ReconnectFailed, SessionEnded } from "../../LiveError.js"
 import * as LiveModel from "../../LiveModel.js"
+import * as Telemetry from "../../Telemetry.js"
 import type { LiveTurn } from "../../LiveTurn.js"
 import type * as ModelError from "../../ModelError.js"
 import type * as Retry from "../../Retry.js"
@@ -256,7 +257,27 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         yield* Deferred.done(done, outcome)
       })
 
-    const fiber = yield* main.pipe(Effect.onExit(finish), Effect.ignore, Effect.forkScoped)
+    // The session's span covers its connections; each reconnect is an event on it.
+    const traced = Telemetry.span(
+      "live_session agentfx",
+      { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentfx", "gen_ai.provider.name": live.provider, "gen_ai.request.model": live.model },
+      (annotate) =>
+        Effect.gen(function* () {
+          if (!annotate.active) return yield* main
+          const events = yield* hub.subscribe
+          yield* Effect.forkScoped(
+            Stream.runForEach(events, (event) =>
+              event._tag === "Reconnecting"
+                ? annotate.event("agentfx.live.reconnecting", { "agentfx.attempt": event.attempt, "agentfx.reason": event.reason, "agentfx.close_code": event.code })
+                : event._tag === "GoAway"
+                  ? annotate.event("agentfx.live.go_away")
+                  : Effect.void
+            ).pipe(Effect.ignore)
+          )
+          return yield* main
+        }).pipe(Effect.scoped)
+    )
+    const fiber = yield* traced.pipe(Effect.onExit(finish), Effect.ignore, Effect.forkScoped)
 
     const current: Effect.Effect<Active, SendError> = Effect.suspend(() =>
       ended !== undefined ? Effect.fail(ended) : active !== undefined ? Effect.succeed(active) : Deferred.await(next)

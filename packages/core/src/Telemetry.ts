@@ -1,0 +1,94 @@
+/**
+ * Traces of every run, in the OpenTelemetry GenAI conventions, through Effect's tracer: provide a tracer (e.g.
+ * `@effect/opentelemetry`'s `NodeSdk.layer`) and each `Agent.run` / `Agent.stream` / `Chat` message is an
+ * `invoke_agent` span, each model turn a `chat` span inside it (with usage and finish reason; each failed attempt a
+ * `gen_ai.attempt_failed` event), each tool call an `execute_tool` span (its name, call id and `error.type`), and a
+ * Live session a `live_session` span with its reconnects as events. Message contents — prompts, answers, tool
+ * arguments and results — are recorded only with `withContent` (or the standard
+ * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` in the CLI); API keys never are.
+ *
+ * Without a tracer nothing is recorded and nothing is paid for: the default tracer is recognised and no span is
+ * made at all.
+ *
+ * @example
+ * import { NodeSdk } from "@effect/opentelemetry"
+ * const traced = Agent.run(options).pipe(Effect.provide(NodeSdk.layer(() => ({ resource: { serviceName: "my-agent" }, spanProcessor }))))
+ * const withText = Telemetry.withContent(traced) // prompts and answers on the spans too
+ *
+ * @since 0.2.0
+ */
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import type * as Tracer from "effect/Tracer"
+
+/** Attribute values a span accepts. */
+export type AttributeValue = string | number | boolean | ReadonlyArray<string>
+
+/** What a traced body may add to its span: attributes, and events with attributes. No-ops when nothing traces. */
+export interface Annotate {
+  readonly attributes: (attributes: Readonly<Record<string, AttributeValue | undefined>>) => Effect.Effect<void>
+  readonly event: (name: string, attributes?: Readonly<Record<string, AttributeValue | undefined>>) => Effect.Effect<void>
+  /** Whether a span is being recorded (a tracer is provided): work done only for the span can be skipped otherwise. */
+  readonly active: boolean
+  /** Whether message contents are recorded (see `withContent`). */
+  readonly content: boolean
+}
+
+/** Whether spans carry message contents (prompts, answers, tool arguments and results). Off unless asked for. */
+export const captureContent: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
+
+/** Runs `effect` with message contents recorded on its spans. */
+export const withContent = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.locally(effect, captureContent, true)
+
+/** The tracer every fiber has unless one is provided: spans made with it go nowhere. */
+const defaultTracer: Tracer.Tracer = Effect.runSync(Effect.tracer)
+
+const defined = (attributes: Readonly<Record<string, AttributeValue | undefined>>): Record<string, AttributeValue> => {
+  const out: Record<string, AttributeValue> = {}
+  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value
+  return out
+}
+
+const silent: Annotate = { attributes: () => Effect.void, event: () => Effect.void, active: false, content: false }
+
+const recording = (content: boolean): Annotate => ({
+  attributes: (attributes) => Effect.annotateCurrentSpan(defined(attributes)),
+  event: (name, attributes = {}) =>
+    Effect.flatMap(Effect.currentSpan, (span) => Effect.sync(() => span.event(name, BigInt(Date.now()) * 1_000_000n, defined(attributes)))).pipe(Effect.ignore),
+  active: true,
+  content
+})
+
+/**
+ * `body` inside a span `name` with `attributes` — when a tracer is provided. Without one, `body` runs as it is
+ * with an `Annotate` that does nothing. A failure sets `error.type` to the error's tag.
+ */
+export const span = <A, E, R>(
+  name: string,
+  attributes: Readonly<Record<string, AttributeValue | undefined>>,
+  body: (annotate: Annotate) => Effect.Effect<A, E, R>,
+  kind: Tracer.SpanKind = "internal"
+): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.tracer, (tracer) => {
+    if (tracer === defaultTracer) return body(silent)
+    return Effect.flatMap(FiberRef.get(captureContent), (content) =>
+      body(recording(content)).pipe(
+        Effect.tapError((error) => Effect.annotateCurrentSpan("error.type", errorType(error))),
+        Effect.withSpan(name, { attributes: defined(attributes), kind })
+      )
+    )
+  })
+
+/** The `error.type` of a failure: its tag, else its name. */
+export const errorType = (error: unknown): string =>
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string"
+    ? error._tag
+    : error instanceof Error
+      ? error.name
+      : "unknown"
+
+/** JSON for a content attribute, cut to `max` characters (attributes are not the place for megabytes). */
+export const contentJson = (value: unknown, max = 8192): string => {
+  const text = JSON.stringify(value) ?? "null"
+  return text.length > max ? `${text.slice(0, max)}…` : text
+}

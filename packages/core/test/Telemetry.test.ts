@@ -1,0 +1,108 @@
+import { NodeSdk } from "@effect/opentelemetry"
+import { describe, expect, it } from "@effect/vitest"
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base"
+import { Effect, Layer, Schema } from "effect"
+import { Agent, ModelError, Registry, Retry, Telemetry, Tool } from "../src/index.js"
+import { Scripted } from "../src/testing.js"
+
+const secretPrompt = "my secret plan for Tuesday"
+
+const weather = Tool.make("get_weather", {
+  description: "Weather of a city",
+  parameters: Schema.Struct({ city: Schema.String }),
+  handler: ({ city }) => Effect.succeed({ city, celsius: 7 })
+})
+const broken = Tool.make("broken", {
+  description: "Always fails",
+  parameters: Schema.Struct({}),
+  failure: Schema.String,
+  handler: () => Effect.fail("out of order")
+})
+const registry = Registry.unsafeMake(weather, broken)
+
+const script = () =>
+  Scripted.layer([
+    { error: new ModelError.Unavailable({ message: "try again" }) },
+    { calls: [{ name: "get_weather", args: { city: "Oslo" } }, { name: "broken", args: {} }], usage: { inputTokens: 10, outputTokens: 4 } },
+    { text: "7 °C in Oslo.", usage: { inputTokens: 20, outputTokens: 5 } }
+  ])
+
+/** Runs the agent with spans going to memory; returns them. */
+const traced = (withContent: boolean) =>
+  Effect.gen(function* () {
+    const exporter = new InMemorySpanExporter()
+    const tracing = NodeSdk.layer(() => ({ resource: { serviceName: "agentfx-test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
+    const run = Agent.run({ registry, prompt: secretPrompt, retry: Retry.policy({ base: "1 millis", maxRetries: 2 }) })
+    // Read before the SDK shuts down with the layer: shutting down empties the in-memory exporter.
+    return yield* (withContent ? Telemetry.withContent(run) : run).pipe(
+      Effect.map(() => [...exporter.getFinishedSpans()]),
+      Effect.provide(Layer.merge(script(), tracing))
+    )
+  })
+
+const byName = (spans: ReadonlyArray<ReadableSpan>, prefix: string) => spans.filter((span) => span.name.startsWith(prefix))
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
+
+describe("Telemetry: OpenTelemetry spans of a run", () => {
+  it.live("the run is a tree: invoke_agent → chat per model turn → execute_tool per call, with the GenAI attributes", () =>
+    Effect.gen(function* () {
+      const spans = yield* traced(false)
+      const [run] = byName(spans, "invoke_agent")
+      const turns = byName(spans, "chat ")
+      const tools = byName(spans, "execute_tool ")
+      expect(run).toBeDefined()
+      expect(turns).toHaveLength(2)
+      expect(tools.map((span) => span.name).sort()).toEqual(["execute_tool broken", "execute_tool get_weather"])
+      for (const turn of turns) expect(parentOf(turn)).toBe(run!.spanContext().spanId)
+      for (const tool of tools) expect(parentOf(tool)).toBe(run!.spanContext().spanId)
+      expect(run!.attributes).toMatchObject({
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": "scripted",
+        "gen_ai.usage.input_tokens": 30,
+        "gen_ai.usage.output_tokens": 9,
+        "agentfx.stop_reason": "Finished"
+      })
+      expect(turns[0]!.attributes).toMatchObject({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": expect.any(String),
+        "gen_ai.usage.input_tokens": 10,
+        "gen_ai.usage.output_tokens": 4
+      })
+      // Effect's bridge hands arrays to OpenTelemetry as JSON text.
+      expect(JSON.parse(String(turns[0]!.attributes["gen_ai.response.finish_reasons"]))).toEqual(["tool_calls"])
+      // The failed attempt of the first turn is an event on its span, not a span of its own.
+      expect(turns[0]!.events.map((event) => [event.name, event.attributes?.["error.type"]])).toEqual([["gen_ai.attempt_failed", "Unavailable"]])
+      const weatherSpan = tools.find((span) => span.name === "execute_tool get_weather")!
+      expect(weatherSpan.attributes).toMatchObject({ "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": expect.any(String) })
+      const brokenSpan = tools.find((span) => span.name === "execute_tool broken")!
+      expect(brokenSpan.attributes["error.type"]).toBe("ExecutionFailed")
+      expect(brokenSpan.status.code).toBe(2)
+    }))
+
+  it.live("contents are off by default: no prompt, answer, arguments or results on any span", () =>
+    Effect.gen(function* () {
+      const spans = yield* traced(false)
+      const everything = JSON.stringify(spans.map((span) => ({ attributes: span.attributes, events: span.events })))
+      expect(everything).not.toContain(secretPrompt)
+      expect(everything).not.toContain("7 °C in Oslo.")
+      expect(everything).not.toContain("Oslo")
+    }))
+
+  it.live("withContent records them: the prompt and answer on the run, arguments and results on the tool calls", () =>
+    Effect.gen(function* () {
+      const spans = yield* traced(true)
+      const [run] = byName(spans, "invoke_agent")
+      expect(String(run!.attributes["gen_ai.input.messages"])).toContain(secretPrompt)
+      expect(String(run!.attributes["gen_ai.output.messages"])).toContain("7 °C in Oslo.")
+      const weatherSpan = byName(spans, "execute_tool get_weather")[0]!
+      expect(JSON.parse(String(weatherSpan.attributes["gen_ai.tool.call.arguments"]))).toEqual({ city: "Oslo" })
+      expect(JSON.parse(String(weatherSpan.attributes["gen_ai.tool.call.result"]))).toEqual({ city: "Oslo", celsius: 7 })
+    }))
+
+  it.effect("without a tracer nothing is traced: the body runs with an inactive annotator", () =>
+    Effect.gen(function* () {
+      const seen = yield* Telemetry.span("nothing", {}, (annotate) => Effect.succeed(annotate.active))
+      expect(seen).toBe(false)
+    }))
+})
