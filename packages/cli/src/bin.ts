@@ -8,12 +8,17 @@
  * for MCP servers' tools too).
  */
 import { readFileSync } from "node:fs"
+import * as NodeModule from "node:module"
 import * as Argv from "./Argv.js"
 import type * as Builtins from "./Builtins.js"
 import { specs } from "./commands/specs.js"
 import * as Color from "./internal/color.js"
 import * as CatalogueText from "./internal/catalogueText.js"
 import { answer } from "./internal/immediate.js"
+
+// Node 22.1 and later keep the compiled code of the bundled programs on disk between runs (Node's own cache
+// folder under the system's temporary directory); older Nodes have no such cache and start as before.
+;(NodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.()
 
 interface Program {
   readonly start: (argv: ReadonlyArray<string>) => void

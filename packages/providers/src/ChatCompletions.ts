@@ -94,13 +94,16 @@ const encode = (options: Options, request: LanguageModel.Request): Either.Either
   return Either.right(body)
 }
 
-/** Builds the service (the SDK client is created here, once, with `maxRetries: 0`). */
+/** Builds the service (the SDK client is created here, once, with `maxRetries: 0` and its logging off). */
 export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
   Effect.sync(() => {
     const client = new OpenAIClient({
       apiKey: Redacted.value(options.apiKey),
       baseURL: options.baseUrl,
       maxRetries: 0,
+      // The SDK would print a chunk it cannot parse on stderr, raw, beside the error this layer classifies
+      // (MalformedResponse); the error is what the caller sees, once.
+      logLevel: "off",
       ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } })
     })
     const scrub = scrubber(options.apiKey)

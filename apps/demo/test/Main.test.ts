@@ -1,0 +1,98 @@
+/**
+ * The demo as a process: src/main.ts bundled from the sources (esbuild, next to src/ so that it finds the
+ * scenarios, samples and evals folders as the built demo does), spawned with its output piped.
+ */
+import { Emulator, Policy } from "@agentfx/emulator"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { build } from "esbuild"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const demo = fileURLToPath(new URL("..", import.meta.url))
+const packages = path.resolve(demo, "../../packages")
+// A folder beside src/ (main.ts finds its data as ../scenarios and so on), removed afterwards.
+const out = fs.mkdtempSync(path.join(demo, ".main-test-"))
+const main = path.join(out, "main.js")
+
+const entries: Record<string, string> = { core: "index", "core/testing": "testing", providers: "index", emulator: "index", tools: "index", cli: "index" }
+
+beforeAll(async () => {
+  await build({
+    entryPoints: [path.join(demo, "src", "main.ts")],
+    outfile: main,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20.19",
+    logLevel: "warning",
+    banner: { js: 'import { createRequire as __demoRequire } from "node:module"; const require = __demoRequire(import.meta.url);' },
+    plugins: [
+      {
+        name: "agentfx-sources",
+        setup: (build) =>
+          build.onResolve({ filter: /^@agentfx\// }, (args) => {
+            const name = args.path.slice("@agentfx/".length)
+            return { path: path.join(packages, name.split("/")[0]!, "src", `${entries[name] ?? "index"}.ts`) }
+          })
+      }
+    ]
+  })
+}, 120_000)
+
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }))
+
+interface Outcome {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const runDemo = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Outcome> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [main, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+describe("the demo as a process", () => {
+  it("--help: usage with npx -y pnpm@10, exit 0; an unknown option: one line, exit 2", async () => {
+    const help = await runDemo(["--help"])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("Usage: npx -y pnpm@10 demo")
+    expect(help.stderr).toBe("")
+    const bad = await runDemo(["--recrod"])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toBe("agentfx demo: unknown option --recrod; options: --offline, --record, --json FILE, --junit FILE, --executor-tour, --help (--help says more)\n")
+  })
+
+  it("offline: every e-mail numbered, eval progress as plain lines on stderr, the summary once, exit 0", async () => {
+    const result = await runDemo([])
+    expect(result.code).toBe(0)
+    expect(result.stdout.match(/━━ e-mail \d of 4: /g)).toHaveLength(4)
+    expect(result.stdout.match(/passed \(100 %\)/g)).toHaveLength(1)
+    expect(result.stdout).not.toContain("pass rate")
+    const progress = result.stderr.split("\n").filter((line) => line.startsWith("demo eval suite: "))
+    expect(progress.at(-1)).toMatch(/^demo eval suite: (\d+)\/\1 done, \1 passing/)
+  })
+
+  it("a key the provider refuses stops the demo at the first e-mail: one line naming the variable and --offline, exit 1", () =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* Emulator.make({ policy: Policy.offline })
+          const result = yield* Effect.promise(() => runDemo([], { GEMINI_API_KEY: "not-the-key", GEMINI_BASE_URL: server.geminiBaseUrl }))
+          expect(result.code).toBe(1)
+          expect(result.stdout).toContain(`provider: gemini, model gemini-2.5-flash at ${server.geminiBaseUrl} (GEMINI_API_KEY is set)`)
+          expect(result.stdout.match(/━━ e-mail/g)).toHaveLength(1)
+          expect(result.stderr).toBe("agentfx demo: gemini refused the API key (400): check GEMINI_API_KEY, or run offline with --offline\n")
+        })
+      )
+    ))
+})
