@@ -5,7 +5,9 @@
  * The assistant message is sent back with its `tool_calls` (arguments byte for byte) and `reasoning_content`,
  * followed immediately by one `role: "tool"` message per call. `arguments` are parsed defensively: text that is
  * not a JSON object gives a call with `args: {}` and `metadata.argumentsError`, never a crash. Stream deltas are
- * joined by index. The SDK's own retries are off (`maxRetries: 0`); interrupting aborts the request.
+ * joined by index. The SDK's own retries are off (`maxRetries: 0`); interrupting aborts the request. The SDK's
+ * own log lines (it prints stream chunks it cannot parse, which may echo the key) go through the key scrubber to
+ * Effect's logger at Debug level, never straight to the console.
  *
  * @example
  * const local = ChatCompletions.layer({
@@ -29,6 +31,7 @@ import { Accumulator, decodeCompletion } from "./internal/openai/response.js"
 import * as Wire from "./internal/openai/wire.js"
 import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
+import * as SdkLogger from "./internal/sdkLogger.js"
 
 /** How to reach an OpenAI-compatible server and which of its dialect choices to make. */
 export interface Options {
@@ -96,11 +99,12 @@ const encode = (options: Options, request: LanguageModel.Request): Either.Either
 
 /** Builds the service (the SDK client is created here, once, with `maxRetries: 0`). */
 export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
-  Effect.sync(() => {
+  Effect.map(SdkLogger.make("openai", scrubber(options.apiKey)), (logger) => {
     const client = new OpenAIClient({
       apiKey: Redacted.value(options.apiKey),
       baseURL: options.baseUrl,
       maxRetries: 0,
+      logger,
       ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } })
     })
     const scrub = scrubber(options.apiKey)

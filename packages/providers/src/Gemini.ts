@@ -4,7 +4,8 @@
  * Model turns are echoed exactly as received: every part in place, each `thoughtSignature` on the part it came
  * on (kept in the part's `metadata`); function responses go back in one `user` turn, ids echoed when Gemini gave
  * them; declarations are sent as `parametersJsonSchema`. The SDK does not retry (the agent loop owns retries),
- * and interrupting a request aborts it, mid-stream too.
+ * and interrupting a request aborts it, mid-stream too. On these paths @google/genai prints nothing of a response
+ * (it has no logger to route; what it cannot parse it throws, and the layer scrubs the key out of it).
  *
  * @example
  * const model = Gemini.layer({ apiKey: Redacted.make(key), model: "gemini-2.5-flash" })
