@@ -29,6 +29,7 @@ import * as codec from "./internal/openai/codec.js"
 import { classify } from "./internal/openai/errors.js"
 import { Accumulator, decodeCompletion } from "./internal/openai/response.js"
 import * as Wire from "./internal/openai/wire.js"
+import { requireContent } from "./internal/emptyTurn.js"
 import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
 import * as SdkLogger from "./internal/sdkLogger.js"
@@ -126,7 +127,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
             (raw) =>
               Wire.decodeCompletion(raw).pipe(
                 Either.mapLeft((error) => new ModelError.MalformedResponse({ message: scrub(`unexpected completion shape: ${error.message}`) })),
-                Either.flatMap((completion) => decodeCompletion(request.transcript, completion))
+                Either.flatMap((completion) => decodeCompletion(request.transcript, completion)),
+                Either.flatMap(requireContent)
               )
           )
         }
@@ -143,14 +145,23 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           } as unknown as ChatCompletionCreateParamsStreaming
           return pump<unknown, LanguageModel.StreamPart>(() => {
             const accumulator = new Accumulator(request.transcript)
+            let chunks = 0
             return {
               start: (signal) => client.chat.completions.create(params, { signal }),
-              onChunk: (chunk) =>
-                Wire.decodeChunk(chunk).pipe(
+              onChunk: (chunk) => {
+                chunks++
+                return Wire.decodeChunk(chunk).pipe(
                   Either.mapLeft((error) => new ModelError.MalformedResponse({ message: scrub(`unexpected chunk shape: ${error.message}`) })),
                   Either.flatMap((decoded) => accumulator.push(decoded))
-                ),
-              onEnd: () => Either.map(accumulator.finish(), ({ deltas, response }) => [...deltas, { _tag: "Finish", response }]),
+                )
+              },
+              // The SDK reads a body that is no event stream (an HTML page, plain JSON) as a stream of no chunks.
+              onEnd: () =>
+                chunks === 0
+                  ? Either.left(new ModelError.MalformedResponse({ message: "the response is not an event stream: it held no chunk" }))
+                  : Either.flatMap(accumulator.finish(), ({ deltas, response }) =>
+                      Either.map(requireContent(response), () => [...deltas, { _tag: "Finish" as const, response }])
+                    ),
               onError: (error) => classify(error, scrub)
             }
           })

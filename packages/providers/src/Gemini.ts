@@ -28,6 +28,7 @@ import * as codec from "./internal/gemini/codec.js"
 import { classify } from "./internal/gemini/errors.js"
 import { Aggregator, decodeResponse } from "./internal/gemini/response.js"
 import * as Wire from "./internal/gemini/wire.js"
+import { requireContent } from "./internal/emptyTurn.js"
 import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
 
@@ -109,7 +110,11 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
               try: (signal) => client.models.generateContent(withSignal(params, signal)),
               catch: (error) => classify(error, scrub)
             }),
-            (raw) => Either.flatMap(decodeChunk(raw), (response) => decodeResponse(request.transcript, response))
+            (raw) =>
+              decodeChunk(raw).pipe(
+                Either.flatMap((response) => decodeResponse(request.transcript, response)),
+                Either.flatMap(requireContent)
+              )
           )
       })
 
@@ -122,7 +127,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
             return {
               start: (signal) => client.models.generateContentStream(withSignal(params, signal)),
               onChunk: (chunk) => Either.flatMap(decodeChunk(chunk), (decoded) => aggregator.push(decoded)),
-              onEnd: () => Either.map(aggregator.finish(), (response) => [{ _tag: "Finish", response }]),
+              onEnd: () => aggregator.finish().pipe(Either.flatMap(requireContent), Either.map((response) => [{ _tag: "Finish", response }])),
               onError: (error) => classify(error, scrub)
             }
           })
