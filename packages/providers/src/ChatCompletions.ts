@@ -29,6 +29,7 @@ import * as codec from "./internal/openai/codec.js"
 import { classify } from "./internal/openai/errors.js"
 import { Accumulator, decodeCompletion } from "./internal/openai/response.js"
 import * as Wire from "./internal/openai/wire.js"
+import { capped, defaultMaxResponseBytes, tooLarge } from "./internal/cappedFetch.js"
 import { requireContent } from "./internal/emptyTurn.js"
 import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
@@ -59,6 +60,8 @@ export interface Options {
   readonly extraBody?: Json.JsonObject | undefined
   /** Extra HTTP headers. */
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Most bytes read from one response, streamed or not (default 32 MiB); past it the request fails. */
+  readonly maxResponseBytes?: number | undefined
 }
 
 interface Body {
@@ -106,6 +109,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
       baseURL: options.baseUrl,
       maxRetries: 0,
       logger,
+      fetch: capped(options.maxResponseBytes ?? defaultMaxResponseBytes),
       ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } })
     })
     const scrub = scrubber(options.apiKey)
@@ -122,7 +126,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           return Effect.flatMap(
             Effect.tryPromise({
               try: (signal) => client.chat.completions.create(params, { signal }),
-              catch: (error) => classify(error, scrub)
+              catch: (error) => tooLarge(error) ?? classify(error, scrub)
             }),
             (raw) =>
               Wire.decodeCompletion(raw).pipe(
@@ -162,7 +166,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
                   : Either.flatMap(accumulator.finish(), ({ deltas, response }) =>
                       Either.map(requireContent(response), () => [...deltas, { _tag: "Finish" as const, response }])
                     ),
-              onError: (error) => classify(error, scrub)
+              onError: (error) => tooLarge(error) ?? classify(error, scrub)
             }
           })
         }

@@ -28,9 +28,13 @@ import * as codec from "./internal/gemini/codec.js"
 import { classify } from "./internal/gemini/errors.js"
 import { Aggregator, decodeResponse } from "./internal/gemini/response.js"
 import * as Wire from "./internal/gemini/wire.js"
+import { capped, defaultMaxResponseBytes, tooLarge } from "./internal/cappedFetch.js"
 import { requireContent } from "./internal/emptyTurn.js"
 import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
+
+/** What one response may hold at most unless `maxResponseBytes` says otherwise (32 MiB). */
+export { defaultMaxResponseBytes } from "./internal/cappedFetch.js"
 
 /** The model used when none is named. */
 export const defaultModel = "gemini-2.5-flash"
@@ -44,6 +48,8 @@ export interface Options {
   readonly baseUrl?: string | undefined
   /** Default `v1beta`. */
   readonly apiVersion?: string | undefined
+  /** Most bytes read from one response, streamed or not (default 32 MiB); past it the request fails. */
+  readonly maxResponseBytes?: number | undefined
   /** Extra request settings (thinkingConfig, safetySettings, ...); the layer sets tools, system and sampling. */
   readonly config?: Omit<GenerateContentConfig, "abortSignal" | "tools" | "toolConfig" | "systemInstruction"> | undefined
 }
@@ -66,6 +72,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
     const client = new GoogleGenAI({
       apiKey: Redacted.value(options.apiKey),
       httpOptions: {
+        fetch: capped(options.maxResponseBytes ?? defaultMaxResponseBytes),
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
         ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion })
       }
@@ -108,7 +115,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           Effect.flatMap(
             Effect.tryPromise({
               try: (signal) => client.models.generateContent(withSignal(params, signal)),
-              catch: (error) => classify(error, scrub)
+              catch: (error) => tooLarge(error) ?? classify(error, scrub)
             }),
             (raw) =>
               decodeChunk(raw).pipe(
@@ -128,7 +135,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
               start: (signal) => client.models.generateContentStream(withSignal(params, signal)),
               onChunk: (chunk) => Either.flatMap(decodeChunk(chunk), (decoded) => aggregator.push(decoded)),
               onEnd: () => aggregator.finish().pipe(Either.flatMap(requireContent), Either.map((response) => [{ _tag: "Finish", response }])),
-              onError: (error) => classify(error, scrub)
+              onError: (error) => tooLarge(error) ?? classify(error, scrub)
             }
           })
       })
