@@ -5,7 +5,9 @@
  * The assistant message is sent back with its `tool_calls` (arguments byte for byte) and `reasoning_content`,
  * followed immediately by one `role: "tool"` message per call. `arguments` are parsed defensively: text that is
  * not a JSON object gives a call with `args: {}` and `metadata.argumentsError`, never a crash. Stream deltas are
- * joined by index. The SDK's own retries are off (`maxRetries: 0`); interrupting aborts the request.
+ * joined by index. The SDK's own retries are off (`maxRetries: 0`); interrupting aborts the request. The SDK's
+ * own log lines (it prints stream chunks it cannot parse, which may echo the key) go through the key scrubber to
+ * Effect's logger at Debug level, never straight to the console.
  *
  * @example
  * const local = ChatCompletions.layer({
@@ -27,8 +29,11 @@ import * as codec from "./internal/openai/codec.js"
 import { classify } from "./internal/openai/errors.js"
 import { Accumulator, decodeCompletion } from "./internal/openai/response.js"
 import * as Wire from "./internal/openai/wire.js"
+import { capped, defaultMaxResponseBytes, tooLarge } from "./internal/cappedFetch.js"
+import { requireContent } from "./internal/emptyTurn.js"
 import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
+import * as SdkLogger from "./internal/sdkLogger.js"
 
 /** How to reach an OpenAI-compatible server and which of its dialect choices to make. */
 export interface Options {
@@ -55,6 +60,8 @@ export interface Options {
   readonly extraBody?: Json.JsonObject | undefined
   /** Extra HTTP headers. */
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Most bytes read from one response, streamed or not (default 32 MiB); past it the request fails. */
+  readonly maxResponseBytes?: number | undefined
 }
 
 interface Body {
@@ -94,16 +101,15 @@ const encode = (options: Options, request: LanguageModel.Request): Either.Either
   return Either.right(body)
 }
 
-/** Builds the service (the SDK client is created here, once, with `maxRetries: 0` and its logging off). */
+/** Builds the service (the SDK client is created here, once, with `maxRetries: 0` and its logging scrubbed, at Debug). */
 export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
-  Effect.sync(() => {
+  Effect.map(SdkLogger.make("openai", scrubber(options.apiKey)), (logger) => {
     const client = new OpenAIClient({
       apiKey: Redacted.value(options.apiKey),
       baseURL: options.baseUrl,
       maxRetries: 0,
-      // The SDK would print a chunk it cannot parse on stderr, raw, beside the error this layer classifies
-      // (MalformedResponse); the error is what the caller sees, once.
-      logLevel: "off",
+      logger,
+      fetch: capped(options.maxResponseBytes ?? defaultMaxResponseBytes),
       ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } })
     })
     const scrub = scrubber(options.apiKey)
@@ -120,12 +126,13 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           return Effect.flatMap(
             Effect.tryPromise({
               try: (signal) => client.chat.completions.create(params, { signal }),
-              catch: (error) => classify(error, scrub)
+              catch: (error) => tooLarge(error) ?? classify(error, scrub)
             }),
             (raw) =>
               Wire.decodeCompletion(raw).pipe(
                 Either.mapLeft((error) => new ModelError.MalformedResponse({ message: scrub(`unexpected completion shape: ${error.message}`) })),
-                Either.flatMap((completion) => decodeCompletion(request.transcript, completion))
+                Either.flatMap((completion) => decodeCompletion(request.transcript, completion)),
+                Either.flatMap(requireContent)
               )
           )
         }
@@ -142,15 +149,24 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           } as unknown as ChatCompletionCreateParamsStreaming
           return pump<unknown, LanguageModel.StreamPart>(() => {
             const accumulator = new Accumulator(request.transcript)
+            let chunks = 0
             return {
               start: (signal) => client.chat.completions.create(params, { signal }),
-              onChunk: (chunk) =>
-                Wire.decodeChunk(chunk).pipe(
+              onChunk: (chunk) => {
+                chunks++
+                return Wire.decodeChunk(chunk).pipe(
                   Either.mapLeft((error) => new ModelError.MalformedResponse({ message: scrub(`unexpected chunk shape: ${error.message}`) })),
                   Either.flatMap((decoded) => accumulator.push(decoded))
-                ),
-              onEnd: () => Either.map(accumulator.finish(), ({ deltas, response }) => [...deltas, { _tag: "Finish", response }]),
-              onError: (error) => classify(error, scrub)
+                )
+              },
+              // The SDK reads a body that is no event stream (an HTML page, plain JSON) as a stream of no chunks.
+              onEnd: () =>
+                chunks === 0
+                  ? Either.left(new ModelError.MalformedResponse({ message: "the response is not an event stream: it held no chunk" }))
+                  : Either.flatMap(accumulator.finish(), ({ deltas, response }) =>
+                      Either.map(requireContent(response), () => [...deltas, { _tag: "Finish" as const, response }])
+                    ),
+              onError: (error) => tooLarge(error) ?? classify(error, scrub)
             }
           })
         }

@@ -4,7 +4,8 @@
  * Model turns are echoed exactly as received: every part in place, each `thoughtSignature` on the part it came
  * on (kept in the part's `metadata`); function responses go back in one `user` turn, ids echoed when Gemini gave
  * them; declarations are sent as `parametersJsonSchema`. The SDK does not retry (the agent loop owns retries),
- * and interrupting a request aborts it, mid-stream too.
+ * and interrupting a request aborts it, mid-stream too. On these paths @google/genai prints nothing of a response
+ * (it has no logger to route; what it cannot parse it throws, and the layer scrubs the key out of it).
  *
  * @example
  * const model = Gemini.layer({ apiKey: Redacted.make(key), model: "gemini-2.5-flash" })
@@ -27,8 +28,13 @@ import * as codec from "./internal/gemini/codec.js"
 import { classify } from "./internal/gemini/errors.js"
 import { Aggregator, decodeResponse } from "./internal/gemini/response.js"
 import * as Wire from "./internal/gemini/wire.js"
+import { capped, defaultMaxResponseBytes, tooLarge } from "./internal/cappedFetch.js"
+import { requireContent } from "./internal/emptyTurn.js"
 import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
+
+/** What one response may hold at most unless `maxResponseBytes` says otherwise (32 MiB). */
+export { defaultMaxResponseBytes } from "./internal/cappedFetch.js"
 
 /** The model used when none is named. */
 export const defaultModel = "gemini-2.5-flash"
@@ -42,6 +48,8 @@ export interface Options {
   readonly baseUrl?: string | undefined
   /** Default `v1beta`. */
   readonly apiVersion?: string | undefined
+  /** Most bytes read from one response, streamed or not (default 32 MiB); past it the request fails. */
+  readonly maxResponseBytes?: number | undefined
   /** Extra request settings (thinkingConfig, safetySettings, ...); the layer sets tools, system and sampling. */
   readonly config?: Omit<GenerateContentConfig, "abortSignal" | "tools" | "toolConfig" | "systemInstruction"> | undefined
 }
@@ -64,6 +72,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
     const client = new GoogleGenAI({
       apiKey: Redacted.value(options.apiKey),
       httpOptions: {
+        fetch: capped(options.maxResponseBytes ?? defaultMaxResponseBytes),
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
         ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion })
       }
@@ -106,9 +115,13 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           Effect.flatMap(
             Effect.tryPromise({
               try: (signal) => client.models.generateContent(withSignal(params, signal)),
-              catch: (error) => classify(error, scrub)
+              catch: (error) => tooLarge(error) ?? classify(error, scrub)
             }),
-            (raw) => Either.flatMap(decodeChunk(raw), (response) => decodeResponse(request.transcript, response))
+            (raw) =>
+              decodeChunk(raw).pipe(
+                Either.flatMap((response) => decodeResponse(request.transcript, response)),
+                Either.flatMap(requireContent)
+              )
           )
       })
 
@@ -121,8 +134,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
             return {
               start: (signal) => client.models.generateContentStream(withSignal(params, signal)),
               onChunk: (chunk) => Either.flatMap(decodeChunk(chunk), (decoded) => aggregator.push(decoded)),
-              onEnd: () => Either.map(aggregator.finish(), (response) => [{ _tag: "Finish", response }]),
-              onError: (error) => classify(error, scrub)
+              onEnd: () => aggregator.finish().pipe(Either.flatMap(requireContent), Either.map((response) => [{ _tag: "Finish", response }])),
+              onError: (error) => tooLarge(error) ?? classify(error, scrub)
             }
           })
       })

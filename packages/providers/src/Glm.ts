@@ -35,6 +35,8 @@ export interface Options {
   readonly apiKey: Redacted.Redacted<string>
   /** Default `glm-4.7`. */
   readonly model?: string | undefined
+  /** Most bytes read from one response, streamed or not (default 32 MiB). */
+  readonly maxResponseBytes?: number | undefined
   /** Default `general`. */
   readonly endpoint?: Endpoint | undefined
   /** Wins over `endpoint` (the emulator, mainland `open.bigmodel.cn`, a proxy). */
@@ -57,6 +59,7 @@ export const toChatCompletions = (options: Options): ChatCompletions.Options => 
   const webSearch = options.webSearch
   return {
     apiKey: options.apiKey,
+    maxResponseBytes: options.maxResponseBytes,
     baseUrl: options.baseUrl ?? endpoints[options.endpoint ?? "general"],
     model: options.model ?? defaultModel,
     provider: "glm",

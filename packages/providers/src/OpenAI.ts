@@ -28,6 +28,8 @@ export interface Options {
   readonly apiKey: Redacted.Redacted<string>
   /** Default `gpt-4.1-mini`. */
   readonly model?: string | undefined
+  /** Most bytes read from one response, streamed or not (default 32 MiB). */
+  readonly maxResponseBytes?: number | undefined
   /** Default `https://api.openai.com/v1`. */
   readonly baseUrl?: string | undefined
 }
@@ -35,6 +37,7 @@ export interface Options {
 /** The ChatCompletions options an OpenAI configuration stands for. */
 export const toChatCompletions = (options: Options): ChatCompletions.Options => ({
   apiKey: options.apiKey,
+  maxResponseBytes: options.maxResponseBytes,
   baseUrl: options.baseUrl ?? defaultBaseUrl,
   model: options.model ?? defaultModel,
   provider: "openai",

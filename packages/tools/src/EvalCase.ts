@@ -39,6 +39,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { Json } from "@agentfx/core"
+import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
 
 /** A case file cannot be read, is not valid YAML, or a field is invalid. */
@@ -176,16 +177,21 @@ const checkUnique = (cases: ReadonlyArray<EvalCase>): Either.Either<ReadonlyArra
   return Either.right(cases)
 }
 
+/** Limits on reading case files. */
+export interface LoadOptions {
+  /** Largest case file read (default 4 MiB); larger ones, and anything not a regular file, are refused unread. */
+  readonly maxBytes?: number
+}
+
 /** Reads and parses one case file. */
-export const load = (file: string): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>
+export const load = (file: string, options: LoadOptions = {}): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* Effect.mapError(fs.readFileString(file), (error) => new EvalCaseError({ file, reason: `cannot be read: ${error.message}` }))
+    const text = yield* Effect.mapError(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), (reason) => new EvalCaseError({ file, reason }))
     return yield* parse(text, file)
   }).pipe(Effect.withSpan("EvalCase.load", { attributes: { file } }))
 
 /** Every `*.yaml` / `*.yml` file under `directory` (recursively, sorted by path); case ids must be unique. */
-export const loadDirectory = (directory: string): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>
+export const loadDirectory = (directory: string, options: LoadOptions = {}): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const names = yield* Effect.mapError(
@@ -194,6 +200,6 @@ export const loadDirectory = (directory: string): Effect.Effect<ReadonlyArray<Ev
     )
     const files = names.filter((name) => /\.ya?ml$/i.test(name)).map((name) => NodePath.join(directory, name)).sort()
     const cases: Array<EvalCase> = []
-    for (const file of files) cases.push(...(yield* load(file)))
+    for (const file of files) cases.push(...(yield* load(file, options)))
     return yield* checkUnique(cases)
   })

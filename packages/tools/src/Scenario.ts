@@ -38,6 +38,7 @@ import * as NodePath from "node:path"
 import type { FunctionDeclaration } from "@agentfx/core"
 import { Dialect, Json, Registry, Tool } from "@agentfx/core"
 import { diff } from "./internal/schemaDiff.js"
+import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
 
 const where = (file: string, line: number | undefined): string => (line === undefined ? file : `${file}:${line}`)
@@ -261,14 +262,20 @@ const redeclare = <R>(tool: Tool.Tool<R>, declared: DeclaredFunction): Tool.Tool
 /** Implementations to resolve against: one registry, or one per scenario (e.g. built-ins plus stand-ins). */
 export type Implementations<R> = Registry.Registry<R> | ((definition: Definition) => Registry.Registry<R>)
 
+/** Limits on reading scenario files. */
+export interface LoadOptions {
+  /** Largest scenario file read (default 4 MiB); larger ones, and anything not a regular file, are refused unread. */
+  readonly maxBytes?: number
+}
+
 /** Reads, parses and resolves one scenario file. */
 export const load = <R>(
   file: string,
-  implementations: Implementations<R>
+  implementations: Implementations<R>,
+  options: LoadOptions = {}
 ): Effect.Effect<Scenario<R>, ScenarioFileError | MissingImplementation | SchemaDrift, FileSystem.FileSystem> =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* Effect.mapError(fs.readFileString(file), (error) => new ScenarioFileError({ file, reason: `cannot be read: ${error.message}` }))
+    const text = yield* Effect.mapError(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), (reason) => new ScenarioFileError({ file, reason }))
     const definition = yield* parse(text, file)
     return yield* resolve(definition, typeof implementations === "function" ? implementations(definition) : implementations)
   }).pipe(Effect.withSpan("Scenario.load", { attributes: { file } }))
@@ -279,7 +286,8 @@ export const load = <R>(
  */
 export const loadDirectory = <R>(
   directory: string,
-  implementations: Implementations<R>
+  implementations: Implementations<R>,
+  options: LoadOptions = {}
 ): Effect.Effect<ReadonlyArray<Scenario<R>>, ScenarioError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
@@ -290,7 +298,7 @@ export const loadDirectory = <R>(
     const files = names.filter((name) => name.toLowerCase().endsWith(".md") && name.toLowerCase() !== "readme.md").sort()
     const scenarios: Array<Scenario<R>> = []
     for (const name of files) {
-      const scenario = yield* load(NodePath.join(directory, name), implementations)
+      const scenario = yield* load(NodePath.join(directory, name), implementations, options)
       const twin = scenarios.find((s) => s.name === scenario.name)
       if (twin !== undefined) return yield* Effect.fail(new DuplicateScenario({ name: scenario.name, files: [twin.file, scenario.file] }))
       scenarios.push(scenario)

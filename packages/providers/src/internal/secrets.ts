@@ -1,13 +1,39 @@
 import * as Redacted from "effect/Redacted"
 
+/** Encodings shorter than this are not scrubbed: they would match ordinary text. */
+const shortest = 8
+
 /**
- * Removes API keys from text that came from elsewhere (an SDK error message, a server's error body) before it
- * becomes part of a ModelError: some servers echo the key they were sent, and errors end up in logs and transcripts.
+ * The spellings of `key` that can show up in text: as is, URL-encoded, and base64 / base64url of the key and
+ * of `Bearer <key>` (an echoed `Authorization` header). Base64 is matched by the characters that depend only
+ * on the key, at each of the three alignments it can have inside a longer encoded text.
+ */
+export const spellings = (key: string): ReadonlyArray<string> => {
+  const variants = new Set([key, encodeURIComponent(key)])
+  for (const plain of [key, `Bearer ${key}`, `x-goog-api-key: ${key}`]) {
+    const bytes = Buffer.from(plain, "utf8")
+    for (let skip = 0; skip < 3; skip++) {
+      // Bytes `skip..` start a 3-byte group when the text before them had (3 - skip) % 3 bytes more.
+      const aligned = bytes.subarray(skip)
+      const whole = aligned.subarray(0, aligned.length - (aligned.length % 3))
+      // The group before, which mixes in unknown bytes, is left out: only whole groups of the key are fixed.
+      variants.add(whole.toString("base64"))
+      variants.add(whole.toString("base64url"))
+    }
+  }
+  return [...variants].filter((variant) => variant.length >= shortest).sort((a, b) => b.length - a.length)
+}
+
+/**
+ * Removes API keys from text that came from elsewhere (an SDK error message or log line, a server's error body)
+ * before it becomes part of a ModelError or a log: some servers echo the key they were sent, plain or encoded,
+ * and errors end up in logs and transcripts.
  */
 export const scrubber = (...keys: ReadonlyArray<Redacted.Redacted<string> | string>): ((text: string) => string) => {
   const secrets = keys
     .map((key) => (typeof key === "string" ? key : Redacted.value(key)))
     .filter((key) => key.length > 0)
+    .flatMap((key) => (key.length < shortest ? [key] : spellings(key)))
   if (secrets.length === 0) return (text) => text
-  return (text) => secrets.reduce((acc, secret) => acc.split(secret).join("[redacted]"), text)
+  return (text) => secrets.reduce((acc, secret) => (acc.includes(secret) ? acc.split(secret).join("[redacted]") : acc), text)
 }

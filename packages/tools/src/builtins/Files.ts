@@ -13,10 +13,12 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import type { PlatformError } from "@effect/platform/Error"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { Stats } from "node:fs"
+import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { Tool } from "@agentfx/core"
+import { isInside, type Opened, openInside } from "../internal/openInside.js"
 
 /** The path is not one the tool may touch; `reason` says why. */
 export class PathRefused extends Schema.TaggedError<PathRefused>()("PathRefused", {
@@ -112,7 +114,7 @@ export const checkRelative = (path: string): PathRefused | undefined => {
 const describePlatformError = (error: PlatformError): string =>
   error._tag === "SystemError" ? (error.reason === "PermissionDenied" ? "permission denied" : error.message) : error.message
 
-/** The real location of `path` under the root, or why there is none. */
+/** The real location of `path` under the root, and the root's, or why there is none. */
 const resolve = (fs: FileSystem.FileSystem, root: string, path: string) =>
   Effect.gen(function* () {
     const refused = checkRelative(path)
@@ -127,46 +129,69 @@ const resolve = (fs: FileSystem.FileSystem, root: string, path: string) =>
         : new FileAccessFailed({ path, reason: describePlatformError(error) })
     )
     if (!isInside(realRoot, real)) return yield* Effect.fail(new PathRefused({ path, reason: "it leads outside the root through a symbolic link" }))
-    return real
+    return { realRoot, real }
   })
 
-const isInside = (root: string, real: string): boolean => real === root || real.startsWith(root.endsWith(NodePath.sep) ? root : root + NodePath.sep)
+const statTypeName = (stats: Stats): string =>
+  stats.isFile()
+    ? "file"
+    : stats.isDirectory()
+      ? "directory"
+      : stats.isSymbolicLink()
+        ? "symbolic link"
+        : stats.isFIFO()
+          ? "fifo file"
+          : stats.isSocket()
+            ? "socket file"
+            : stats.isCharacterDevice()
+              ? "character device file"
+              : stats.isBlockDevice()
+                ? "block device file"
+                : "unknown file"
 
-const typeName = (type: FileSystem.File.Type): string =>
-  type === "File" ? "file" : type === "Directory" ? "directory" : type === "SymbolicLink" ? "symbolic link" : `${type.toLowerCase()} file`
+/**
+ * Opens the checked path once, as `kind`, closed with the scope. A symbolic link swapped in after the check
+ * is refused, never followed (see `internal/openInside`).
+ */
+const openChecked = (realRoot: string, real: string, path: string, kind: "file" | "directory") =>
+  Effect.acquireRelease(
+    Effect.flatMap(Effect.promise(() => openInside(realRoot, real, kind)), (opened): Effect.Effect<Opened, FilesError> => {
+      if ("handle" in opened) return Effect.succeed(opened)
+      switch (opened._tag) {
+        case "Escaped":
+          return Effect.fail(new PathRefused({ path, reason: "it leads outside the root through a symbolic link" }))
+        case "Missing":
+          return Effect.fail(new FileNotFound({ path }))
+        case "WrongType":
+          return Effect.fail(new WrongFileType({ path, expected: kind, actual: statTypeName(opened.actual) }))
+        case "Failed":
+          return Effect.fail(new FileAccessFailed({ path, reason: opened.message }))
+      }
+    }),
+    (opened) => Effect.promise(() => opened.handle.close().catch(() => undefined))
+  )
 
 const chunkSize = 64 * 1024
 
-const readBounded = (fs: FileSystem.FileSystem, real: string, path: string, limit: number) =>
+const readBounded = (realRoot: string, real: string, path: string, limit: number) =>
   Effect.scoped(
     Effect.gen(function* () {
-      const access = (error: PlatformError) => new FileAccessFailed({ path, reason: describePlatformError(error) })
-      // Stat the path first: opening a named pipe or a device can block forever.
-      const before = yield* Effect.mapError(fs.stat(real), access)
-      if (before.type !== "File") return yield* Effect.fail(new WrongFileType({ path, expected: "file", actual: typeName(before.type) }))
-      const file = yield* Effect.mapError(fs.open(real, { flag: "r" }), access)
-      // And the open descriptor: it is the file we are about to read, whatever the path pointed at before.
-      const info = yield* Effect.mapError(file.stat, access)
-      if (info.type !== "File") return yield* Effect.fail(new WrongFileType({ path, expected: "file", actual: typeName(info.type) }))
-      if (Number(info.size) > limit) return yield* Effect.fail(new FileTooLarge({ path, size: Number(info.size), limit }))
+      const { handle, stats } = yield* openChecked(realRoot, real, path, "file")
+      if (stats.size > limit) return yield* Effect.fail(new FileTooLarge({ path, size: stats.size, limit }))
       // Read at most limit + 1 bytes whatever the size said: the file may have grown since.
-      const chunks: Array<Uint8Array> = []
+      const bytes = new Uint8Array(limit + 1)
       let total = 0
       while (total <= limit) {
-        const chunk = yield* Effect.mapError(file.readAlloc(Math.min(chunkSize, limit + 1 - total)), access)
-        if (Option.isNone(chunk)) break
-        chunks.push(chunk.value)
-        total += chunk.value.length
+        const { bytesRead } = yield* Effect.tryPromise({
+          try: () => handle.read(bytes, total, Math.min(chunkSize, limit + 1 - total), null),
+          catch: (error) => new FileAccessFailed({ path, reason: error instanceof Error ? error.message : String(error) })
+        })
+        if (bytesRead === 0) break
+        total += bytesRead
       }
-      if (total > limit) return yield* Effect.fail(new FileTooLarge({ path, size: Math.max(total, Number(info.size)), limit }))
-      const bytes = new Uint8Array(total)
-      let offset = 0
-      for (const chunk of chunks) {
-        bytes.set(chunk, offset)
-        offset += chunk.length
-      }
+      if (total > limit) return yield* Effect.fail(new FileTooLarge({ path, size: Math.max(total, stats.size), limit }))
       try {
-        return { size: total, content: new TextDecoder("utf-8", { fatal: true }).decode(bytes) }
+        return { size: total, content: new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, total)) }
       } catch {
         return yield* Effect.fail(new NotText({ path }))
       }
@@ -193,8 +218,8 @@ export const readFile = (options: Options) => {
       Effect.gen(function* () {
         if (path.trim() === "") return yield* Effect.fail(new PathRefused({ path, reason: "the path is empty" }))
         const fs = yield* FileSystem.FileSystem
-        const real = yield* resolve(fs, options.root, path)
-        const { size, content } = yield* readBounded(fs, real, path, limit)
+        const { realRoot, real } = yield* resolve(fs, options.root, path)
+        const { size, content } = yield* readBounded(realRoot, real, path, limit)
         return { path, size, content }
       })
   })
@@ -237,27 +262,45 @@ export const listDir = (options: Options) => {
       Effect.gen(function* () {
         const path = given === undefined || given.trim() === "" ? "." : given
         const fs = yield* FileSystem.FileSystem
-        const access = (error: PlatformError) => new FileAccessFailed({ path, reason: describePlatformError(error) })
-        const real = yield* resolve(fs, options.root, path)
-        const info = yield* Effect.mapError(fs.stat(real), access)
-        if (info.type !== "Directory") return yield* Effect.fail(new WrongFileType({ path, expected: "directory", actual: typeName(info.type) }))
-        const realRoot = yield* Effect.mapError(fs.realPath(options.root), access)
-        const names = [...(yield* Effect.mapError(fs.readDirectory(real), access))].sort()
-        const entries: Array<Entry> = []
-        let examined = 0
-        for (const name of names) {
-          if (entries.length === limit) break
-          examined++
-          const target = yield* Effect.option(fs.realPath(NodePath.join(real, name)))
-          if (Option.isNone(target) || !isInside(realRoot, target.value)) continue
-          const stat = yield* Effect.option(fs.stat(target.value))
-          if (Option.isNone(stat)) continue
-          const type = stat.value.type === "File" ? "file" : stat.value.type === "Directory" ? "directory" : "other"
-          entries.push(type === "file" ? { name, type, size: Number(stat.value.size) } : { name, type })
-        }
-        return { path, entries, truncated: names.length - examined }
+        const { realRoot, real } = yield* resolve(fs, options.root, path)
+        return yield* Effect.scoped(
+          Effect.gen(function* () {
+            // Listed through the opened directory itself: a directory swapped for a link after the check is not read.
+            const { self } = yield* openChecked(realRoot, real, path, "directory")
+            const access = (error: unknown) => new FileAccessFailed({ path, reason: error instanceof Error ? error.message : String(error) })
+            const names = [...(yield* Effect.tryPromise({ try: () => NodeFs.readdir(self), catch: access }))].sort()
+            const entries: Array<Entry> = []
+            let examined = 0
+            for (const name of names) {
+              if (entries.length === limit) break
+              examined++
+              const entry = yield* Effect.promise(() => describeEntry(realRoot, NodePath.join(self, name)))
+              if (entry === undefined) continue
+              entries.push(entry.type === "file" ? { name, type: entry.type, size: entry.size } : { name, type: entry.type })
+            }
+            return { path, entries, truncated: names.length - examined }
+          })
+        )
       })
   })
+}
+
+/**
+ * An entry's type and size, never following a link out: an entry that is a link is described by its target
+ * only when the target is under the root and is not itself swapped for a link in between.
+ */
+const describeEntry = async (realRoot: string, entryPath: string): Promise<{ type: Entry["type"]; size: number } | undefined> => {
+  const of = (stats: Stats) => ({ type: stats.isFile() ? "file" as const : stats.isDirectory() ? "directory" as const : "other" as const, size: stats.size })
+  try {
+    const own = await NodeFs.lstat(entryPath)
+    if (!own.isSymbolicLink()) return of(own)
+    const target = await NodeFs.realpath(entryPath)
+    if (!isInside(realRoot, target)) return undefined
+    const [followed, unfollowed] = await Promise.all([NodeFs.stat(target), NodeFs.lstat(target)])
+    return followed.dev === unfollowed.dev && followed.ino === unfollowed.ino ? of(unfollowed) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** Both tools with the same options. */

@@ -1,0 +1,106 @@
+import type { ChildProcess } from "node:child_process"
+import { spawn } from "node:child_process"
+import { NodeFileSystem } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as fc from "effect/FastCheck"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { Executor, FunctionCall, Registry } from "@agentfx/core"
+import { Files } from "@agentfx/tools"
+
+const secret = "top secret"
+const readsPerRun = 1_000
+const runs = 10
+
+/**
+ * Swaps `target` between what it is and a symbolic link to `outside`, as fast as it can, until killed: a file
+ * by an atomic rename of a link over it, a directory by moving it aside and a link in (the same moves back).
+ */
+const swapper = `
+const fs = require("node:fs")
+const [target, outside, kind] = process.argv.slice(1)
+const aside = target + ".aside", link = target + ".link", stash = target + ".stash"
+if (kind === "file") fs.copyFileSync(target, stash)
+let ready = false
+for (;;) {
+  if (kind === "file") {
+    fs.symlinkSync(outside, link); fs.renameSync(link, target)
+    fs.linkSync(stash, aside); fs.renameSync(aside, target)
+  } else {
+    fs.renameSync(target, aside); fs.symlinkSync(outside, target)
+    fs.unlinkSync(target); fs.renameSync(aside, target)
+  }
+  if (!ready) { ready = true; process.stdout.write("ready\\n") }
+}
+`
+
+const startSwapper = (target: string, outside: string, kind: "file" | "directory") =>
+  Effect.acquireRelease(
+    Effect.async<ChildProcess>((resume) => {
+      const child = spawn(process.execPath, ["-e", swapper, target, outside, kind], { stdio: ["ignore", "pipe", "inherit"] })
+      child.stdout!.once("data", () => resume(Effect.succeed(child)))
+    }),
+    (child) =>
+      Effect.async<void>((resume) => {
+        child.once("exit", () => resume(Effect.void))
+        child.kill("SIGKILL")
+      })
+  )
+
+/** A path `depth` directories deep (then `f.txt`), the same layout inside the root and outside it. */
+const layout = (depth: number) => {
+  const base = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "agentfx-race-"))
+  const dirs = Array.from({ length: depth }, (_, i) => `d${i}`)
+  for (const side of ["root", "outside"]) {
+    NodeFs.mkdirSync(NodePath.join(base, side, ...dirs), { recursive: true })
+    NodeFs.writeFileSync(NodePath.join(base, side, ...dirs, "f.txt"), side === "root" ? "inside" : secret)
+  }
+  return { base, root: NodePath.join(base, "root"), outside: NodePath.join(base, "outside"), segments: [...dirs, "f.txt"] }
+}
+
+describe("file tools under concurrent symbolic-link swaps", () => {
+  it.live.prop(
+    "no read_file or list_dir ever returns what lies outside the root, whichever component is swapped",
+    [fc.integer({ min: 0, max: 3 }).chain((depth) => fc.tuple(fc.constant(depth), fc.integer({ min: 0, max: depth })))],
+    ([[depth, swapped]]) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { base, root, outside, segments } = layout(depth)
+          yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.rmSync(base, { recursive: true, force: true })))
+          const kind = swapped === depth ? "file" : "directory"
+          const swappedPath = segments.slice(0, swapped + 1)
+          yield* startSwapper(NodePath.join(root, ...swappedPath), NodePath.join(outside, ...swappedPath), kind)
+          const registry = Registry.unsafeMake(...Files.tools({ root }))
+          const path = segments.join("/")
+          const listed = segments.slice(0, -1).join("/") || "."
+          const outcomes = new Map<string, number>()
+          const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1)
+          let escapes = 0
+          yield* Effect.forEach(
+            Array.from({ length: readsPerRun }, (_, i) => i),
+            (i) =>
+              Effect.gen(function* () {
+                const name = i % 4 === 3 ? "list_dir" : "read_file"
+                const args = name === "list_dir" ? { path: listed } : { path }
+                const result = yield* Effect.either(Executor.execute(registry, FunctionCall.make({ id: `c${i}`, name, args })))
+                if (JSON.stringify(result).includes(secret)) escapes++
+                if (result._tag === "Right") {
+                  const value = result.right as { content?: string; entries?: ReadonlyArray<{ size?: number }> }
+                  // The outside file has another size: a listing that shows it has read the outside directory.
+                  if (value.entries?.some((entry) => entry.size === secret.length) === true) escapes++
+                  count(`${name}: ok`)
+                } else count(`${name}: ${(result.left.cause as { _tag?: string })._tag ?? result.left._tag}`)
+              }),
+            { concurrency: 8, discard: true }
+          )
+          expect(escapes).toBe(0)
+          // The swap really raced the reads: both outcomes are seen.
+          expect(outcomes.get("read_file: ok") ?? 0).toBeGreaterThan(0)
+          expect(readsPerRun * 0.75 - (outcomes.get("read_file: ok") ?? 0)).toBeGreaterThan(0)
+        })
+      ).pipe(Effect.provide(NodeFileSystem.layer)),
+    { fastCheck: { numRuns: runs }, timeout: 120_000 }
+  )
+})
