@@ -60,7 +60,15 @@ export interface Options {
   readonly signatures?: boolean | undefined
   /** Pause between stream frames (default none). */
   readonly frameDelay?: Duration.DurationInput | undefined
+  /**
+   * What is kept of HTTP requests for `requests`: the last `max` (default 100), with their bodies unless
+   * `bodies: false`; `false` keeps nothing. Bounded, so a long-running emulator stays flat in memory.
+   */
+  readonly record?: { readonly max?: number | undefined; readonly bodies?: boolean | undefined } | false | undefined
 }
+
+/** How many requests are kept unless `record.max` says otherwise. */
+export const defaultRecordMax = 100
 
 /** The running emulator: where it listens, and how to steer and inspect it. */
 export interface Service {
@@ -84,9 +92,11 @@ export interface Service {
     options?: { readonly times?: number; readonly protocol?: Policy.Protocol }
   ) => Effect.Effect<void>
   readonly setPolicy: (policy: Policy.Policy) => Effect.Effect<void>
-  /** Every request received so far, decoded. */
+  /** The requests still recorded (the last `record.max`), oldest first; `index` counts every request received. */
   readonly requests: Effect.Effect<ReadonlyArray<Recorded>>
-  /** Waits until at least `count` requests were received. */
+  /** How many requests were received in all, recorded or not. */
+  readonly received: Effect.Effect<number>
+  /** Waits until at least `count` requests were received; gives the recorded ones. */
   readonly awaitRequests: (count: number) => Effect.Effect<ReadonlyArray<Recorded>>
   /** Waits until request `index` has ended, and says how. */
   readonly awaitOutcome: (index: number) => Effect.Effect<Exclude<Outcome, "pending">>
@@ -141,6 +151,9 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
     const apiKey = options.apiKey ?? defaultApiKey
     let policy = options.policy ?? Policy.offline
     const records: Array<Mutable<Recorded>> = []
+    const keep = options.record === false ? 0 : Math.max(0, options.record?.max ?? defaultRecordMax)
+    const keepBodies = options.record !== false && options.record?.bodies !== false
+    let received = 0
     const injections: Array<Injection> = []
     const listeners = new Set<() => void>()
     const notify = () => {
@@ -193,7 +206,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
         // The SDKs build some paths with a doubled slash (Gemini Live's `//ws/...`): collapse before routing.
         const path = rawPath.replace(/\/{2,}/g, "/")
         const record: Mutable<Recorded> = {
-          index: records.length,
+          index: received++,
           protocol: "unknown",
           flavour: "unknown",
           method: req.method ?? "GET",
@@ -209,6 +222,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
           outcome: "pending"
         }
         records.push(record)
+        if (records.length > keep) records.splice(0, records.length - keep)
         res.on("close", () => {
           if (record.outcome === "pending") record.outcome = res.writableFinished ? "completed" : "aborted"
           notify()
@@ -223,7 +237,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
           body: body ?? "",
           record: () => record,
           update: (patch) => {
-            Object.assign(record, patch)
+            Object.assign(record, keepBodies ? patch : { ...patch, body: undefined, request: undefined })
             notify()
           }
         }
@@ -377,12 +391,18 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
           policy = next
         }),
       requests: Effect.sync(snapshot),
-      awaitRequests: (count) => waitUntil(() => (records.length >= count ? snapshot() : undefined)),
+      received: Effect.sync(() => received),
+      awaitRequests: (count) => waitUntil(() => (received >= count ? snapshot() : undefined)),
       awaitOutcome: (index) =>
-        waitUntil(() => {
-          const outcome = records[index]?.outcome
-          return outcome === undefined || outcome === "pending" ? undefined : outcome
-        }),
+        Effect.suspend(() =>
+          index < received - records.length
+            ? Effect.dieMessage(`request ${index} is no longer recorded (the emulator keeps the last ${keep}: record.max)`)
+            : waitUntil(() => {
+                const record = records[index - (received - records.length)]
+                const outcome = record?.index === index ? record.outcome : undefined
+                return outcome === undefined || outcome === "pending" ? undefined : outcome
+              })
+        ),
       assertConsumed: Effect.suspend(() => {
         const progress = policy.progress?.()
         return progress === undefined || progress.used >= progress.total

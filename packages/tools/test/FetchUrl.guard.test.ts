@@ -99,6 +99,9 @@ describe("fetch_url's address guard", () => {
       // Written on the allow-list, or allowed wholesale, the same name is fetched.
       expect(yield* FetchUrl.get({ allowHosts: ["a.test", "127.0.0.1"], resolve }, url)).toMatchObject({ status: 200, body: "end" })
       expect(yield* FetchUrl.get({ allowHosts: [`a.test:${server.port}`], resolve, allowPrivateAddresses: true }, url)).toMatchObject({ body: "end" })
+      // An address allowed on another port only is not allowed on this one.
+      const addressOnOtherPort = yield* Effect.flip(FetchUrl.get({ allowHosts: ["a.test", `127.0.0.1:${server.port + 1}`], resolve }, url))
+      expect(addressOnOtherPort.message).toContain("a.test resolves to 127.0.0.1 is a loopback address")
       const otherPort = yield* Effect.flip(FetchUrl.get({ allowHosts: [`a.test:${server.port + 1}`], resolve, allowPrivateAddresses: true }, url))
       expect(otherPort.message).toContain(`a.test on port ${server.port} is not on the allow-list`)
       expect(server.requests).toStrictEqual(["GET /hop/0", "GET /hop/0"])
@@ -145,6 +148,6 @@ describe("fetch_url's address guard", () => {
         if (firstRefused === -1) expect(result).toMatchObject({ _tag: "Right", right: { status: 200, body: "end" } })
         else expect(result).toMatchObject({ _tag: "Left", left: { _tag: "UrlRefused", url: urls[0] } })
       }),
-    { fastCheck: { numRuns: 100 } }
+    { fastCheck: { numRuns: 200 } }
   )
 })

@@ -242,18 +242,21 @@ export const checkUrl = (allowHosts: ReadonlyArray<string>, url: string, options
   }
   const address = literalAddress(parsed)
   if (address !== undefined) {
-    const refusal = addressRefusal(entries, options.allowPrivateAddresses === true, address)
+    const refusal = addressRefusal(entries, options.allowPrivateAddresses === true, address, defaultPort(parsed))
     if (refusal !== undefined) return new UrlRefused({ url, reason: refusal })
   }
   return parsed
 }
 
 /** Why `address` may not be connected to, or undefined if it may. */
-const addressRefusal = (entries: ReadonlyArray<AllowEntry>, allowPrivate: boolean, address: string): string | undefined => {
+const addressRefusal = (entries: ReadonlyArray<AllowEntry>, allowPrivate: boolean, address: string, port: number): string | undefined => {
   const kind = Address.classify(address)
   if (kind === "public" || allowPrivate) return undefined
-  const canonical = canonicalAddress(address)
-  if (entries.some((entry) => entry._tag === "Address" && entry.address === canonical)) return undefined
+  const endpoint = Address.unmapped(address)
+  // Written on the allow-list (for this port, if the entry names one; an IPv4-mapped address is its IPv4 one): allowed on purpose.
+  if (entries.some((entry) => entry._tag === "Address" && Address.unmapped(entry.address) === endpoint && (entry.port === undefined || entry.port === port))) {
+    return undefined
+  }
   return `${address} is a ${kind} address (allow it by writing it on the allow-list, or with allowPrivateAddresses)`
 }
 
@@ -299,13 +302,14 @@ export const get = (options: Options, url: string): Effect.Effect<Result, FetchE
       Effect.sync(() => new AbortController()),
       (controller) => Effect.sync(() => controller.abort())
     )
-    const refusalOf = (address: string) => addressRefusal(entries, allowPrivate, address)
     let current = url
     for (let redirects = 0; ; redirects++) {
       const checked = checkUrl(options.allowHosts, current, options)
       const refused = (reason: string) => new UrlRefused({ url, reason: current === url ? reason : `redirected to ${current}: ${reason}` })
       if (!(checked instanceof URL)) return yield* Effect.fail(checked._tag === "UrlRefused" ? refused(checked.reason) : checked)
       const target = checked.href
+      const port = defaultPort(checked)
+      const refusalOf = (address: string) => addressRefusal(entries, allowPrivate, address, port)
       const response = yield* Effect.tryPromise({
         try: () => send(checked, controller.signal, resolveHost, refusalOf),
         catch: (error) => (error instanceof AddressRefused ? refused(error.message) : new FetchFailed({ url: target, reason: describeCause(error) }))

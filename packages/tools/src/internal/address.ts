@@ -55,6 +55,12 @@ const embeddedIPv4 = (address: string): string | undefined => {
   return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
 }
 
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) stands for; any other address as it is. */
+export const unmapped = (address: string): string => {
+  const canonical = canonicalAddress(address)
+  return /^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(canonical) ? embeddedIPv4(canonical)! : canonical
+}
+
 /** `"public"`, or the kind of non-public address (`"loopback"`, `"private"`, `"link-local"`, ...). */
 export const classify = (address: string): string => {
   if (isIPv6(address)) {
