@@ -78,27 +78,32 @@ describe("file tools under concurrent symbolic-link swaps", () => {
           const outcomes = new Map<string, number>()
           const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1)
           let escapes = 0
-          yield* Effect.forEach(
-            Array.from({ length: readsPerRun }, (_, i) => i),
-            (i) =>
-              Effect.gen(function* () {
-                const name = i % 4 === 3 ? "list_dir" : "read_file"
-                const args = name === "list_dir" ? { path: listed } : { path }
-                const result = yield* Effect.either(Executor.execute(registry, FunctionCall.make({ id: `c${i}`, name, args })))
-                if (JSON.stringify(result).includes(secret)) escapes++
-                if (result._tag === "Right") {
-                  const value = result.right as { content?: string; entries?: ReadonlyArray<{ size?: number }> }
-                  // The outside file has another size: a listing that shows it has read the outside directory.
-                  if (value.entries?.some((entry) => entry.size === secret.length) === true) escapes++
-                  count(`${name}: ok`)
-                } else count(`${name}: ${(result.left.cause as { _tag?: string })._tag ?? result.left._tag}`)
-              }),
-            { concurrency: 8, discard: true }
-          )
+          const batch = (offset: number) =>
+            Effect.forEach(
+              Array.from({ length: readsPerRun }, (_, i) => offset + i),
+              (i) =>
+                Effect.gen(function* () {
+                  const name = i % 4 === 3 ? "list_dir" : "read_file"
+                  const args = name === "list_dir" ? { path: listed } : { path }
+                  const result = yield* Effect.either(Executor.execute(registry, FunctionCall.make({ id: `c${i}`, name, args })))
+                  if (JSON.stringify(result).includes(secret)) escapes++
+                  if (result._tag === "Right") {
+                    const value = result.right as { content?: string; entries?: ReadonlyArray<{ size?: number }> }
+                    // The outside file has another size: a listing that shows it has read the outside directory.
+                    if (value.entries?.some((entry) => entry.size === secret.length) === true) escapes++
+                    count(`${name}: ok`)
+                  } else count(`${name}: ${(result.left.cause as { _tag?: string })._tag ?? result.left._tag}`)
+                }),
+              { concurrency: 8, discard: true }
+            )
+          // The swap must really race the reads (both outcomes seen): on a busy machine the swapper may be starved
+          // for a whole batch, so batches go on (up to five) until it has.
+          const reads = () => outcomes.get("read_file: ok") ?? 0
+          const refused = () => [...outcomes.entries()].filter(([key]) => key.startsWith("read_file:") && key !== "read_file: ok").reduce((n, [, k]) => n + k, 0)
+          for (let round = 0; round < 5 && (round === 0 || reads() === 0 || refused() === 0); round++) yield* batch(round * readsPerRun)
           expect(escapes).toBe(0)
-          // The swap really raced the reads: both outcomes are seen.
-          expect(outcomes.get("read_file: ok") ?? 0).toBeGreaterThan(0)
-          expect(readsPerRun * 0.75 - (outcomes.get("read_file: ok") ?? 0)).toBeGreaterThan(0)
+          expect(reads()).toBeGreaterThan(0)
+          expect(refused()).toBeGreaterThan(0)
         })
       ).pipe(Effect.provide(NodeFileSystem.layer)),
     { fastCheck: { numRuns: runs }, timeout: 120_000 }
