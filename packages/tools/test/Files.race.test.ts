@@ -23,14 +23,17 @@ const fs = require("node:fs")
 const [target, outside, kind] = process.argv.slice(1)
 const aside = target + ".aside", link = target + ".link", stash = target + ".stash"
 if (kind === "file") fs.copyFileSync(target, stash)
+// Each state lasts a moment (a busy wait, so the process stays on the CPU): without it the real directory exists
+// only between two system calls and a read could almost never see it, on a busy machine not at all.
+const dwell = () => { const end = process.hrtime.bigint() + 50_000n; while (process.hrtime.bigint() < end) {} }
 let ready = false
 for (;;) {
   if (kind === "file") {
-    fs.symlinkSync(outside, link); fs.renameSync(link, target)
-    fs.linkSync(stash, aside); fs.renameSync(aside, target)
+    fs.symlinkSync(outside, link); fs.renameSync(link, target); dwell()
+    fs.linkSync(stash, aside); fs.renameSync(aside, target); dwell()
   } else {
-    fs.renameSync(target, aside); fs.symlinkSync(outside, target)
-    fs.unlinkSync(target); fs.renameSync(aside, target)
+    fs.renameSync(target, aside); fs.symlinkSync(outside, target); dwell()
+    fs.unlinkSync(target); fs.renameSync(aside, target); dwell()
   }
   if (!ready) { ready = true; process.stdout.write("ready\\n") }
 }
