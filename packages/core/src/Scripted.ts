@@ -119,6 +119,9 @@ const callIdTracker = () => {
 }
 
 const responseOf = (step: Step, index: number, taken: () => ReadonlySet<string>): Effect.Effect<LanguageModel.Response, ModelError.ModelError> => {
+  // A ModelError given as a step (rather than `{ error }`) fits the turn's shape, all of whose fields are optional:
+  // it is meant as the error, not as an empty turn.
+  if (ModelError.isModelError(step)) return Effect.fail(step)
   const answer = "error" in step ? Effect.fail(step.error) : Effect.sync(() => {
     const turn = turnOf(step, index, taken())
     const finishReason = step.finishReason ?? (Turn.calls(turn).length > 0 ? "tool_calls" : "stop")

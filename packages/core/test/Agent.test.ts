@@ -46,6 +46,16 @@ describe("Agent.run", () => {
       expect(requests[1]!.transcript).toEqual(result.transcript.slice(0, 3))
     }))
 
+  it.effect("a ModelError given to the scripted model as a step is that error, not an empty turn", () =>
+    Effect.gen(function* () {
+      const { result, requests } = yield* run({ registry, prompt: "hi", retry: Retry.policy({ base: "1 millis", maxRetries: 1 }) }, [
+        new ModelError.Unavailable({ message: "busy" }),
+        { text: "after the retry" }
+      ]).pipe(Effect.fork, Effect.tap(() => TestClock.adjust("1 second")), Effect.flatMap(Fiber.join))
+      expect(result.text).toBe("after the retry")
+      expect(requests).toHaveLength(2)
+    }))
+
   it.effect("the model turn is appended verbatim, metadata and unknown parts included", () =>
     Effect.gen(function* () {
       const parts: ReadonlyArray<Turn.Part> = [
