@@ -107,7 +107,13 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
       const send = (message: string): Effect.Effect<void, RunFailed> =>
         Effect.gen(function* () {
           const outcome = yield* Effect.raceFirst(Effect.either(session.send(message)), Effect.as(io.interrupted, "stopped" as const))
-          if (outcome === "stopped") return yield* screen.line("(stopped — the turn's calls were cancelled; the session goes on)")
+          if (outcome === "stopped") {
+            yield* screen.line("(stopped — the turn's calls were cancelled; the session goes on)")
+            // The model answers the cancelled calls' errors in the same turn: show that before the next prompt, so a
+            // new message starts a turn of its own. A second Ctrl-C, or a model that stays silent, stops waiting.
+            yield* Effect.raceFirst(Queue.take(completed), io.interrupted).pipe(Effect.timeout("15 seconds"), Effect.ignore)
+            return
+          }
           if (Either.isRight(outcome)) {
             while ((yield* Queue.take(completed)) < outcome.right.turn) continue
             return

@@ -17,6 +17,7 @@
  *
  * @since 0.2.0
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import type * as Tracer from "effect/Tracer"
@@ -54,7 +55,10 @@ const silent: Annotate = { attributes: () => Effect.void, event: () => Effect.vo
 const recording = (content: boolean): Annotate => ({
   attributes: (attributes) => Effect.annotateCurrentSpan(defined(attributes)),
   event: (name, attributes = {}) =>
-    Effect.flatMap(Effect.currentSpan, (span) => Effect.sync(() => span.event(name, BigInt(Date.now()) * 1_000_000n, defined(attributes)))).pipe(Effect.ignore),
+    // The span's own clock, so an event falls inside its span under any Clock (TestClock included).
+    Effect.flatMap(Effect.zip(Effect.currentSpan, Clock.currentTimeNanos), ([span, now]) => Effect.sync(() => span.event(name, now, defined(attributes)))).pipe(
+      Effect.ignore
+    ),
   active: true,
   content
 })

@@ -49,7 +49,8 @@ describe("Agent.run", () => {
   it.effect("a ModelError given to the scripted model as a step is that error, not an empty turn", () =>
     Effect.gen(function* () {
       const { result, requests } = yield* run({ registry, prompt: "hi", retry: Retry.policy({ base: "1 millis", maxRetries: 1 }) }, [
-        new ModelError.Unavailable({ message: "busy" }),
+        // The types refuse it in most positions; a script built without them (JSON, plain JS) can still hold one.
+        new ModelError.Unavailable({ message: "busy" }) as unknown as Scripted.Step,
         { text: "after the retry" }
       ]).pipe(Effect.fork, Effect.tap(() => TestClock.adjust("1 second")), Effect.flatMap(Fiber.join))
       expect(result.text).toBe("after the retry")

@@ -139,7 +139,9 @@ export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
         const onclose = (event: { code: number; reason: string }) => {
           end.close = { code: event.code, reason: event.reason }
           if (!setupDone) Deferred.unsafeDone(failed, Effect.fail(setupFailure(end, scrub)))
-          finish({ _tag: "Event", event: { _tag: "Closed", ...(closing ? closedByClient : { code: event.code, reason: scrub(event.reason) }) } })
+          // A socket that dropped has no close reason; the error the socket reported says why.
+          const reason = event.reason === "" && end.error !== undefined ? end.error : event.reason
+          finish({ _tag: "Event", event: { _tag: "Closed", ...(closing ? closedByClient : { code: event.code, reason: scrub(reason) }) } })
         }
         const onerror = (event: { message?: unknown; error?: unknown }) => {
           end.error = typeof event.message === "string" ? event.message : event.error instanceof Error ? event.error.message : "socket error"

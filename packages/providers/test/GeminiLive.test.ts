@@ -192,6 +192,8 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       const emulator = yield* Emulator.make()
       yield* emulator.inject(Fault.slowSetup("10 seconds"), { protocol: "gemini-live" })
       expect(yield* Effect.flip(connectWith(emulator, { connectTimeout: "150 millis" }))).toMatchObject({ _tag: "ModelTimeout" })
+      // The half-open socket is not left behind: the client closed it.
+      expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
     }))
 
   it.scopedLive("nothing listening is Unavailable; a session whose server stays away ends with ReconnectFailed", () =>

@@ -165,12 +165,20 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     const failure = (phase: McpError["phase"], what: string) => (error: unknown) =>
       new McpError({ server: name, phase, message: `${what}: ${gone ?? messageOf(error)}${gone === undefined ? said() : ""}` })
 
-    yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: (signal) => client.connect(transport, { timeout: startTimeout, signal }), catch: failure("start", `${name} did not start`) }).pipe(
-        // A failed start may leave a child process behind: close it before saying so.
-        Effect.onError(() => Effect.promise(() => client.close().catch(() => undefined)))
-      ),
-      () => Effect.promise(() => client.close().catch(() => undefined))
+    const close = Effect.promise(async () => {
+      // A Streamable HTTP session is ended on the server too (DELETE), not only dropped here.
+      if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined)
+      await client.close().catch(() => undefined)
+    })
+    // Not an acquireRelease: the start must stay interruptible (Ctrl-C while `npx` downloads a server, or another
+    // server's failure), and whatever it left behind — a child process — is closed however it ends.
+    yield* Effect.uninterruptibleMask((restore) =>
+      restore(
+        Effect.tryPromise({ try: (signal) => client.connect(transport, { timeout: startTimeout, signal }), catch: failure("start", `${name} did not start`) })
+      ).pipe(
+        Effect.onExit((exit) => (exit._tag === "Failure" ? close : Effect.void)),
+        Effect.zipRight(Effect.addFinalizer(() => close))
+      )
     )
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changed = true
@@ -194,6 +202,8 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     const list = Effect.gen(function* () {
       const listed: Array<{ name: string; description?: string | undefined; inputSchema: unknown }> = []
       let cursor: string | undefined
+      // Cleared before asking: a change announced while the list is on its way is not lost.
+      changed = false
       do {
         const page = yield* Effect.tryPromise({
           try: (signal) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: startTimeout, signal }),
@@ -202,7 +212,6 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
         listed.push(...page.tools)
         cursor = page.nextCursor
       } while (cursor !== undefined && listed.length < 10_000)
-      changed = false
       const names = uniqueNames(listed.map((tool) => tool.name))
       const tools: Array<Tool.Tool> = []
       const refused: Array<{ name: string; reason: string }> = []

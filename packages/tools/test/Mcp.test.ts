@@ -199,6 +199,7 @@ describe("MCP tools: servers that misbehave are typed errors naming them", () =>
         Effect.provide(Scripted.layer([{ calls: [{ name: "explode", args: {} }] }, { calls: [{ name: "explode", args: {} }] }, { text: "it is gone" }]))
       )
       expect(result.text).toBe("it is gone")
+      expect(result.calls).toHaveLength(2)
       for (const record of result.calls) {
         expect(Either.isLeft(record.result)).toBe(true)
         expect(Either.isLeft(record.result) ? record.result.left.message : "").toContain("fragile")

@@ -1,11 +1,11 @@
 /**
  * The smart home of the Live demo: three devices and the two tools the model may call on them. The state lives
- * in a `Ref`, so every call the model makes changes (or reads) what the next call sees; a request the devices
+ * in a `SynchronizedRef`, so every call the model makes changes (or reads) what the next call sees; a request the devices
  * cannot honour (no such device, a setting the device does not have, a value out of range) fails with
  * `DeviceError`, which the model hears as an error response and can explain.
  */
 import { Registry, Tool } from "@agentfx/core"
-import { Effect, Ref, Schema } from "effect"
+import { Effect, Schema, SynchronizedRef } from "effect"
 
 export const DeviceKind = Schema.Literal("light", "thermostat", "lock")
 export type DeviceKind = typeof DeviceKind.Type
@@ -79,13 +79,13 @@ const updated = (device: Device, status: string, setting: Setting | undefined): 
 /** A home with `devices` (the demo's by default) and its tools. */
 export const make = (devices: ReadonlyArray<Device> = initialDevices): Effect.Effect<Home> =>
   Effect.gen(function* () {
-    const state = yield* Ref.make(devices)
+    const state = yield* SynchronizedRef.make(devices)
     const getDeviceStatus = Tool.make("get_device_status", {
       description: "Reads a smart-home device: its status and its settings (brightness and color of a light, temperature of a thermostat).",
       parameters: Schema.Struct({ device_name: Schema.String.annotations({ description: "The device's name, e.g. living room lamp" }) }),
       success: Device,
       failure: DeviceError,
-      handler: ({ device_name }) => Effect.flatMap(Ref.get(state), (all) => find(all, device_name))
+      handler: ({ device_name }) => Effect.flatMap(SynchronizedRef.get(state), (all) => find(all, device_name))
     })
     const setDeviceStatus = Tool.make("set_device_status", {
       description: "Changes a smart-home device: its status (on / off, locked / unlocked) and optionally its settings.",
@@ -96,16 +96,17 @@ export const make = (devices: ReadonlyArray<Device> = initialDevices): Effect.Ef
       }),
       success: Device,
       failure: DeviceError,
+      // One atomic step: two calls running at once cannot overwrite each other's change.
       handler: ({ device_name, new_status, setting }) =>
-        Effect.gen(function* () {
-          const all = yield* Ref.get(state)
-          const device = yield* find(all, device_name)
-          const next = yield* updated(device, new_status.trim().toLowerCase(), setting)
-          yield* Ref.set(state, all.map((candidate) => (candidate.device_name === device.device_name ? next : candidate)))
-          return next
-        })
+        SynchronizedRef.modifyEffect(state, (all) =>
+          Effect.gen(function* () {
+            const device = yield* find(all, device_name)
+            const next = yield* updated(device, new_status.trim().toLowerCase(), setting)
+            return [next, all.map((candidate) => (candidate.device_name === device.device_name ? next : candidate))] as const
+          })
+        )
     })
-    return { registry: Registry.unsafeMake(getDeviceStatus, setDeviceStatus), devices: Ref.get(state) }
+    return { registry: Registry.unsafeMake(getDeviceStatus, setDeviceStatus), devices: SynchronizedRef.get(state) }
   })
 
 /** One line per device, e.g. `living room lamp: on, brightness 80 %, color blue`. */
