@@ -67,6 +67,9 @@ export interface Options {
   readonly record?: { readonly max?: number | undefined; readonly bodies?: boolean | undefined } | false | undefined
 }
 
+/** How many resumption handles (each a copy of a Live session's history) are kept. */
+const maxHandles = 1000
+
 /** How many requests are kept unless `record.max` says otherwise. */
 export const defaultRecordMax = 100
 
@@ -102,7 +105,10 @@ export interface Service {
   readonly awaitOutcome: (index: number) => Effect.Effect<Exclude<Outcome, "pending">>
   /** Fails when the policy is a script with steps left. */
   readonly assertConsumed: Effect.Effect<void, Scripted.ScriptIncomplete>
-  /** Every Gemini Live connection so far (inject Live faults with `protocol: "gemini-live"`). */
+  /**
+   * The Gemini Live connections still recorded (the last `record.max`, and every open one), oldest first; `index`
+   * counts every connection (inject Live faults with `protocol: "gemini-live"`).
+   */
   readonly live: Effect.Effect<ReadonlyArray<LiveRecord>>
   /** Waits until at least `count` Live connections were accepted. */
   readonly awaitLive: (count: number) => Effect.Effect<ReadonlyArray<LiveRecord>>
@@ -267,9 +273,14 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
     const server = createServer((req, res) => {
       run(handle(req, res))
     })
+    // Live connections are kept like HTTP requests: the last `record.max` (their index counts every one); the
+    // resumption handles, each a copy of a history, only the last `maxHandles`. A long-running emulator stays flat.
     const liveRecords: Array<liveSession.MutableRecord> = []
     const liveSockets: Array<WebSocket> = []
+    let liveDropped = 0
+    const liveAt = (index: number) => ({ record: liveRecords[index - liveDropped], socket: liveSockets[index - liveDropped] })
     const handles = new Map<string, ReadonlyArray<Turn.Turn>>()
+    let handlesIssued = 0
     let liveTurns = 0
     const liveContext: liveSession.Context = {
       frameDelay,
@@ -278,8 +289,12 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       nextTurn: () => liveTurns++,
       handles: {
         issue: (history) => {
-          const handle = `live-handle-${handles.size + 1}`
+          const handle = `live-handle-${++handlesIssued}`
           handles.set(handle, [...history])
+          for (const oldest of handles.keys()) {
+            if (handles.size <= maxHandles) break
+            handles.delete(oldest)
+          }
           return handle
         },
         resume: (handle) => handles.get(handle)
@@ -295,7 +310,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       if (key === undefined || key === "") return liveRoute.refuse(socket, 403, "Forbidden")
       liveRoute.accept(sockets, req, socket, head, (ws) => {
         const record: liveSession.MutableRecord = {
-          index: liveRecords.length,
+          index: liveDropped + liveRecords.length,
           path,
           apiKey: key === apiKey ? "valid" : "invalid",
           setup: undefined,
@@ -311,6 +326,12 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
         }
         liveRecords.push(record)
         liveSockets.push(ws)
+        // The oldest closed connections go first; open ones are kept whatever the bound.
+        while (liveRecords.length > Math.max(keep, 1) && liveRecords[0]!.closed !== undefined) {
+          liveRecords.shift()
+          liveSockets.shift()
+          liveDropped++
+        }
         notify()
         if (record.apiKey === "invalid") {
           record.closed = { code: 1008, reason: "API key not valid. Please pass a valid API key.", by: "server" }
@@ -410,12 +431,12 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
           : Effect.fail(new Scripted.ScriptIncomplete({ used: progress.used, total: progress.total }))
       }),
       live: Effect.sync(liveSnapshot),
-      awaitLive: (count) => waitUntil(() => (liveRecords.length >= count ? liveSnapshot() : undefined)),
-      awaitLiveClosed: (index) => waitUntil(() => liveRecords[index]?.closed),
+      awaitLive: (count) => waitUntil(() => (liveDropped + liveRecords.length >= count ? liveSnapshot() : undefined)),
+      awaitLiveClosed: (index) =>
+        index < liveDropped ? Effect.dieMessage(`Live connection ${index} is no longer recorded (see the record option)`) : waitUntil(() => liveAt(index).record?.closed),
       closeLive: (index, code, reason = "Internal error encountered.") =>
         Effect.sync(() => {
-          const ws = liveSockets[index]
-          const record = liveRecords[index]
+          const { socket: ws, record } = liveAt(index)
           if (ws === undefined || record === undefined || record.closed !== undefined) return
           record.closed = { code, reason, by: "server" }
           if (code === 1006) ws.terminate()

@@ -244,4 +244,27 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       expect((yield* Effect.promise(() => client.closed)).code).toBe(1006)
       expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ code: 1006, by: "server" })
     }))
+
+  it.scoped("keeps the last record.max closed connections (indices count them all); open ones are always kept", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.fromFunction(() => ({ text: "ok" })), record: { max: 2 } })
+      for (let i = 0; i < 4; i++) {
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const client = yield* connect(emulator)
+            ask(client, "hello")
+            yield* Effect.promise(() => client.until(turnComplete))
+          })
+        )
+        yield* emulator.awaitLiveClosed(i)
+      }
+      const open = yield* connect(emulator)
+      yield* emulator.awaitLive(5)
+      const records = yield* emulator.live
+      expect(records.map((record) => record.index)).toEqual([3, 4])
+      expect(records[1]!.closed).toBeUndefined()
+      expect(yield* Effect.exit(emulator.awaitLiveClosed(0))).toMatchObject({ _tag: "Failure" })
+      open.session.close()
+      expect(yield* emulator.awaitLiveClosed(4)).toMatchObject({ by: "client" })
+    }))
 })
