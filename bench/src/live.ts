@@ -10,7 +10,7 @@
  *   npx -y pnpm@10 bench:live
  */
 import { LiveAgent, Registry, Tool } from "@agentfx/core"
-import { Emulator, Fault, Policy } from "@agentfx/emulator"
+import { Fault, Policy } from "@agentfx/emulator"
 import { GeminiLive } from "@agentfx/providers"
 import { GoogleGenAI, Modality } from "@google/genai"
 import type { LiveServerMessage, Session } from "@google/genai"
@@ -20,10 +20,8 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { spawn } from "node:child_process"
 import { performance } from "node:perf_hooks"
-import { createInterface } from "node:readline"
-import { fileURLToPath } from "node:url"
+import { serve, spawnChild } from "./internal/childEmulator.js"
 import { fixed, machine, median, verdict } from "./internal/stats.js"
 import * as Table from "./internal/table.js"
 
@@ -49,25 +47,6 @@ const registry = Registry.unsafeMake(
   Tool.make("noop", { description: "Does nothing", parameters: Schema.Struct({ n: Schema.Number }), handler: ({ n }) => Effect.succeed({ n }) })
 )
 const declarations = [{ name: "noop", description: "Does nothing", parametersJsonSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } }]
-
-/** The emulator, in this process: prints where it listens, then serves until killed. */
-const serve = Effect.gen(function* () {
-  const emulator = yield* Emulator.make({ policy })
-  console.log(JSON.stringify({ url: emulator.url, apiKey: emulator.apiKey }))
-  return yield* Effect.never
-})
-
-const childEmulator = Effect.acquireRelease(
-  Effect.async<{ readonly url: string; readonly apiKey: string; readonly kill: () => void }, Error>((resume) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--emulator"], { stdio: ["ignore", "pipe", "inherit"] })
-    child.on("error", (error) => resume(Effect.fail(error)))
-    createInterface({ input: child.stdout }).once("line", (line) => {
-      const address = JSON.parse(line) as { url: string; apiKey: string }
-      resume(Effect.succeed({ ...address, kill: () => child.kill() }))
-    })
-  }),
-  (child) => Effect.sync(() => child.kill())
-)
 
 /**
  * A Live client on the SDK alone: answers every call of a `toolCall` at once with the same object the driver sends,
@@ -117,7 +96,7 @@ const rawClient = async (ai: GoogleGenAI, resumptionHandle?: string): Promise<Ra
 const spread = (values: ReadonlyArray<number>, digits = 0) => `${fixed(Math.min(...values), digits)}–${fixed(Math.max(...values), digits)}`
 
 const main = Effect.gen(function* () {
-  const address = yield* childEmulator
+  const address = yield* spawnChild(import.meta.url)
   const ai = new GoogleGenAI({ apiKey: address.apiKey, httpOptions: { baseUrl: address.url } })
   const raw = yield* Effect.promise(() => rawClient(ai))
   const layer = GeminiLive.layer({ apiKey: Redacted.make(address.apiKey), baseUrl: address.url })
@@ -215,7 +194,7 @@ const main = Effect.gen(function* () {
   })
 }).pipe(Effect.scoped)
 
-Effect.runPromise(process.argv[2] === "--emulator" ? Effect.scoped(serve) : main).catch((error: unknown) => {
+Effect.runPromise(process.argv[2] === "--emulator" ? serve({ policy }) : main).catch((error: unknown) => {
   console.error(error)
   process.exitCode = 1
 })

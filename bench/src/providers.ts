@@ -18,12 +18,10 @@ import type { GenerateContentParameters } from "@google/genai"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { spawn } from "node:child_process"
 import { performance } from "node:perf_hooks"
-import { createInterface } from "node:readline"
-import { fileURLToPath } from "node:url"
 import OpenAI from "openai"
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions"
+import { serve, spawnChild } from "./internal/childEmulator.js"
 import { fixed, machine, median, verdict } from "./internal/stats.js"
 import * as Table from "./internal/table.js"
 
@@ -91,26 +89,6 @@ const measure = async (pair: Pair): Promise<{ layer: number; direct: number }> =
   return { layer: median(layer), direct: median(direct) }
 }
 
-/** The emulator, in this process: prints where it listens, then serves until killed. */
-const serve = Effect.gen(function* () {
-  const emulator = yield* Emulator.make({ policy, signatures: false })
-  console.log(JSON.stringify({ url: emulator.url, apiKey: emulator.apiKey }))
-  return yield* Effect.never
-})
-
-/** The emulator in a child process, stopped with the scope. */
-const childEmulator = Effect.acquireRelease(
-  Effect.async<{ readonly url: string; readonly apiKey: string; readonly kill: () => void }, Error>((resume) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--emulator"], { stdio: ["ignore", "pipe", "inherit"] })
-    child.on("error", (error) => resume(Effect.fail(error)))
-    createInterface({ input: child.stdout }).once("line", (line) => {
-      const address = JSON.parse(line) as { url: string; apiKey: string }
-      resume(Effect.succeed({ ...address, kill: () => child.kill() }))
-    })
-  }),
-  (child) => Effect.sync(() => child.kill())
-)
-
 /** The exact wire bodies the layers send, captured once on an emulator in this process. */
 const captureBodies = Effect.scoped(
   Effect.gen(function* () {
@@ -125,7 +103,7 @@ const captureBodies = Effect.scoped(
 
 const main = Effect.gen(function* () {
   const bodies = yield* captureBodies
-  const emulator = yield* childEmulator
+  const emulator = yield* spawnChild(import.meta.url)
   const apiKey = Redacted.make(emulator.apiKey)
   const glmUrl = `${emulator.url}/api/paas/v4`
   const gemini = yield* Gemini.make({ apiKey, baseUrl: emulator.url })
@@ -260,7 +238,7 @@ const main = Effect.gen(function* () {
   })
 })
 
-Effect.runPromise(process.argv[2] === "--emulator" ? Effect.scoped(serve) : Effect.scoped(main)).catch((error: unknown) => {
+Effect.runPromise(process.argv[2] === "--emulator" ? serve({ policy, signatures: false }) : Effect.scoped(main)).catch((error: unknown) => {
   console.error(error)
   process.exitCode = 1
 })

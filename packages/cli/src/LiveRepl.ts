@@ -20,6 +20,7 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type * as CliError from "./CliError.js"
 import { RunFailed } from "./CliError.js"
+import { promptLoop } from "./internal/promptLoop.js"
 import { Io } from "./Io.js"
 import * as Screen from "./Screen.js"
 import * as TerminalApproval from "./TerminalApproval.js"
@@ -123,28 +124,17 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
           return yield* Effect.fail(new RunFailed({ message: `the live session ended — ${error._tag}: ${error.message}` }))
         })
 
-      let armed = false
-      for (;;) {
-        const input = yield* io.readLine(prompt)
-        if (input._tag === "End") return
-        if (input._tag === "Interrupt") {
-          if (input.partial !== "") {
-            armed = false
-            continue
-          }
-          if (armed) return
-          armed = true
-          yield* io.out("(press Ctrl-C again to quit, or type /exit)\n")
-          continue
-        }
-        armed = false
-        const line = input.text.trim()
-        if (line === "") continue
-        if (line === "/exit" || line === "/quit") return
-        if (line === "/help") yield* io.out(`${help}\n`)
-        else if (line === "/tools") yield* tools
-        else if (line.startsWith("/")) yield* io.err(`unknown command ${line.split(/\s+/, 1)[0]} — /help lists the commands\n`)
-        else yield* send(line)
-      }
+      yield* promptLoop(io, prompt, (line) => {
+        if (line === "/exit" || line === "/quit") return Effect.succeed(false)
+        const done =
+          line === "/help"
+            ? io.out(`${help}\n`)
+            : line === "/tools"
+              ? tools
+              : line.startsWith("/")
+                ? io.err(`unknown command ${line.split(/\s+/, 1)[0]} — /help lists the commands\n`)
+                : send(line)
+        return Effect.as(done, true)
+      })
     })
   )

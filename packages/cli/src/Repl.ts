@@ -18,6 +18,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { InputError } from "./CliError.js"
+import { promptLoop } from "./internal/promptLoop.js"
 import { describeAgentError } from "./internal/withModel.js"
 import { Io } from "./Io.js"
 import * as Screen from "./Screen.js"
@@ -178,27 +179,5 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
       }
     }
 
-    let armed = false
-    for (;;) {
-      const input = yield* io.readLine(prompt)
-      if (input._tag === "End") return
-      if (input._tag === "Interrupt") {
-        if (input.partial !== "") {
-          armed = false
-          continue
-        }
-        if (armed) return
-        armed = true
-        yield* say("(press Ctrl-C again to quit, or type /exit)")
-        continue
-      }
-      armed = false
-      const line = input.text.trim()
-      if (line === "") continue
-      if (line.startsWith("/")) {
-        if (!(yield* command(line))) return
-        continue
-      }
-      yield* send(line)
-    }
+    yield* promptLoop(io, prompt, (line) => (line.startsWith("/") ? command(line) : Effect.as(send(line), true)))
   })
