@@ -22,7 +22,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { performance } from "node:perf_hooks"
 import { serve, spawnChild } from "./internal/childEmulator.js"
-import { fixed, machine, median, verdict } from "./internal/stats.js"
+import { fixed, machine, median, spread, verdict } from "./internal/stats.js"
 import * as Table from "./internal/table.js"
 
 const perCallGoalMicros = 1000
@@ -92,8 +92,6 @@ const rawClient = async (ai: GoogleGenAI, resumptionHandle?: string): Promise<Ra
     close: () => session.close()
   }
 }
-
-const spread = (values: ReadonlyArray<number>, digits = 0) => `${fixed(Math.min(...values), digits)}–${fixed(Math.max(...values), digits)}`
 
 const main = Effect.gen(function* () {
   const address = yield* spawnChild(import.meta.url)
@@ -168,21 +166,19 @@ const main = Effect.gen(function* () {
       { header: "figure" },
       { header: "SDK alone, µs", align: "right" },
       { header: "agentfx, µs", align: "right" },
-      { header: "added, µs (median)", align: "right" },
-      { header: "added, min–max", align: "right" },
+      { header: "added, µs: median (min–max)", align: "right" },
       { header: "goal" }
     ],
     rows: [
-      ["turn with text only", fixed(median(figures.rawText)), fixed(median(figures.agentText)), fixed(median(perTurn)), spread(perTurn), ""],
+      ["turn with text only", fixed(median(figures.rawText)), fixed(median(figures.agentText)), spread(perTurn, 0), ""],
       [
         `turn with ${callsPerTurn} tool calls`,
         fixed(median(figures.rawCalls)),
         fixed(median(figures.agentCalls)),
-        fixed(median(perCall)),
-        spread(perCall),
+        spread(perCall, 0),
         verdict(median(perCall) <= perCallGoalMicros, `≤ ${perCallGoalMicros} µs per call`)
       ],
-      ["goAway → resumed connection's setupComplete", fixed(median(rawResume)), fixed(median(agentResume)), fixed(median(agentResume) - median(rawResume)), `${spread(agentResume)} (agentfx)`, ""]
+      ["goAway → resumed connection's setupComplete", fixed(median(rawResume)), spread(agentResume, 0), fixed(median(agentResume) - median(rawResume)), ""]
     ],
     notes: [
       `Per call: (agentfx turn with calls − agentfx text turn − (SDK turn with calls − SDK text turn)) / ${callsPerTurn}, per block; the table shows the median and the min–max over blocks.`,

@@ -1,4 +1,4 @@
-import { Io, Repl } from "@agentfx/cli"
+import { Repl } from "@agentfx/cli"
 import { Chat, Turn } from "@agentfx/core"
 import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
@@ -8,7 +8,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { agentfx, count, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { agentfx, count, emulator, startInteractive, tempDir, typeAt as typeAtPrompt, viaGemini, writeFiles } from "./support/cli.js"
 
 const prompts = (out: string) => count(out, Repl.prompt)
 
@@ -22,16 +22,10 @@ const savedMessages = (file: string): { system: string | undefined; messages: Re
 }
 
 /** Starts `agentfx chat` on a fresh terminal; returns the terminal and the running command. */
-const startChat = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  Effect.gen(function* () {
-    const terminal = yield* Io.memory()
-    const fiber = yield* Effect.fork(agentfx(["chat", ...args], { env, terminal }))
-    return { terminal, fiber }
-  })
+const startChat = (args: ReadonlyArray<string>, env: Record<string, string>) => startInteractive("chat", args, env)
 
 /** Types `line` once the chat shows its `n`-th prompt. */
-const typeAt = (terminal: Io.Memory, n: number, line: string) =>
-  Effect.zipRight(terminal.waitForOutput((out) => prompts(out) >= n), terminal.feed(line))
+const typeAt = typeAtPrompt(Repl.prompt)
 
 describe("agentfx chat", () => {
   it.scopedLive("several messages with streamed replies and visible tool calls, /system, /tools, /save, /exit", () =>

@@ -1,22 +1,15 @@
-import { Io, LiveRepl } from "@agentfx/cli"
+import { LiveRepl } from "@agentfx/cli"
 import { Fault, Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import { agentfx, count, emulator, viaGemini } from "./support/cli.js"
-
-const prompts = (out: string) => count(out, LiveRepl.prompt)
+import { agentfx, emulator, startInteractive, typeAt as typeAtPrompt, viaGemini } from "./support/cli.js"
 
 /** Starts `agentfx live` on a fresh terminal; returns the terminal and the running command. */
-const startLive = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  Effect.gen(function* () {
-    const terminal = yield* Io.memory()
-    const fiber = yield* Effect.fork(agentfx(["live", ...args], { env, terminal }))
-    return { terminal, fiber }
-  })
+const startLive = (args: ReadonlyArray<string>, env: Record<string, string>) => startInteractive("live", args, env)
 
-/** Types `line` once the chat shows its `n`-th prompt. */
-const typeAt = (terminal: Io.Memory, n: number, line: string) => Effect.zipRight(terminal.waitForOutput((out) => prompts(out) >= n), terminal.feed(line))
+/** Types `line` once the live chat shows its `n`-th prompt. */
+const typeAt = typeAtPrompt(LiveRepl.prompt)
 
 describe("agentfx live", () => {
   it.scopedLive("offline: the emulator's Live endpoint answers, calls are shown as they start and are answered, /tools and /exit", () =>

@@ -61,3 +61,15 @@ export const viaGemini = (emulator: Emulator.Service) => ({
 
 /** How many times `part` occurs in `text`. */
 export const count = (text: string, part: string): number => text.split(part).length - 1
+
+/** Starts `agentfx <command> args` on a fresh terminal; returns the terminal and the running command. */
+export const startInteractive = (command: string, args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.gen(function* () {
+    const terminal = yield* Io.memory()
+    const fiber = yield* Effect.fork(agentfx([command, ...args], { env, terminal }))
+    return { terminal, fiber }
+  })
+
+/** Types `line` once the terminal shows its `n`-th `prompt`. */
+export const typeAt = (prompt: string) => (terminal: Io.Memory, n: number, line: string) =>
+  Effect.zipRight(terminal.waitForOutput((out) => count(out, prompt) >= n), terminal.feed(line))
