@@ -29,6 +29,23 @@ export interface Registry<out R = never> {
   readonly names: ReadonlyArray<string>
   /** Declarations, in registration order. */
   readonly declarations: ReadonlyArray<FunctionDeclaration>
+  /**
+   * Where the tools come from when they may change while the registry is in use (an MCP server that announces a
+   * new tool list). The loop asks it before every model turn; a registry without one is static and costs nothing.
+   */
+  readonly source?: Source<R> | undefined
+}
+
+/** Tools that may change: a version to check cheaply, and the tools as they are now. */
+export interface Source<out R = never> {
+  /** A number that changes whenever `current` would give other tools; read before every model turn, so keep it cheap. */
+  readonly version: () => number
+  /**
+   * The tools as they are now (the returned registry's own `source` is not consulted). A source that cannot refresh
+   * gives its last tools rather than failing: calls to tools that went away then fail one by one, where the model
+   * sees them.
+   */
+  readonly current: Effect.Effect<Registry<R>>
 }
 
 const build = <R>(tools: ReadonlyArray<Tool.Tool<R>>): Either.Either<Registry<R>, DuplicateToolName> => {
@@ -49,6 +66,20 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
 export const unsafeMake = <const Tools extends ReadonlyArray<Tool.Any>>(
   ...tools: Tools
 ): Registry<Tool.Context<Tools[number]>> => Either.getOrThrowWith(build(tools), (error) => error)
+
+/**
+ * A registry whose tools `source` keeps current: `initial` until the source's version changes. `merge` and
+ * `restrict` give static registries.
+ *
+ * @example
+ * const registry = Registry.dynamic(yield* source.current, source)
+ */
+export const dynamic = <R>(initial: Registry<R>, source: Source<R>): Registry<R> => ({
+  tools: initial.tools,
+  names: initial.names,
+  declarations: initial.declarations,
+  source
+})
 
 /** The empty registry: a model given it can call nothing. */
 export const empty: Registry = { tools: new Map(), names: [], declarations: [] }

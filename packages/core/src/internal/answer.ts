@@ -18,7 +18,7 @@ export const answer = <R>(
 ): Effect.Effect<ReadonlyArray<Executor.CallResult>, TranscriptViolation, R> =>
   Effect.gen(function* () {
     const records = new Array<CallRecord>(calls.length)
-    const results = yield* Executor.executeAll(run.options.registry, calls, {
+    const results = yield* Executor.executeAll(run.registry, calls, {
       concurrency: run.options.concurrency,
       timeout: run.options.toolTimeout,
       limits: run.options.limits,

@@ -49,6 +49,7 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
     yield* run.validator.complete()
     yield* run.room
     run.emit({ _tag: "TurnStarted", turn })
+    if (run.toolsMayChange) yield* run.refreshTools()
     const request = run.request()
     const response = yield* Telemetry.span(
       `chat ${run.model.model}`,

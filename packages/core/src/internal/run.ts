@@ -12,6 +12,7 @@ import type { AgentEvent } from "../AgentEvent.js"
 import type { AgentResult, CallRecord, StopReason } from "../AgentResult.js"
 import * as LanguageModel from "../LanguageModel.js"
 import * as ModelError from "../ModelError.js"
+import type { Registry } from "../Registry.js"
 import * as Retry from "../Retry.js"
 import * as StopCondition from "../StopCondition.js"
 import * as Transcript from "../Transcript.js"
@@ -77,6 +78,12 @@ export class Run<R> {
   usage: LanguageModel.Usage = LanguageModel.emptyUsage
   /** Text of the latest model turn. */
   lastText = ""
+  /** The tools of this turn: the options' registry, or what its source last gave. */
+  registry: Registry<R>
+  /** The source's version `registry` was read at. */
+  private toolsVersion: number
+  /** Whether the registry has a source to ask before each turn (false: the loop does not even look). */
+  readonly toolsMayChange: boolean
 
   private constructor(
     readonly options: Options<R>,
@@ -96,7 +103,11 @@ export class Run<R> {
     /** The transcript so far: history, prompt, and every turn of this run. */
     public transcript: Transcript.Transcript,
     readonly validator: Transcript.Validator
-  ) {}
+  ) {
+    this.registry = options.registry
+    this.toolsMayChange = options.registry.source !== undefined
+    this.toolsVersion = options.registry.source === undefined ? 0 : options.registry.source.version()
+  }
 
   /** Checks the options and the history, and appends the prompt; nothing is sent yet. */
   static start<R>(
@@ -160,11 +171,27 @@ export class Run<R> {
     return {
       system: this.options.system,
       transcript: this.transcript,
-      declarations: this.options.registry.declarations,
+      declarations: this.registry.declarations,
       toolChoice: this.options.toolChoice,
       temperature: this.options.temperature ?? 0,
       maxOutputTokens: this.options.maxOutputTokens
     }
+  }
+
+  /**
+   * The tools for the next turn, from a dynamic registry's source: asked for its tools only when its version moved
+   * since they were last read, else nothing is allocated.
+   */
+  refreshTools(): Effect.Effect<void> {
+    const source = this.options.registry.source
+    if (source === undefined) return Effect.void
+    const version = source.version()
+    if (version === this.toolsVersion) return Effect.void
+    // Read before asking: a change announced while the tools are being fetched moves the version again.
+    return Effect.map(source.current, (registry) => {
+      this.registry = registry
+      this.toolsVersion = version
+    })
   }
 
   /** Appends one turn, validated; a turn that breaks an invariant is not appended. */

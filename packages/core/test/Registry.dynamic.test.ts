@@ -1,0 +1,72 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Either, Schema } from "effect"
+import { Agent, Registry, Tool } from "../src/index.js"
+import { Scripted } from "../src/testing.js"
+
+const echo = (name: string) =>
+  Tool.make(name, { description: `echoes as ${name}`, parameters: Schema.Struct({ a: Schema.Number }), handler: ({ a }) => Effect.succeed({ from: name, a }) })
+
+/** A source whose tools a test changes: `add` bumps the version; `current` counts how often it is asked. */
+const fakeSource = () => {
+  const state = { tools: [echo("first")], version: 0, listed: 0 }
+  const source: Registry.Source = {
+    version: () => state.version,
+    current: Effect.sync(() => {
+      state.listed++
+      return Registry.unsafeMake(...state.tools)
+    })
+  }
+  return {
+    state,
+    registry: Registry.dynamic(Registry.unsafeMake(...state.tools), source),
+    add: (name: string) => {
+      state.tools = [...state.tools, echo(name)]
+      state.version++
+    }
+  }
+}
+
+describe("Registry.dynamic in the loop", () => {
+  it.effect("a tool added during a run is declared on the next turn and can be called there", () =>
+    Effect.gen(function* () {
+      const fake = fakeSource()
+      const model = yield* Scripted.make((request, index) =>
+        Effect.sync(() => {
+          if (index === 0) {
+            // The tool list changes while the first turn's call is on its way.
+            fake.add("second")
+            return { calls: [{ name: "first", args: { a: 1 } }] }
+          }
+          if (index === 1) return { calls: [{ name: "second", args: { a: 2 } }] }
+          return { text: request.declarations.map((d) => d.name).join(",") }
+        })
+      )
+      const result = yield* Agent.run({ registry: fake.registry, prompt: "go" }).pipe(Effect.provide(model))
+      const requests = yield* Context.get(model, Scripted.ScriptedModel).requests
+      expect(requests.map((r) => r.declarations.map((d) => d.name))).toEqual([["first"], ["first", "second"], ["first", "second"]])
+      expect(result.calls.map((c) => [c.name, Either.getOrNull(c.result)])).toEqual([
+        ["first", { from: "first", a: 1 }],
+        ["second", { from: "second", a: 2 }]
+      ])
+      expect(result.text).toBe("first,second")
+      // Asked once, after the one change: an unchanged version is not a reason to list again.
+      expect(fake.state.listed).toBe(1)
+    }))
+
+  it.effect("an unchanged source is never asked for its tools, and the request keeps the same declarations", () =>
+    Effect.gen(function* () {
+      const fake = fakeSource()
+      const steps = Array.from({ length: 5 }, () => ({ calls: [{ name: "first", args: { a: 0 } }] }))
+      const model = yield* Scripted.make([...steps, { text: "done" }])
+      yield* Agent.run({ registry: fake.registry, prompt: "go" }).pipe(Effect.provide(model))
+      const requests = yield* Context.get(model, Scripted.ScriptedModel).requests
+      expect(fake.state.listed).toBe(0)
+      expect(new Set(requests.map((r) => r.declarations)).size).toBe(1)
+    }))
+
+  it("merge and restrict give static registries", () => {
+    const fake = fakeSource()
+    expect(Registry.restrict(fake.registry, ["first"]).source).toBeUndefined()
+    expect(Either.getOrThrow(Registry.merge(fake.registry, Registry.empty)).source).toBeUndefined()
+  })
+})
