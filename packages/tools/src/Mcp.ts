@@ -32,6 +32,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as Scenario from "./Scenario.js"
 import { splitCommandLine } from "./internal/commandLine.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
 import { uniqueNames } from "./internal/toolNames.js"
@@ -69,11 +70,12 @@ export const http = (url: string, options: { readonly headers?: Readonly<Record<
   name: options.name
 })
 
-/** What went wrong with a server, and when. */
+/** What went wrong with a server, and when; `file` is the scenario file that names it (`path:line`), if one does. */
 export class McpError extends Schema.TaggedError<McpError>()("McpError", {
   server: Schema.String,
   phase: Schema.Literal("start", "list", "call"),
-  message: Schema.String
+  message: Schema.String,
+  file: Schema.optional(Schema.String)
 }) {}
 
 export interface Options {
@@ -81,6 +83,11 @@ export interface Options {
   readonly startTimeout?: Duration.DurationInput | undefined
   /** How long a call may take unless the executor's own timeout is shorter (default 60 s). */
   readonly callTimeout?: Duration.DurationInput | undefined
+  /**
+   * Only these of the server's tools (by the server's own names), in the server's order; a name the server does not
+   * offer is an `McpError` when the tools are listed.
+   */
+  readonly only?: ReadonlyArray<string> | undefined
 }
 
 /** A connected server. */
@@ -92,6 +99,8 @@ export interface Connection {
   readonly skipped: Effect.Effect<ReadonlyArray<{ readonly name: string; readonly reason: string }>>
   /** Whether the server said its tool list changed since `tools` last listed it. */
   readonly changed: Effect.Effect<boolean>
+  /** How many times the server said its tool list changed: a cheap check for "list again?" before every turn. */
+  readonly version: () => number
 }
 
 /** `@scope/server-name@1.2`, `/path/to/server.js` → `server-name`, `server`. */
@@ -159,6 +168,7 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     const client = new Client({ name: "agentfx", version: "0.2.0" }, { capabilities: {} })
     let gone: string | undefined
     let changed = false
+    let version = 0
     client.onclose = () => {
       gone ??= `the server ${name} closed the connection${said()}`
     }
@@ -182,6 +192,7 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     )
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changed = true
+      version++
     })
 
     let skipped: ReadonlyArray<{ readonly name: string; readonly reason: string }> = []
@@ -212,6 +223,17 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
         listed.push(...page.tools)
         cursor = page.nextCursor
       } while (cursor !== undefined && listed.length < 10_000)
+      if (options.only !== undefined) {
+        const offered = new Set(listed.map((tool) => tool.name))
+        const unknown = options.only.filter((wanted) => !offered.has(wanted))
+        if (unknown.length > 0) {
+          return yield* Effect.fail(
+            new McpError({ server: name, phase: "list", message: `${name} offers no tool ${unknown.map((n) => JSON.stringify(n)).join(", ")} (it offers: ${[...offered].join(", ") || "none"})` })
+          )
+        }
+        const wanted = new Set(options.only)
+        listed.splice(0, listed.length, ...listed.filter((tool) => wanted.has(tool.name)))
+      }
       const names = uniqueNames(listed.map((tool) => tool.name))
       const tools: Array<Tool.Tool> = []
       const refused: Array<{ name: string; reason: string }> = []
@@ -235,13 +257,15 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
       name,
       tools: Effect.suspend(() => (changed ? Effect.tap(list, (tools) => Effect.sync(() => (current = tools))) : Effect.succeed(current))),
       skipped: Effect.sync(() => skipped),
-      changed: Effect.sync(() => changed)
+      changed: Effect.sync(() => changed),
+      version: () => version
     }
   })
 
 /**
  * The tools of every server in one registry (each server connected for as long as the scope lasts). With several
- * servers each tool is named `<server>_<tool>`, so that names stay unique and say where a tool comes from.
+ * servers each tool is named `<server>_<tool>`, so that names stay unique and say where a tool comes from. The
+ * registry follows the servers' tool lists: see `toRegistry`.
  */
 export const registry = (servers: ReadonlyArray<Server>, options: Options = {}): Effect.Effect<Registry.Registry, McpError, Scope.Scope> =>
   Effect.gen(function* () {
@@ -265,9 +289,61 @@ export const toolsOf = (connections: ReadonlyArray<Connection>, reserved: Readon
     return wanted.map((entry, i) => (names[i] === entry.tool.name ? entry.tool : renamed(entry.tool, names[i]!)))
   })
 
-/** The current tools of `connections` as one registry (see `toolsOf` for their names). */
-export const toRegistry = (connections: ReadonlyArray<Connection>): Effect.Effect<Registry.Registry, McpError> =>
-  Effect.map(toolsOf(connections), (tools) => Registry.unsafeMake(...tools))
+/**
+ * The current tools of `connections`, after `alongside` (tools of other sources, e.g. built-ins, whose names the
+ * servers' tools then avoid), as one registry that follows the servers: when one says its tool list changed, the
+ * agent loop lists it again before its next model turn, so a run sees tools added while it runs. Until then, no
+ * server is asked anything. A listing that fails then keeps the last tools (a call to a tool that went away fails
+ * where the model sees it).
+ */
+export const toRegistry = <R = never>(
+  connections: ReadonlyArray<Connection>,
+  alongside: ReadonlyArray<Tool.Tool<R>> = []
+): Effect.Effect<Registry.Registry<R>, McpError> =>
+  Effect.gen(function* () {
+    const reserved = alongside.map((tool) => tool.name)
+    const build = Effect.map(toolsOf(connections, reserved), (tools): Registry.Registry<R> => Registry.unsafeMake(...alongside, ...tools))
+    let last = yield* build
+    const version = connections.length === 1 ? connections[0]!.version : () => connections.reduce((sum, connection) => sum + connection.version(), 0)
+    return Registry.dynamic(last, {
+      version,
+      current: Effect.orElseSucceed(
+        Effect.tap(build, (registry) => Effect.sync(() => (last = registry))),
+        () => last
+      )
+    })
+  })
 
 /** The tool under another (already safe) name. */
 const renamed = (tool: Tool.Tool, name: string): Tool.Tool => ({ ...tool, name, declaration: { ...tool.declaration, name } })
+
+/** The `Server` a scenario's `mcp` entry describes. */
+export const fromScenario = (server: Scenario.McpServer): Server =>
+  "url" in server
+    ? http(server.url, { name: server.name, ...(server.headers === undefined ? {} : { headers: server.headers }) })
+    : stdio(server.command, { name: server.name, ...(server.args === undefined ? {} : { args: server.args }), ...(server.env === undefined ? {} : { env: server.env }) })
+
+/**
+ * `scenario` with the tools of the MCP servers it names (its `mcp` entries), started for as long as the scope lasts,
+ * after its own functions: each server's tools, or only those its entry lists (a name the server does not offer is
+ * an `McpError`). With one server its tools keep their names unless one clashes with a declared function; with
+ * several, each is named `<server>_<tool>`. Errors name the scenario file and line. A scenario without servers is
+ * returned as it is.
+ */
+export const withServers = <R>(scenario: Scenario.Scenario<R>, options: Omit<Options, "only"> = {}): Effect.Effect<Scenario.Scenario<R>, McpError, Scope.Scope> =>
+  scenario.mcp.length === 0
+    ? Effect.succeed(scenario)
+    : Effect.gen(function* () {
+        const connections = yield* Effect.forEach(
+          scenario.mcp,
+          (server) =>
+            Effect.mapError(
+              connect(fromScenario(server), { ...options, only: server.tools }),
+              (error) =>
+                new McpError({ server: error.server, phase: error.phase, message: error.message, file: server.line === undefined ? scenario.file : `${scenario.file}:${server.line}` })
+            ),
+          { concurrency: "unbounded" }
+        )
+        const registry = yield* toRegistry(connections, [...scenario.registry.tools.values()])
+        return { ...scenario, registry }
+      })

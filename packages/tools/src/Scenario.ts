@@ -20,6 +20,20 @@
  * You answer warranty e-mails. Check the warranty first, then ...
  * ```
  *
+ * A scenario may also offer the tools of MCP servers, started when it runs (see `@agentfx/tools/mcp`'s
+ * `withServers`): a command line (stdio) or a URL (Streamable HTTP, optional headers), each with a name, and
+ * optionally only some of the server's tools (`tools`, by the server's names):
+ *
+ * ```yaml
+ * mcp:
+ *   - name: fs
+ *     command: npx -y @modelcontextprotocol/server-filesystem .
+ *     tools: [read_text_file, list_directory]
+ *   - name: docs
+ *     url: http://127.0.0.1:3000/mcp
+ *     headers: { Authorization: Bearer abc }
+ * ```
+ *
  * Loading resolves every declared function to a registered implementation and checks that the declared
  * parameters agree with the implementation's (names, required set, types): adding a scenario, or changing which
  * functions it offers, is a file edit, never a code change.
@@ -115,6 +129,46 @@ export const FunctionSpec = Schema.Struct({
   parameters: Schema.optional(Json.JsonObject)
 })
 
+const nonEmpty = (what: string) => Schema.String.pipe(Schema.filter((text) => text.trim() !== "" || `${what} must not be empty`))
+
+/** The server's name: in errors, and in its tools' names when a scenario names several servers. */
+const ServerName = Schema.String.pipe(
+  Schema.filter((name) => /^[A-Za-z][A-Za-z0-9_-]{0,31}$/.test(name) || "a server name starts with a letter and holds at most 32 letters, digits, _ and -")
+)
+
+/** Only these of the server's tools, by the server's own names. */
+const ToolNames = Schema.Array(nonEmpty("a tool name")).pipe(
+  Schema.filter((names) => names.length > 0 || "list at least one tool, or leave `tools` out to offer them all"),
+  Schema.filter((names) => new Set(names).size === names.length || "a tool is listed twice")
+)
+
+const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
+
+const HttpUrl = Schema.String.pipe(
+  Schema.filter((url) => {
+    try {
+      return /^https?:$/.test(new URL(url).protocol) || "an http(s) URL"
+    } catch {
+      return "an http(s) URL"
+    }
+  })
+)
+
+/**
+ * One entry of `mcp`, as written: one struct rather than a union of the two kinds, so that a typo is reported as an
+ * unknown field instead of as the other kind's missing one; which fields go together is checked after.
+ */
+export const McpServerSpec = Schema.Struct({
+  name: ServerName,
+  /** A command line (split like a shell would), or the program when `args` is given. */
+  command: Schema.optional(nonEmpty("the command")),
+  args: Schema.optional(Schema.Array(Schema.String)),
+  env: Schema.optional(StringMap),
+  url: Schema.optional(HttpUrl),
+  headers: Schema.optional(StringMap),
+  tools: Schema.optional(ToolNames)
+})
+
 /** The front matter of a scenario file, as written. */
 export const FrontMatter = Schema.Struct({
   name: Schema.String.pipe(
@@ -123,13 +177,48 @@ export const FrontMatter = Schema.Struct({
   description: Schema.String,
   version: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
   trigger: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
-  available_functions: Schema.Array(FunctionSpec)
+  available_functions: Schema.Array(FunctionSpec),
+  mcp: Schema.optional(Schema.Array(McpServerSpec))
 })
 export interface FrontMatter extends Schema.Schema.Type<typeof FrontMatter> {}
 
 /** A declared function: what the model is told, and where it was declared. */
 export interface DeclaredFunction extends FunctionDeclaration.FunctionDeclaration {
   readonly line?: number | undefined
+}
+
+/** An MCP server a scenario names, and where: started with a command (stdio) or reached at a URL. */
+export type McpServer =
+  | {
+      readonly name: string
+      readonly command: string
+      readonly args?: ReadonlyArray<string> | undefined
+      readonly env?: Readonly<Record<string, string>> | undefined
+      readonly tools?: ReadonlyArray<string> | undefined
+      readonly line?: number | undefined
+    }
+  | {
+      readonly name: string
+      readonly url: string
+      readonly headers?: Readonly<Record<string, string>> | undefined
+      readonly tools?: ReadonlyArray<string> | undefined
+      readonly line?: number | undefined
+    }
+
+/** The entry as one of the two kinds, or what is wrong with its fields together (`field` below `mcp[i]`). */
+const mcpServerOf = (spec: Schema.Schema.Type<typeof McpServerSpec>, line: number | undefined): Either.Either<McpServer, { field?: string; reason: string }> => {
+  const { name, command, args, env, url, headers, tools } = spec
+  if (command !== undefined && url !== undefined) return Either.left({ reason: "give `command` (a server started over stdio) or `url` (Streamable HTTP), not both" })
+  if (command !== undefined) {
+    if (headers !== undefined) return Either.left({ field: "headers", reason: "`headers` go with `url`, not with `command`" })
+    return Either.right({ name, command, args, env, tools, line })
+  }
+  if (url !== undefined) {
+    if (args !== undefined) return Either.left({ field: "args", reason: "`args` go with `command`, not with `url`" })
+    if (env !== undefined) return Either.left({ field: "env", reason: "`env` goes with `command`, not with `url`" })
+    return Either.right({ name, url, headers, tools, line })
+  }
+  return Either.left({ reason: "give `command` (a server started over stdio) or `url` (Streamable HTTP)" })
 }
 
 /** A parsed scenario file, not yet resolved against implementations. */
@@ -141,6 +230,8 @@ export interface Definition {
   /** When the scenario applies (a string in the file becomes a one-element list). */
   readonly trigger: ReadonlyArray<string>
   readonly functions: ReadonlyArray<DeclaredFunction>
+  /** MCP servers whose tools the scenario offers too, once they are started (`Mcp.withServers`). */
+  readonly mcp: ReadonlyArray<McpServer>
   /** The Markdown body: the system prompt. */
   readonly instructions: string
 }
@@ -204,6 +295,22 @@ export const parse = (text: string, file: string): Either.Either<Definition, Sce
       }
       functions.push({ name: spec.name, description: spec.description, parameters, line })
     }
+    const mcp: Array<McpServer> = []
+    for (const [index, server] of (front.mcp ?? []).entries()) {
+      const line = source.lineOf(["mcp", index])
+      if (mcp.some((other) => other.name === server.name)) {
+        return yield* fail({ line, field: `mcp[${index}].name`, reason: `a server named "${server.name}" is already listed` })
+      }
+      mcp.push(
+        yield* Either.orElse(mcpServerOf(server, line), (problem) =>
+          fail({
+            line: problem.field === undefined ? line : source.lineOf(["mcp", index, problem.field]),
+            field: problem.field === undefined ? `mcp[${index}]` : `mcp[${index}].${problem.field}`,
+            reason: problem.reason
+          })
+        )
+      )
+    }
     if (body === "") {
       return yield* fail({ line: yamlLine + yaml.split("\n").length + 1, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })
     }
@@ -215,6 +322,7 @@ export const parse = (text: string, file: string): Either.Either<Definition, Sce
       version: front.version === undefined ? undefined : String(front.version),
       trigger,
       functions,
+      mcp,
       instructions: body
     }
   })

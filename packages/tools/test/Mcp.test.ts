@@ -1,11 +1,12 @@
-import { Agent, Executor, FunctionCall } from "@agentfx/core"
+import { Agent, Executor, FunctionCall, Registry, Tool } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
+import { Scenario } from "@agentfx/tools"
 import * as Mcp from "@agentfx/tools/mcp"
 import { describe, expect, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Either } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -159,6 +160,95 @@ describe("MCP tools: list changes", () => {
       while (!(yield* connection.changed)) yield* Effect.yieldNow()
       expect((yield* Mcp.toRegistry([connection])).names).toEqual(["first", "second"])
       expect(yield* connection.changed).toBe(false)
+    }))
+})
+
+/** A scenario offering `lookup` of its own and the tools of server-everything named `everything`. */
+const everythingScenario = (tools: string) => `---
+name: with-mcp
+description: Uses an MCP server beside its own function
+available_functions:
+  - name: lookup
+    description: Looks a word up
+    parameters: { type: object, properties: { word: { type: string } }, required: [word] }
+mcp:
+  - name: everything
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(binOf("@modelcontextprotocol/server-everything"))}, stdio]
+${tools}---
+Look words up and echo them.
+`
+
+const lookup = Tool.make("lookup", { description: "x", parameters: Schema.Struct({ word: Schema.String }), handler: ({ word }) => Effect.succeed(`${word}: a word`) })
+
+const scenarioOf = (text: string) =>
+  Either.getOrThrow(Either.flatMap(Scenario.parse(text, "scenarios/with-mcp.md"), (definition) => Scenario.resolve(definition, Registry.unsafeMake(lookup))))
+
+describe("MCP tools: servers a scenario names", () => {
+  it.scopedLive("a scenario naming server-everything offers the listed tools after its own, and runs through Agent.run", () =>
+    Effect.gen(function* () {
+      const scenario = yield* Mcp.withServers(scenarioOf(everythingScenario("    tools: [echo, get-sum]\n")))
+      expect(scenario.registry.names).toEqual(["lookup", "echo", "get-sum"])
+      const result = yield* Agent.run({ registry: scenario.registry, system: scenario.instructions, prompt: "go" }).pipe(
+        Effect.provide(
+          Scripted.layer([
+            { calls: [{ name: "lookup", args: { word: "hello" } }, { name: "echo", args: { message: "hello" } }, { name: "get-sum", args: { a: 1, b: 2 } }] },
+            { text: "done" }
+          ])
+        )
+      )
+      expect(result.calls.map((c) => Either.getOrNull(c.result))).toEqual(["hello: a word", "Echo: hello", "The sum of 1 and 2 is 3."])
+    }))
+
+  it.scopedLive("without a tool list every tool of the server is offered", () =>
+    Effect.gen(function* () {
+      const scenario = yield* Mcp.withServers(scenarioOf(everythingScenario("")))
+      expect(scenario.registry.names).toEqual(expect.arrayContaining(["lookup", "echo", "get-sum", "trigger-long-running-operation"]))
+    }))
+
+  it.scopedLive("a listed tool the server does not offer is an McpError naming the server, the tool and the scenario file", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Mcp.withServers(scenarioOf(everythingScenario("    tools: [echo, ecko]\n"))))
+      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "list", file: "scenarios/with-mcp.md:9" })
+      expect(error.message).toContain(`offers no tool "ecko"`)
+    }))
+
+  it.scopedLive("a server that cannot start is an McpError naming the scenario file", () =>
+    Effect.gen(function* () {
+      const text = everythingScenario("").replace(/command: .*\n {4}args: .*\n/, `command: ${JSON.stringify(process.execPath)}\n    args: [-e, "process.exit(3)"]\n`)
+      const error = yield* Effect.flip(Mcp.withServers(scenarioOf(text)))
+      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "start", file: "scenarios/with-mcp.md:9" })
+    }))
+})
+
+describe("MCP tools: list changes inside one run", () => {
+  it.scopedLive("a tool the server adds while a run is going is declared on the run's next turn and called there", () =>
+    Effect.gen(function* () {
+      // Calling "first" adds "second": the server announces it before it answers, as a server that grows on use would.
+      const server = inline(
+        "growing",
+        rawServer(
+          `{ tools: globalThis.grown ? [{ name: "first", inputSchema: { type: "object" } }, { name: "second", inputSchema: { type: "object" } }] : [{ name: "first", inputSchema: { type: "object" } }] }`,
+          `globalThis.grown = true; process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"); reply(m.id, { content: [{ type: "text", text: m.params.name }] })`
+        )
+      )
+      const registry = yield* Mcp.registry([server])
+      expect(registry.names).toEqual(["first"])
+      const model = Scripted.layer((request, index) =>
+        Effect.succeed(
+          index === 0
+            ? { calls: [{ name: "first", args: {} }] }
+            : index === 1 && request.declarations.some((declaration) => declaration.name === "second")
+              ? { calls: [{ name: "second", args: {} }] }
+              : { text: request.declarations.map((declaration) => declaration.name).join(",") }
+        )
+      )
+      const result = yield* Agent.run({ registry, prompt: "grow" }).pipe(Effect.provide(model))
+      expect(result.calls.map((c) => [c.name, Either.getOrNull(c.result)])).toEqual([
+        ["first", "first"],
+        ["second", "second"]
+      ])
+      expect(result.text).toBe("first,second")
     }))
 })
 

@@ -17,6 +17,58 @@ const resolveError = (text: string, registry: Registry.Registry<unknown> = imple
     () => new Error("the file resolved")
   )
 
+const withMcp = (entries: string) => `---\nname: a\ndescription: b\navailable_functions: []\nmcp:\n${entries}---\nbody\n`
+
+describe("Scenario.parse: MCP servers", () => {
+  it("reads command and URL entries, with args, env, headers and a tool list, each with its line", () => {
+    const definition = Either.getOrThrow(
+      Scenario.parse(
+        withMcp(
+          [
+            "  - name: fs",
+            '    command: "npx -y @modelcontextprotocol/server-filesystem ."',
+            "    tools: [read_text_file, list_directory]",
+            "  - name: local",
+            "    command: node",
+            "    args: [server.js, --verbose]",
+            "    env: { LEVEL: debug }",
+            "  - name: docs",
+            "    url: http://127.0.0.1:3000/mcp",
+            "    headers: { Authorization: Bearer abc }",
+            ""
+          ].join("\n")
+        ),
+        "s/a.md"
+      )
+    )
+    expect(definition.mcp).toEqual([
+      { name: "fs", command: "npx -y @modelcontextprotocol/server-filesystem .", tools: ["read_text_file", "list_directory"], line: 6 },
+      { name: "local", command: "node", args: ["server.js", "--verbose"], env: { LEVEL: "debug" }, line: 9 },
+      { name: "docs", url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer abc" }, line: 13 }
+    ])
+    expect(Either.getOrThrow(Scenario.parse(scenarioText("plain", [checkWarrantyYaml]), "p.md")).mcp).toEqual([])
+  })
+
+  it("bad entries are ScenarioFileErrors naming the file, the line and the field", () => {
+    const typo = parseError(withMcp("  - name: fs\n    command: server\n    tool: [x]\n"))
+    expect(typo).toMatchObject({ _tag: "ScenarioFileError", file: "scenarios/x.md", line: 8, field: "mcp[0].tool" })
+    expect(typo.reason).toContain("unknown field")
+    // A command and a URL at once: neither shape fits.
+    expect(parseError(withMcp("  - name: fs\n    command: server\n    url: http://127.0.0.1/mcp\n"))).toMatchObject({ line: 6, field: "mcp[0]", reason: expect.stringContaining("not both") })
+    expect(parseError(withMcp("  - name: fs\n"))).toMatchObject({ line: 6, field: "mcp[0]", reason: expect.stringContaining("give `command`") })
+    expect(parseError(withMcp("  - name: fs\n    command: server\n    headers: { a: b }\n"))).toMatchObject({ line: 8, field: "mcp[0].headers" })
+    expect(parseError(withMcp("  - name: docs\n    url: http://127.0.0.1/mcp\n    args: [x]\n"))).toMatchObject({ line: 8, field: "mcp[0].args" })
+    expect(parseError(withMcp("  - command: server\n"))).toMatchObject({ field: "mcp[0].name" })
+    expect(parseError(withMcp("  - name: docs\n    url: ftp://example.com\n"))).toMatchObject({ line: 7, field: "mcp[0].url" })
+    expect(parseError(withMcp('  - name: fs\n    command: "  "\n'))).toMatchObject({ field: "mcp[0].command" })
+    expect(parseError(withMcp("  - name: fs\n    command: server\n    tools: []\n"))).toMatchObject({ field: "mcp[0].tools" })
+    expect(parseError(withMcp("  - name: fs\n    command: server\n    tools: [a, a]\n")).reason).toContain("listed twice")
+    expect(parseError(withMcp("  - name: 1fs\n    command: server\n"))).toMatchObject({ field: "mcp[0].name" })
+    expect(parseError(withMcp("  - name: fs\n    command: a\n  - name: fs\n    command: b\n"))).toMatchObject({ line: 8, field: "mcp[1].name" })
+    expect(parseError("---\nname: a\ndescription: b\navailable_functions: []\nmcp: fs\n---\nbody\n")).toMatchObject({ line: 5, field: "mcp" })
+  })
+})
+
 describe("Scenario.parse", () => {
   it("reads the front matter, the declared functions and the instructions", () => {
     const definition = Either.getOrThrow(Scenario.parse(scenarioText("valid-warranty", [checkWarrantyYaml, sendEmailYaml], "# Rules\n\nBe kind."), "s/valid.md"))

@@ -15,23 +15,40 @@ import { UsageError } from "../CliError.js"
 /** Whether the command line names an MCP server. */
 export const named = (options: Argv.Values): boolean => options.list("mcp").length > 0 || options.list("mcp-url").length > 0
 
+const loadMcp = () => Effect.promise(() => import("@agentfx/tools/mcp"))
+
+/** Says which server failed and why, as a usage error (exit 2): nothing has run yet. */
+export const usageError = (error: { readonly server: string; readonly message: string; readonly file?: string | undefined }) =>
+  new UsageError({
+    message: `${error.file === undefined ? "" : `${error.file}: `}MCP server ${error.server}: ${error.message.startsWith(error.server) ? error.message.slice(error.server.length).replace(/^[\s:]+/, "") : error.message}`
+  })
+
+/** The servers the command line names, connected. */
+const connections = (options: Argv.Values) =>
+  Effect.gen(function* () {
+    const Mcp = yield* loadMcp()
+    const servers = [...options.list("mcp").map((line) => Mcp.stdio(line)), ...options.list("mcp-url").map((url) => Mcp.http(url))]
+    return { Mcp, connections: yield* Effect.forEach(servers, (server) => Mcp.connect(server), { concurrency: "unbounded" }) }
+  })
+
 /** The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names). */
 export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Tool.Tool>, UsageError, Scope.Scope> =>
   Effect.gen(function* () {
     if (!named(options)) return []
-    const Mcp = yield* Effect.promise(() => import("@agentfx/tools/mcp"))
-    const servers = [...options.list("mcp").map((line) => Mcp.stdio(line)), ...options.list("mcp-url").map((url) => Mcp.http(url))]
-    const connections = yield* Effect.forEach(servers, (server) => Mcp.connect(server), { concurrency: "unbounded" })
-    return yield* Mcp.toolsOf(connections, reserved)
-  }).pipe(
-    Effect.catchTag("McpError", (error) =>
-      Effect.fail(new UsageError({ message: `MCP server ${error.server}: ${error.message.startsWith(error.server) ? error.message.slice(error.server.length).replace(/^[\s:]+/, "") : error.message}` }))
-    )
-  )
+    const { Mcp, connections: connected } = yield* connections(options)
+    return yield* Mcp.toolsOf(connected, reserved)
+  }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
 
-/** The built-in tools and the MCP servers' tools in one registry. */
+/**
+ * The built-in tools and the MCP servers' tools in one registry, which follows the servers: a tool a server adds
+ * while a run is going is offered from the run's next model turn.
+ */
 export const registry = (
   options: Argv.Values,
   builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
 ): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError, Scope.Scope> =>
-  Effect.map(connect(options, builtins.map((tool) => tool.name)), (mcp) => Registry.unsafeMake(...builtins, ...mcp))
+  Effect.gen(function* () {
+    if (!named(options)) return Registry.unsafeMake(...builtins)
+    const { Mcp, connections: connected } = yield* connections(options)
+    return yield* Mcp.toRegistry(connected, builtins)
+  }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
