@@ -3,7 +3,9 @@
  * read (a broken one does not hide the next), then every case is checked against the scenarios — a scenario that
  * does not exist, an expected call or a mock for a function the scenario does not declare, an expected call to a
  * declared function that is not built in and not mocked. All problems come back at once, each with its file,
- * line and field, as one `InputError` (exit 2).
+ * line and field, as one `InputError` (exit 2). The MCP servers scenarios name are started here, for as long as the
+ * scope lasts: their tools are declared functions like the others (run for real unless a case mocks them), and a
+ * server that cannot start or lacks a listed tool is a problem of its scenario file.
  *
  * @since 0.1.0
  */
@@ -13,9 +15,11 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import type * as Scope from "effect/Scope"
 import { closest } from "./Argv.js"
 import * as Builtins from "./Builtins.js"
 import { InputError } from "./CliError.js"
+import * as McpTools from "./internal/mcpTools.js"
 
 /** Cases and scenarios that passed every check. */
 export interface Input {
@@ -84,8 +88,22 @@ const loadScenarios = (directory: string, builtins: Builtins.Options, problems: 
 /** The functions a scenario declares that are not built in: each case that calls them must mock them. */
 const mockOnly = (definition: Scenario.Definition) => definition.functions.filter((f) => !Builtins.names.includes(f.name))
 
+/** The scenarios with the tools of the MCP servers they name, started; a server that fails is a problem. */
+const startServers = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, problems: Array<string>) =>
+  Effect.gen(function* () {
+    if (!scenarios.some((scenario) => scenario.mcp.length > 0)) return scenarios
+    // Loaded only when a scenario names a server: nobody else pays for the MCP client.
+    const Mcp = yield* Effect.promise(() => import("@agentfx/tools/mcp"))
+    const started = yield* Effect.forEach(scenarios, (scenario) => Effect.either(Mcp.withServers(scenario)), { concurrency: "unbounded" })
+    return started.flatMap((outcome) => {
+      if (Either.isRight(outcome)) return [outcome.right]
+      problems.push(McpTools.usageError(outcome.left).message)
+      return []
+    })
+  })
+
 /** The problems of one case against the scenarios. */
-export const checkCase = (evalCase: EvalCase.EvalCase, scenarios: ReadonlyArray<Scenario.Definition>): Array<string> => {
+export const checkCase = (evalCase: EvalCase.EvalCase, scenarios: ReadonlyArray<Scenario.Scenario<unknown>>): Array<string> => {
   const at = `${where(evalCase)}: case "${evalCase.id}"`
   const scenario = scenarios.find((candidate) => candidate.name === evalCase.scenario)
   if (scenario === undefined) {
@@ -93,7 +111,8 @@ export const checkCase = (evalCase: EvalCase.EvalCase, scenarios: ReadonlyArray<
     const near = closest(evalCase.scenario, names)
     return [`${at}: scenario: "${evalCase.scenario}" is not a scenario of --scenarios${near === undefined ? "" : ` (did you mean "${near}"?)`}; known: ${list(names)}`]
   }
-  const declared = scenario.functions.map((f) => f.name)
+  // The registry: the declared functions and the tools of the scenario's MCP servers.
+  const declared = scenario.registry.names
   const problems: Array<string> = []
   evalCase.expected_function_calls.forEach((call, index) => {
     if (!declared.includes(call.function_name)) {
@@ -122,12 +141,16 @@ export const checkCase = (evalCase: EvalCase.EvalCase, scenarios: ReadonlyArray<
 }
 
 /** Reads and checks everything; every problem at once, or the input. */
-export const load = (casesDir: string, scenariosDir: string, builtins: Builtins.Options): Effect.Effect<Input, InputError, FileSystem.FileSystem | Path.Path> =>
+export const load = (
+  casesDir: string,
+  scenariosDir: string,
+  builtins: Builtins.Options
+): Effect.Effect<Input, InputError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.gen(function* () {
     const problems: Array<string> = []
     const cases = yield* loadCases(casesDir, problems)
     const before = problems.length
-    const scenarios = yield* loadScenarios(scenariosDir, builtins, problems)
+    const scenarios = yield* Effect.flatMap(loadScenarios(scenariosDir, builtins, problems), (loaded) => startServers(loaded, problems))
     // A case naming a scenario whose file is broken would only repeat that file's problem.
     const brokenScenarioFiles = problems.length > before
     for (const evalCase of cases) {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
 
@@ -205,4 +206,58 @@ describe("agentfx eval", () => {
       expect(drift.stderr).toContain('the parameters of "read_file" in scenario "files" disagree with its implementation')
     })
   )
+})
+
+/** server-everything, a devDependency of @agentfx/tools, started as the scenario says. */
+const everythingBin = path.join(
+  path.dirname(createRequire(path.join(import.meta.dirname, "../../tools/package.json")).resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js"
+)
+
+const echoScenario = (tools: string) => `---
+name: echoer
+description: Echoes through an MCP server
+available_functions: []
+mcp:
+  - name: everything
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(everythingBin)}, stdio]
+    tools: ${tools}
+---
+Echo what the user says with the echo tool.
+`
+
+const echoCase = `- id: echoes
+  scenario: echoer
+  input: say hi
+  expected_function_calls:
+    - function_name: echo
+      arguments: { message: hi }
+  x-cassette:
+    - calls: [{ name: echo, args: { message: hi } }]
+    - text: It said hi.
+`
+
+describe("agentfx eval with a scenario naming an MCP server", () => {
+  it.scopedLive("the server is started, its listed tool is offered and called for real through the emulator: exit 0", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/echoer.md": echoScenario("[echo]"), "cases/echo.yaml": echoCase })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.stderr).not.toContain("problem")
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain('1. echo({"message":"hi"}) → {"output":"Echo: hi"}')
+      expect(result.stdout).toContain("1/1 passed (100 %)")
+    }))
+
+  it.scopedLive("a listed tool the server does not offer stops the eval before anything runs, naming the file: exit 2", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/echoer.md": echoScenario("[echo, ecko]"), "cases/echo.yaml": echoCase })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain(`${path.join(dir, "scenarios", "echoer.md")}:6: MCP server everything:`)
+      expect(result.stderr).toContain('offers no tool "ecko"')
+    }))
 })

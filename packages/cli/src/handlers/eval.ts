@@ -28,7 +28,7 @@ const outputs = (options: { json: boolean; reportJson: string | undefined; junit
 }
 
 export const handler: Handler = ({ options, args }) =>
-  Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function* () {
     const io = yield* Io
     const path = yield* Path.Path
     const casesDir = yield* AgentOptions.directory("<cases-dir>", args[0]!)
@@ -81,4 +81,4 @@ export const handler: Handler = ({ options, args }) =>
     if (targets.reportJson !== undefined) yield* writeOutput(targets.reportJson, EvalReport.json(report))
     if (targets.junit !== undefined) yield* writeOutput(targets.junit, EvalReport.junit(report))
     if (!report.summary.ok) return yield* Effect.fail(new BelowThreshold({ passRate: report.summary.passRate, threshold: report.summary.threshold }))
-  })
+  }))
