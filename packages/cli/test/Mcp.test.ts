@@ -1,7 +1,9 @@
 import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { agentfx, emulator, viaGemini } from "./support/cli.js"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
 
 /** A small MCP server over stdio, as one command line: a `shout` tool, and a `read_file` that clashes with ours. */
 const program = [
@@ -55,5 +57,57 @@ describe("agentfx with MCP servers", () => {
       const result = yield* agentfx(["run", "--mcp-url", "ftp://example.com", "hello"])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain("--mcp-url")
+    }))
+})
+
+/** server-everything, a devDependency of @agentfx/tools. */
+const everythingBin = path.join(
+  path.dirname(createRequire(path.join(import.meta.dirname, "../../tools/package.json")).resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js"
+)
+
+const scenarioFile = `---
+name: echoer
+description: Echoes through an MCP server, computes with a built-in tool
+available_functions:
+  - name: calculator
+    description: Evaluates an arithmetic expression
+    parameters: { type: object, properties: { expression: { type: string } }, required: [expression] }
+mcp:
+  - name: everything
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(everythingBin)}, stdio]
+    tools: [echo]
+---
+Echo what the user says.
+`
+
+describe("agentfx run --scenario", () => {
+  it.scopedLive("the scenario's instructions and functions, with its MCP server's listed tool, started first", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "echoer.md": scenarioFile })
+      const server = yield* emulator({ policy: Policy.script([{ calls: [{ name: "echo", args: { message: "hi" } }] }, { text: "It echoed." }]) })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["run", ...flags, "--scenario", path.join(dir, "echoer.md"), "--json", "echo hi"], { env })
+      expect(result.code).toBe(0)
+      const json = JSON.parse(result.stdout) as { text: string; calls: Array<{ name: string; response: unknown }> }
+      expect(json.calls).toEqual([expect.objectContaining({ name: "echo", response: { output: "Echo: hi" } })])
+      const body = (yield* server.requests)[0]!.body as { systemInstruction?: unknown; tools?: Array<{ functionDeclarations?: Array<{ name: string }> }> }
+      expect(JSON.stringify(body.systemInstruction)).toContain("Echo what the user says.")
+      expect(body.tools?.flatMap((tool) => tool.functionDeclarations ?? []).map((declaration) => declaration.name)).toEqual(["calculator", "echo"])
+    }))
+
+  it.scopedLive("a scenario function that is not built in, or --mcp beside --scenario, stops the command: exit 2", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "echoer.md": scenarioFile, "other.md": scenarioFile.replace("name: calculator", "name: launch") })
+      const missing = yield* agentfx(["run", "--scenario", path.join(dir, "other.md"), "hello"])
+      expect(missing.code).toBe(2)
+      expect(missing.stderr).toContain(`scenario "echoer" declares function "launch", which has no registered implementation`)
+      const both = yield* agentfx(["run", "--scenario", path.join(dir, "echoer.md"), "--mcp", "node server.js", "hello"])
+      expect(both.code).toBe(2)
+      expect(both.stderr).toContain("--scenario names its own MCP servers")
     }))
 })

@@ -11,6 +11,7 @@ export const spec: Argv.Spec = {
   args: [],
   options: [
     ...options.agent,
+    options.scenario,
     {
       name: "session",
       value: "NAME",

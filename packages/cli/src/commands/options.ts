@@ -80,6 +80,13 @@ export const mcpUrl: Argv.OptionSpec = {
   check: (value) => (/^https?:\/\/[^\s]+$/.test(value) ? undefined : "an MCP URL starts with http:// or https://")
 }
 
+export const scenario: Argv.OptionSpec = {
+  name: "scenario",
+  value: "FILE",
+  description:
+    "A scenario file (Markdown with YAML front matter): its instructions are the system instruction (unless --system) and its functions the tools — each must be a built-in one — with the tools of the MCP servers it names, started first. Not with --mcp / --mcp-url."
+}
+
 /** Where MCP tools come from. */
 export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl]
 

@@ -11,6 +11,7 @@ export const spec: Argv.Spec = {
   args: [{ name: "prompt", variadic: true, description: "The message to the model (several words are joined with spaces)." }],
   options: [
     ...options.agent,
+    options.scenario,
     {
       ...options.json("the result (text, calls, stop reason, usage, transcript) instead of streaming it"),
       description:

@@ -15,9 +15,11 @@ export const handler: Handler = ({ options }) =>
     const path = name === undefined ? undefined : yield* SessionFile.pathOf(name)
     // A session that cannot be resumed ends the command before the provider is even chosen.
     const named = name === undefined || path === undefined ? undefined : { name, path, saved: yield* SessionFile.load(path) }
+    const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
+    const scenario = yield* McpTools.scenario(options, builtins)
     const repl = Repl.run({
-      registry: yield* McpTools.registry(options, Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })),
-      system: args.system,
+      registry: scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry,
+      system: args.system ?? scenario?.instructions,
       maxTurns: args.maxTurns,
       concurrency: args.concurrency,
       autoApprove: args.yes,

@@ -68,11 +68,13 @@ export const handler: Handler = ({ options, args: words }) =>
     if (text === "") return yield* Effect.fail(new UsageError({ message: "the prompt is empty" }))
     const args = yield* AgentOptions.read(options)
     const json = options.has("json")
-    const registry = yield* McpTools.registry(options, Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes }))
+    const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
+    const scenario = yield* McpTools.scenario(options, builtins)
+    const registry = scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry
     const agentOptions: Agent.Options<FileSystem.FileSystem> = {
       registry,
       prompt: text,
-      system: args.system,
+      system: args.system ?? scenario?.instructions,
       maxTurns: args.maxTurns,
       concurrency: args.concurrency
     }

@@ -2,7 +2,8 @@
  * The tools a command offers: the built-in ones, and those of the MCP servers named with `--mcp` / `--mcp-url`,
  * connected for as long as the command's scope lasts. The MCP client is loaded only when a server is named, so a
  * command without one pays nothing for it. A server that cannot start or be listed stops the command before
- * anything runs (exit 2), with the server's name and what it said.
+ * anything runs (exit 2), with the server's name and what it said. With `--scenario FILE` the tools are the
+ * scenario's: its functions (built-in ones) and the tools of the MCP servers it names.
  */
 import type { Tool } from "@agentfx/core"
 import { Registry } from "@agentfx/core"
@@ -11,6 +12,32 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Argv from "../Argv.js"
 import { UsageError } from "../CliError.js"
+
+/** A scenario's instructions and tools, for `--scenario FILE`. */
+export interface FromScenario {
+  readonly instructions: string
+  readonly registry: Registry.Registry<FileSystem.FileSystem>
+}
+
+/**
+ * `--scenario FILE`: the scenario read and resolved against the built-in tools (a function that is not one is an
+ * error: nothing here could answer it), and its MCP servers started for as long as the scope lasts.
+ */
+export const scenario = (
+  options: Argv.Values,
+  builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
+): Effect.Effect<FromScenario | undefined, UsageError, FileSystem.FileSystem | Scope.Scope> =>
+  Effect.gen(function* () {
+    const file = options.text("scenario")
+    if (file === undefined) return undefined
+    if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp / --mcp-url without it" }))
+    const { Scenario } = yield* Effect.promise(() => import("@agentfx/tools"))
+    const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
+    if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry }
+    const Mcp = yield* loadMcp()
+    const started = yield* Effect.mapError(Mcp.withServers(loaded), usageError)
+    return { instructions: started.instructions, registry: started.registry }
+  })
 
 /** Whether the command line names an MCP server. */
 export const named = (options: Argv.Values): boolean => options.list("mcp").length > 0 || options.list("mcp-url").length > 0
