@@ -11,6 +11,9 @@
  * SDK cannot read or does not answer in time is an `McpError` naming it; once connected, a call on a server that
  * has gone is a tool error the model sees, so a run goes on without it.
  *
+ * A registry made here follows its servers: a server that announces a new tool list is listed again before the
+ * agent loop's next model turn (`toRegistry`). `withServers` starts the servers a scenario file names.
+ *
  * Lives at `@agentfx/tools/mcp`, apart from the package's main entry, so that nothing pays for the MCP SDK unless it
  * uses MCP.
  *
