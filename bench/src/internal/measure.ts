@@ -29,14 +29,13 @@ export const timed = async (work: () => Promise<unknown>, model: unknown): Promi
   return { cpuMicros: used.user + used.system, wallMicros: (performance.now() - wall) * 1000, result, model }
 }
 
-const collect: () => void = (() => {
+/** Checked when first used, not on import: a benchmark's child emulator imports this module without the flag. */
+const collect = (): void => {
   const gc = (globalThis as { gc?: () => void }).gc
   if (gc === undefined) throw new Error("run the benchmarks with node --expose-gc (pnpm bench:* does)")
-  return () => {
-    gc()
-    gc()
-  }
-})()
+  gc()
+  gc()
+}
 
 /** Bytes on the heap after a full collection. */
 export const heapAfterGc = (): number => {
