@@ -80,7 +80,7 @@ export interface Options<R> {
   readonly retry?: Policy | undefined
   /** Which calls the model may make (passed to the model). */
   readonly toolChoice?: ToolChoice | undefined
-  /** Sampling temperature; default 0, where tool calling is most reliable. */
+  /** Sampling temperature; default none sent, so the provider's own default applies (reasoning models want theirs). */
   readonly temperature?: number | undefined
   /** The most tokens the model may produce per turn. */
   readonly maxOutputTokens?: number | undefined

@@ -162,7 +162,8 @@ export class Run<R> {
       transcript: this.transcript,
       declarations: this.options.registry.declarations,
       toolChoice: this.options.toolChoice,
-      temperature: this.options.temperature ?? 0,
+      // Unset means the provider's default: a forced 0 hurts reasoning models (Gemini 3 loops or degrades at 0).
+      temperature: this.options.temperature,
       maxOutputTokens: this.options.maxOutputTokens
     }
   }
