@@ -20,6 +20,7 @@ export const handler: Handler = ({ options }) =>
       system: args.system,
       maxTurns: args.maxTurns,
       concurrency: args.concurrency,
+      request: args.request,
       autoApprove: args.yes,
       session: named
     })
