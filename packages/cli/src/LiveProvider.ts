@@ -55,7 +55,7 @@ export const layer = (choice: Provider.Choice, settings: Provider.Settings): Lay
             provider: "gemini",
             message: ConfigError.isMissingDataOnly(error)
               ? `Gemini Live needs an API key: set ${keyVariables.join(" or ")}, or use --provider emulator (it needs none)`
-              : `Gemini Live is not configured correctly: ${String(error)}`
+              : `Gemini Live is not configured correctly: ${Provider.configProblem(error)}`
           })
       )
     )

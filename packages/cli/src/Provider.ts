@@ -80,12 +80,21 @@ export const choose = (flag: Name | undefined): Effect.Effect<Choice> =>
     return { name: "emulator" as const, reason: `no API key is set (${allKeys.join(", ")})` }
   })
 
+/** A ConfigError as words: `(Invalid data at X: "is empty")` → `X is empty`; a message that names its variable as is. */
+export const configProblem = (error: ConfigError.ConfigError): string => {
+  const text = String(error).replace(/^\(?(?:Invalid|Missing) data at /, "")
+  const match = /^([^:]*): "(.*)"\)?$/s.exec(text)
+  if (match === null) return text
+  const [, path = "", message = ""] = match
+  return path === "" || message.startsWith(path) ? message : `${path} ${message}`
+}
+
 const notConfigured = (name: Exclude<Name, "emulator">) => (error: ConfigError.ConfigError) =>
   new ProviderError({
     provider: name,
     message: ConfigError.isMissingDataOnly(error)
       ? `${name} needs an API key: set ${keyVariables[name].join(" or ")}, or choose another --provider (emulator needs none)`
-      : `${name} is not configured correctly: ${String(error).replace(/^\(?(?:Invalid|Missing) data at /, "")}`
+      : `${name} is not configured correctly: ${configProblem(error)}`
   })
 
 /** `--base-url` given with the in-process emulator. */

@@ -13,9 +13,8 @@ import { createServer } from "node:http"
 import type { ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Screen from "../src/Screen.js"
-import type { Outcome } from "./support/cli.js"
 import * as Repl from "../src/Repl.js"
-import { agentfx, emulator, startInteractive, typeAt as typeAtPrompt, viaGemini } from "./support/cli.js"
+import { agentfx, emulator, startInteractive, typeAt as typeAtPrompt, untilEnd, viaGemini } from "./support/cli.js"
 
 const typeAt = typeAtPrompt(Repl.prompt)
 
@@ -51,18 +50,6 @@ const holding = Effect.acquireRelease(
 const chunk = (text: string, finish = false) =>
   `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, ...(finish ? { finishReason: "STOP" } : {}) }] })}\n\n`
 
-/** Runs the command on the TestClock, moving it a second at a time (letting I/O happen in between) until it ends. */
-const toTheEnd = (fiber: Fiber.RuntimeFiber<Outcome>) =>
-  Effect.gen(function* () {
-    for (let step = 0; step < 10_000; step++) {
-      const done = fiber.unsafePoll()
-      if (done !== null) return yield* done
-      yield* TestClock.adjust("1 second")
-      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-    }
-    return yield* Effect.dieMessage("the command did not end")
-  })
-
 describe("the bounds on a model answer, from the command line", () => {
   const bad: ReadonlyArray<[ReadonlyArray<string>, string]> = [
     [["--idle-timeout", "0"], "--idle-timeout 0: the duration must be longer than 0"],
@@ -95,7 +82,7 @@ describe("the bounds on a model answer, from the command line", () => {
       const first = yield* Queue.take(server.held)
       first.writeHead(200, { "content-type": "text/event-stream" }).write(chunk("A partial answer that "))
       // Nothing more: the idle bound cuts the attempt, the retry policy waits, and the second attempt succeeds.
-      const moved = yield* Effect.fork(toTheEnd(fiber))
+      const moved = yield* Effect.fork(untilEnd(fiber))
       const second = yield* Queue.take(server.held)
       second.writeHead(200, { "content-type": "text/event-stream" }).end(chunk("The whole answer.", true))
       const result = yield* Fiber.join(moved)
@@ -112,7 +99,7 @@ describe("the bounds on a model answer, from the command line", () => {
         agentfx(["run", "--provider", "gemini", "--base-url", server.origin, "--first-byte-timeout", "3s", "hi"], { env: { GEMINI_API_KEY: sentinel } })
       )
       yield* Queue.take(server.held)
-      const moved = yield* Effect.fork(toTheEnd(fiber))
+      const moved = yield* Effect.fork(untilEnd(fiber))
       const second = yield* Queue.take(server.held)
       second.writeHead(200, { "content-type": "text/event-stream" }).end(chunk("Here it is.", true))
       const result = yield* Fiber.join(moved)
@@ -127,7 +114,7 @@ describe("the bounds on a model answer, from the command line", () => {
       const fiber = yield* Effect.fork(
         agentfx(["run", "--provider", "gemini", "--base-url", server.origin, "--turn-timeout", "2s", "hi"], { env: { GEMINI_API_KEY: sentinel } })
       )
-      const result = yield* toTheEnd(fiber)
+      const result = yield* untilEnd(fiber)
       expect(result.code).toBe(1)
       expect(result.stderr).toContain("ModelTimeout: the model did not finish its answer within 2s (turnTimeout)")
       expect(yield* Queue.size(server.held)).toBe(4)
@@ -136,7 +123,7 @@ describe("the bounds on a model answer, from the command line", () => {
   it.scoped("--max-response-bytes caps what is read of an answer (exit 1, naming the limit)", () =>
     Effect.gen(function* () {
       const fiber = yield* Effect.fork(agentfx(["run", "--max-response-bytes", "64", "what", "is", "2 + 3 * 4?"]))
-      const result = yield* toTheEnd(fiber)
+      const result = yield* untilEnd(fiber)
       expect(result.code).toBe(1)
       expect(result.stderr).toContain("MalformedResponse: the response is larger than the limit of 64 bytes (maxResponseBytes)")
     }))

@@ -32,7 +32,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { apiKey, definedOnly, optionalString } from "./internal/config.js"
+import { apiKey, definedOnly, optionalBaseUrl } from "./internal/config.js"
 import { setupFailure } from "./internal/live/errors.js"
 import { eventsOf } from "./internal/live/events.js"
 import * as frameGuard from "./internal/live/frameGuard.js"
@@ -249,7 +249,7 @@ export const layer = (options: Options): Layer.Layer<LiveModel.LiveModel> => Lay
 export const config: Config.Config<Options> = Config.all({
   apiKey: apiKey("GEMINI_API_KEY", "GOOGLE_API_KEY"),
   model: Config.withDefault(Config.string("GEMINI_LIVE_MODEL"), defaultModel),
-  baseUrl: optionalString("GEMINI_BASE_URL")
+  baseUrl: optionalBaseUrl("GEMINI_BASE_URL")
 })
 
 /** The Gemini Live layer configured from the environment (see `config`); `overrides` win over the environment. */

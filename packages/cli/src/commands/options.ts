@@ -7,6 +7,17 @@ import * as Argv from "../Argv.js"
 /** The providers `--provider` accepts. */
 export const providerNames = ["emulator", "gemini", "glm", "glm-coding", "openai"] as const
 
+/** What is wrong with `value` as an http(s) URL (parsed as the providers will), or `undefined`. */
+const httpUrl = (value: string, what: string): string | undefined => {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return `${what} must be a valid URL, e.g. http://127.0.0.1:8080`
+  }
+  return url.protocol === "http:" || url.protocol === "https:" ? undefined : `${what} starts with http:// or https://`
+}
+
 export const provider: Argv.OptionSpec = {
   name: "provider",
   value: "NAME",
@@ -26,7 +37,7 @@ export const baseUrl: Argv.OptionSpec = {
   value: "URL",
   description:
     "The provider's endpoint: a proxy, a local OpenAI-compatible server, or an emulator started with `agentfx emulator` (default: the provider's, or GEMINI_BASE_URL / ZAI_BASE_URL / OPENAI_BASE_URL).",
-  check: (value) => (/^https?:\/\/[^\s]+$/.test(value) ? undefined : "a base URL starts with http:// or https://")
+  check: (value) => httpUrl(value, "a base URL")
 }
 
 export const system: Argv.OptionSpec = { name: "system", value: "TEXT", description: "The system instruction." }
