@@ -60,11 +60,11 @@ describe("the bounds on a model answer, from the command line", () => {
     [["--max-response-bytes", "0"], "--max-response-bytes 0: the size must be at least 1 byte"],
     [["--temperature", "3"], "--temperature 3: a number from 0 to 2 is needed"]
   ]
-  for (const command of ["run", "chat", "eval"]) {
-    for (const [flags, message] of bad) {
+  for (const command of ["run", "chat", "eval", "live"]) {
+    for (const [flags, message] of bad.filter(([flags]) => command !== "live" || flags[0] !== "--temperature")) {
       it.scopedLive(`${command} ${flags.join(" ")} is a usage error (exit 2), and nothing runs`, () =>
         Effect.gen(function* () {
-          const args = command === "run" ? ["run", ...flags, "hi"] : command === "eval" ? ["eval", "cases", "--scenarios", "s", ...flags] : ["chat", ...flags]
+          const args = command === "run" ? ["run", ...flags, "hi"] : command === "eval" ? ["eval", "cases", "--scenarios", "s", ...flags] : [command, ...flags]
           const result = yield* agentfx(args)
           expect(result.code).toBe(2)
           expect(result.stderr).toContain(`agentfx: ${message}`)

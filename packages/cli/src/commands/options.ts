@@ -95,7 +95,7 @@ export const firstByteTimeout: Argv.OptionSpec = {
   name: "first-byte-timeout",
   value: "DURATION",
   description:
-    "How long to wait for the first part of a streamed answer before the attempt fails and is retried (default 2m; e.g. 30s, 500ms). Live: from a message to the model's first reply.",
+    "How long to wait for the first part of a streamed answer before the attempt fails and is retried (default 2m; e.g. 30s, 500ms).",
   check: Argv.duration
 }
 
@@ -103,14 +103,14 @@ export const idleTimeout: Argv.OptionSpec = {
   name: "idle-timeout",
   value: "DURATION",
   description:
-    "How long a streamed answer may pause between two parts before the attempt fails and is retried (default 1m): a stalled stream is cut, a slow steady one goes on. Live: the model's silence while no tool runs.",
+    "How long a streamed answer may pause between two parts before the attempt fails and is retried (default 1m): a stalled stream is cut, a slow steady one goes on.",
   check: Argv.duration
 }
 
 export const turnTimeout: Argv.OptionSpec = {
   name: "turn-timeout",
   value: "DURATION",
-  description: "The most one model answer may take, streamed or not, before the attempt fails and is retried (default 10m). Live: a whole turn.",
+  description: "The most one model answer may take, streamed or not, before the attempt fails and is retried (default 10m).",
   check: Argv.duration
 }
 
