@@ -135,13 +135,16 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       // Once left, the connection is only waiting to be closed: what it still says goes unread (calls asked then
       // are never answered; the server loses them with the connection anyway).
       if (current.left) return Effect.void
-      heard?.()
       if (event._tag === "Closed") {
         current.closed = { code: event.code, reason: event.reason }
         return detach(current)
       }
       const turn = turns.current
-      if (event._tag === "TextDelta" || event._tag === "Transcription" || event._tag === "ToolCall" || event._tag === "TurnComplete") current.progressed = true
+      if (event._tag === "TextDelta" || event._tag === "Transcription" || event._tag === "ToolCall" || event._tag === "TurnComplete") {
+        current.progressed = true
+        // The model said something: a bounded `send` is not waiting on silence.
+        heard?.()
+      }
       switch (event._tag) {
         case "TextDelta":
           turns.output(event.text)
