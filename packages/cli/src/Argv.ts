@@ -91,6 +91,16 @@ export class Values {
     const text = this.text(name)
     return text === undefined ? undefined : Number(text)
   }
+  /** A duration option's value in milliseconds (checked by `duration`), or `undefined`. */
+  millis(name: string): number | undefined {
+    const text = this.text(name)
+    return text === undefined ? undefined : parseDuration(text)
+  }
+  /** A size option's value in bytes (checked by `bytes`), or `undefined`. */
+  bytes(name: string): number | undefined {
+    const text = this.text(name)
+    return text === undefined ? undefined : parseBytes(text)
+  }
 }
 
 /** The outcome of reading an argument list. */
@@ -262,3 +272,46 @@ export const oneOf = (choices: ReadonlyArray<string>) => (value: string): string
   const near = closest(value, choices)
   return `the choices are ${choices.join(", ")}${near === undefined ? "" : ` (did you mean ${near}?)`}`
 }
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+
+/** Timers cannot hold a longer delay (about 24.8 days); nobody means a bound beyond it. */
+const longestDuration = 2 ** 31 - 1
+
+/** `30s`, `500ms`, `2m`, `1h`, `1.5s` (or a bare number of seconds) in milliseconds; `undefined` when unreadable. */
+export const parseDuration = (value: string): number | undefined => {
+  const match = /^(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?$/i.exec(value.trim())
+  if (match === null) return undefined
+  const millis = Math.round(Number(match[1]) * durationUnits[(match[2] ?? "s").toLowerCase()]!)
+  return Number.isFinite(millis) ? millis : undefined
+}
+
+/** A check for a duration longer than zero. */
+export const duration = (value: string): string | undefined => {
+  const millis = parseDuration(value)
+  if (millis === undefined) return "a duration is needed: a number with ms, s, m or h, e.g. 30s, 500ms, 2m"
+  if (millis <= 0) return "the duration must be longer than 0"
+  if (millis > longestDuration) return "the duration must be at most 24 days"
+  return undefined
+}
+
+const byteUnits: Record<string, number> = { "": 1, b: 1, k: 1024, kb: 1000, kib: 1024, m: 1024 ** 2, mb: 1000 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1000 ** 3, gib: 1024 ** 3 }
+
+/** `32MiB`, `512KiB`, `1GB`, `1048576` (K, M, G alone are binary) in bytes; `undefined` when unreadable. */
+export const parseBytes = (value: string): number | undefined => {
+  const match = /^(\d+(?:\.\d+)?)\s*([kmg]i?b?|b)?$/i.exec(value.trim())
+  if (match === null) return undefined
+  const bytes = Math.floor(Number(match[1]) * byteUnits[(match[2] ?? "").toLowerCase()]!)
+  return Number.isSafeInteger(bytes) ? bytes : undefined
+}
+
+/** A check for a size of at least one byte. */
+export const bytes = (value: string): string | undefined => {
+  const size = parseBytes(value)
+  if (size === undefined) return "a size is needed: a number of bytes, or with KiB, MiB, GiB (or KB, MB, GB), e.g. 32MiB"
+  return size < 1 ? "the size must be at least 1 byte" : undefined
+}
+
+/** A check for a number in a range. */
+export const decimal = (min: number, max: number) => (value: string): string | undefined =>
+  /^-?(\d+(\.\d*)?|\.\d+)$/.test(value.trim()) && Number(value) >= min && Number(value) <= max ? undefined : `a number from ${min} to ${max} is needed`

@@ -42,20 +42,25 @@ export const layer = (choice: Provider.Choice, settings: Provider.Settings): Lay
       Effect.gen(function* () {
         const emulator = yield* Emulator.make({ policy: Policy.offline })
         const { GeminiLive } = yield* providers
-        return GeminiLive.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, ...(settings.model === undefined ? {} : { model: settings.model }) })
+        return GeminiLive.layer({
+          apiKey: Redacted.make(emulator.apiKey),
+          baseUrl: emulator.geminiBaseUrl,
+          maxResponseBytes: settings.maxResponseBytes,
+          ...(settings.model === undefined ? {} : { model: settings.model })
+        })
       })
     )
   }
   return Layer.unwrapEffect(
     Effect.map(providers, ({ GeminiLive }) =>
       Layer.mapError(
-        GeminiLive.layerConfig({ model: settings.model, baseUrl: settings.baseUrl }),
+        GeminiLive.layerConfig({ model: settings.model, baseUrl: settings.baseUrl, maxResponseBytes: settings.maxResponseBytes }),
         (error: ConfigError.ConfigError) =>
           new ProviderError({
             provider: "gemini",
             message: ConfigError.isMissingDataOnly(error)
               ? `Gemini Live needs an API key: set ${keyVariables.join(" or ")}, or use --provider emulator (it needs none)`
-              : `Gemini Live is not configured correctly: ${String(error)}`
+              : `Gemini Live is not configured correctly: ${Provider.configProblem(error)}`
           })
       )
     )

@@ -29,6 +29,8 @@ export interface Options {
   readonly registry: Registry.Registry<FileSystem.FileSystem>
   readonly system?: string | undefined
   readonly concurrency?: number | undefined
+  /** Bounds on each turn (`--first-byte-timeout`, `--idle-timeout`, `--turn-timeout`); none when absent. */
+  readonly bounds?: Pick<LiveAgent.Options<never>, "firstByteTimeout" | "idleTimeout" | "turnTimeout"> | undefined
   /** Approve every call without asking. */
   readonly autoApprove: boolean
   /** The command's error for a session that cannot start (a refused key reads differently from a dead server). */
@@ -83,7 +85,7 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
       const io = yield* Io
       const screen = Screen.make(io, { askedFor: options.autoApprove ? undefined : TerminalApproval.asksFor(options.registry) })
       const approval = options.autoApprove ? Approval.allowAll : TerminalApproval.layer(screen)
-      const session = yield* LiveAgent.session({ registry: options.registry, system: options.system, concurrency: options.concurrency }).pipe(
+      const session = yield* LiveAgent.session({ ...options.bounds, registry: options.registry, system: options.system, concurrency: options.concurrency }).pipe(
         Effect.provide(approval),
         Effect.mapError(options.startFailed)
       )
@@ -121,6 +123,8 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
           }
           const error = outcome.left
           if (error._tag === "TurnLost" || error._tag === "Unavailable") return yield* screen.note(`(${error.message}; the message was not re-sent — say it again if you want an answer)`)
+          // The turn was stopped (its calls too) and the session goes on; text it printed stays, marked as cut.
+          if (error._tag === "ModelTimeout") return yield* screen.note(`(ModelTimeout: ${error.message}; the turn was stopped — say it again if you want an answer)`)
           return yield* Effect.fail(new RunFailed({ message: `the live session ended — ${error._tag}: ${error.message}` }))
         })
 

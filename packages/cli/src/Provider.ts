@@ -40,10 +40,12 @@ export interface Choice {
   readonly reason: string
 }
 
-/** What `--model` and `--base-url` override (the environment's `*_MODEL` / `*_BASE_URL` otherwise). */
+/** What `--model` and `--base-url` override (the environment's `*_MODEL` / `*_BASE_URL` otherwise), and `--max-response-bytes`. */
 export interface Settings {
   readonly model: string | undefined
   readonly baseUrl: string | undefined
+  /** The layers' `maxResponseBytes` (their default, 32 MiB, when undefined). */
+  readonly maxResponseBytes?: number | undefined
 }
 
 const keyVariables: Record<Exclude<Name, "emulator">, ReadonlyArray<string>> = {
@@ -78,12 +80,21 @@ export const choose = (flag: Name | undefined): Effect.Effect<Choice> =>
     return { name: "emulator" as const, reason: `no API key is set (${allKeys.join(", ")})` }
   })
 
+/** A ConfigError as words: `(Invalid data at X: "is empty")` → `X is empty`; a message that names its variable as is. */
+export const configProblem = (error: ConfigError.ConfigError): string => {
+  const text = String(error).replace(/^\(?(?:Invalid|Missing) data at /, "")
+  const match = /^([^:]*): "(.*)"\)?$/s.exec(text)
+  if (match === null) return text
+  const [, path = "", message = ""] = match
+  return path === "" || message.startsWith(path) ? message : `${path} ${message}`
+}
+
 const notConfigured = (name: Exclude<Name, "emulator">) => (error: ConfigError.ConfigError) =>
   new ProviderError({
     provider: name,
     message: ConfigError.isMissingDataOnly(error)
       ? `${name} needs an API key: set ${keyVariables[name].join(" or ")}, or choose another --provider (emulator needs none)`
-      : `${name} is not configured correctly: ${String(error).replace(/^\(?(?:Invalid|Missing) data at /, "")}`
+      : `${name} is not configured correctly: ${configProblem(error)}`
   })
 
 /** `--base-url` given with the in-process emulator. */
@@ -94,12 +105,14 @@ export const baseUrlWithEmulator = (): UsageError =>
   })
 
 /** The Gemini provider layer pointed at a running emulator: the real client code, the emulator's wire. */
-export const emulated = (emulator: Emulator.Service, model: string): Layer.Layer<LanguageModel.LanguageModel> =>
-  Layer.unwrapEffect(Effect.map(providers, ({ Gemini }) => Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model })))
+export const emulated = (emulator: Emulator.Service, model: string, maxResponseBytes?: number): Layer.Layer<LanguageModel.LanguageModel> =>
+  Layer.unwrapEffect(
+    Effect.map(providers, ({ Gemini }) => Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model, maxResponseBytes }))
+  )
 
 /** The Gemini provider layer pointed at the emulator in context. */
-export const onEmulator = (model: string): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
-  Layer.unwrapEffect(Effect.map(Emulator.Emulator, (emulator) => emulated(emulator, model)))
+export const onEmulator = (model: string, maxResponseBytes?: number): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
+  Layer.unwrapEffect(Effect.map(Emulator.Emulator, (emulator) => emulated(emulator, model, maxResponseBytes)))
 
 /**
  * The `LanguageModel` of a choice. The emulator runs in-process on 127.0.0.1 for as long as the layer is in use,
@@ -110,11 +123,11 @@ export const layer = (
   settings: Settings,
   policy: Policy.Policy = Policy.offline
 ): Layer.Layer<LanguageModel.LanguageModel, ProviderError | UsageError> => {
-  const overrides = { model: settings.model, baseUrl: settings.baseUrl }
+  const overrides = { model: settings.model, baseUrl: settings.baseUrl, maxResponseBytes: settings.maxResponseBytes }
   switch (choice.name) {
     case "emulator":
       if (settings.baseUrl !== undefined) return Layer.fail(baseUrlWithEmulator())
-      return onEmulator(settings.model ?? Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy })))
+      return onEmulator(settings.model ?? Cassette.offlineModel, settings.maxResponseBytes).pipe(Layer.provide(Emulator.layer({ policy })))
     case "gemini":
       return Layer.unwrapEffect(Effect.map(providers, ({ Gemini }) => Layer.mapError(Gemini.layerConfig(overrides), notConfigured("gemini"))))
     case "glm":
@@ -164,13 +177,13 @@ export const refused = (choice: Choice, error: ModelError.ModelError, offline = 
  * Eval cases replayed offline (see `Cassette.replay`: one key scheme, one rule for a case without a cassette):
  * the emulator that serves them all, each case's model on it, and what answers them, for the announcement.
  */
-export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>) => {
+export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>, maxResponseBytes?: number) => {
   const plan = Cassette.replay(cases)
   const without = plan.total - plan.recorded
   return {
     emulator: Emulator.layer({ policy: Policy.byModel(plan.scripts, Policy.offline) }),
     model: (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, Cassette.CassetteError, Emulator.Emulator> =>
-      Either.match(plan.modelOf(evalCase), { onLeft: (error) => Layer.fail(error), onRight: onEmulator }),
+      Either.match(plan.modelOf(evalCase), { onLeft: (error) => Layer.fail(error), onRight: (model) => onEmulator(model, maxResponseBytes) }),
     answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`
   }
 }

@@ -31,6 +31,8 @@ export interface Options {
   readonly system?: string | undefined
   readonly maxTurns?: number | undefined
   readonly concurrency?: number | undefined
+  /** Bounds on each model answer and the temperature (`--first-byte-timeout`, ...). */
+  readonly request?: Partial<Pick<Chat.Options<never>, "firstByteTimeout" | "idleTimeout" | "turnTimeout" | "temperature">> | undefined
   /** Approve every call without asking. */
   readonly autoApprove: boolean
   /** A named session: resumed from `path` when it exists, saved there after every message. */
@@ -72,7 +74,7 @@ const messages = (transcript: ReadonlyArray<Turn.Turn>): string => {
 export const run = (options: Options): Effect.Effect<void, InputError, Io | LanguageModel.LanguageModel | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const io = yield* Io
-    const base = { registry: options.registry, maxTurns: options.maxTurns, concurrency: options.concurrency }
+    const base = { ...options.request, registry: options.registry, maxTurns: options.maxTurns, concurrency: options.concurrency }
     const session = options.session
     const saved = session === undefined ? Option.none<string>() : session.saved
     const created: Effect.Effect<Chat.Chat<FileSystem.FileSystem>, Transcript.TranscriptViolation | Chat.SessionDecodeError> = Option.isSome(saved)

@@ -53,9 +53,15 @@ export const attemptText = (error: ModelError.ModelError): string | undefined =>
     onNone: () => "retrying with backoff",
     onSome: (after) => `retrying in ${Duration.format(after)}, as the provider asked`
   })
-  // Text this attempt already printed stays on screen; say that it is void, so a retried answer is not read as its continuation.
-  return `(the model request failed — ${error._tag}: ${error.message}; ${wait}; any text above from this attempt is discarded)`
+  return `(the model request failed — ${error._tag}: ${error.message}; ${wait})`
 }
+
+/**
+ * The line on stdout after an attempt that printed text and failed: that text stays on screen (and in a pipe), so
+ * it is marked void, or a retried answer would read as its continuation.
+ */
+export const discardedText = "[retrying — the partial answer above is discarded]"
+
 
 /** JSON, on one line, cut to `max` characters. */
 export const preview = (value: unknown, max = 160): string => {
@@ -91,6 +97,8 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
   const dim = paint(2)
   const red = paint(31)
   let atLineStart = true
+  /** Whether the current model attempt has printed text. */
+  let attemptPrinted = false
   let spinner: Fiber.RuntimeFiber<unknown> | undefined
   const shown = new Set<string>()
   const waiting = new Map<string, Array<() => void>>()
@@ -130,6 +138,7 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
   const event = (event: Agent.AgentEvent): Effect.Effect<void> => {
     switch (event._tag) {
       case "TextDelta":
+        if (event.text !== "") attemptPrinted = true
         return text(event.text)
       case "CallStarted": {
         const announce = options.askedFor?.(event.call) === true ? Effect.void : line(cyan(`→ ${callText(event.call)}`))
@@ -145,13 +154,17 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
       }
       case "AttemptFailed": {
         const said = attemptText(event.error)
-        return said === undefined ? stopSpinner : Effect.zipRight(note(said), startSpinner)
+        const printed = attemptPrinted
+        attemptPrinted = false
+        if (said === undefined) return stopSpinner
+        return Effect.zipRight(printed ? Effect.zipRight(line(dim(discardedText)), note(said)) : note(said), startSpinner)
       }
       case "Done": {
         const stopped = stopText(event.result.stopReason)
         return Effect.zipRight(stopSpinner, stopped === undefined ? endLine : line(dim(stopped)))
       }
       case "TurnStarted":
+        attemptPrinted = false
         return startSpinner
       case "TurnFinished":
         return stopSpinner

@@ -171,6 +171,19 @@ describe("agentfx eval", () => {
     })
   )
 
+  it.scopedLive("--temperature and the answer bounds reach every case's run", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const { cases, scenarios } = yield* suite({ "offline.yaml": `id: tempered\nscenario: math\ninput: what is 9 - 4\nexpected_function_calls:\n  - function_name: calculator\n    arguments: { expression: "9 - 4" }\n` })
+      const bounds = ["--temperature", "0.3", "--first-byte-timeout", "30s", "--idle-timeout", "30s", "--turn-timeout", "1m", "--max-response-bytes", "1MiB"]
+      const result = yield* agentfx(["eval", cases, "--scenarios", scenarios, ...flags, ...bounds], { env })
+      expect(result.code).toBe(0)
+      const bodies = (yield* server.requests).map((record) => record.body as { generationConfig?: { temperature?: number } })
+      expect(bodies.map((body) => body.generationConfig?.temperature)).toEqual([0.3, 0.3])
+    })
+  )
+
   it.scopedLive("bad input gives a clear message and exit code 2", () =>
     Effect.gen(function* () {
       const { dir, cases, scenarios } = yield* suite({ "adds.yaml": passing })

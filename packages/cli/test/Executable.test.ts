@@ -204,6 +204,42 @@ describe("the agentfx executable", () => {
       )
     ))
 
+  it("a base URL that is not http(s): exit 2 at once with one line naming the variable; the key never printed", async () => {
+    const result = await agentfx(["run", "hello"], { env: { GEMINI_API_KEY: "AIza-SENTINEL-exe", GEMINI_BASE_URL: "ftp://127.0.0.1/" } })
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe("")
+    expect(lines(result.stderr)).toEqual(["agentfx: gemini is not configured correctly: GEMINI_BASE_URL must be an http:// or https:// URL"])
+    expect(result.stderr).not.toContain("SENTINEL")
+  })
+
+  it("a stream that stalls is cut by --idle-timeout; the printed part is marked discarded and the retried answer follows, exit 0", async () => {
+    let requests = 0
+    const server = createServer((request, response) => {
+      request.resume()
+      const frame = (text: string, finish: boolean) =>
+        `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, ...(finish ? { finishReason: "STOP" } : {}) }] })}\n\n`
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      // The first answer stops after its first words and never ends; the second is whole.
+      if (requests++ === 0) response.write(frame("Half an ", false))
+      else response.end(frame("A whole answer.", true))
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    try {
+      const result = await agentfx(["run", "--idle-timeout", "300ms", "hello"], {
+        env: { GEMINI_API_KEY: "AIza-SENTINEL-exe", GEMINI_BASE_URL: `http://127.0.0.1:${port}` }
+      })
+      expect(result.code).toBe(0)
+      expect(result.stdout).toBe("Half an \n[retrying — the partial answer above is discarded]\nA whole answer.\n")
+      expect(result.stderr).toContain("ModelTimeout: the model's stream stalled: nothing for 300ms (idleTimeout)")
+      expect(result.stdout + result.stderr).not.toContain("SENTINEL")
+      expect(requests).toBe(2)
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+
   it("Ctrl-C (SIGINT) while waiting for the model ends the run with exit code 130", async () => {
     let answered: () => void = () => {}
     const asked = new Promise<void>((resolve) => (answered = resolve))

@@ -27,6 +27,21 @@ describe("agentfx live", () => {
       expect(result.stdout.indexOf("144", result.stdout.indexOf("←"))).toBeLessThan(result.stdout.lastIndexOf("you> /tools"))
     }))
 
+  it.scopedLive("--first-byte-timeout stops a turn the model never answers; the session goes on", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([{ text: "Back again." }]) })
+      yield* server.inject(Fault.stall)
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startLive([...flags, "--first-byte-timeout", "300ms"], env)
+      yield* typeAt(terminal, 1, "hello?")
+      yield* typeAt(terminal, 2, "still there?")
+      yield* typeAt(terminal, 3, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("(ModelTimeout: the model sent nothing within 300ms (firstByteTimeout); the turn was stopped — say it again if you want an answer)")
+      expect(result.stdout).toContain("you> still there?\nBack again.")
+    }))
+
   it.scopedLive("a call the server cancels is shown as cancelled and never answered; a reconnect after goAway is shown", () =>
     Effect.gen(function* () {
       const server = yield* emulator({

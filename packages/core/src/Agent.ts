@@ -78,9 +78,16 @@ export interface Options<R> {
   readonly idleTimeout?: Duration.DurationInput | undefined
   /** How retryable model errors are retried (default `Retry.defaultPolicy`, which honours `retryAfter` up to 60 s). */
   readonly retry?: Policy | undefined
+  /**
+   * When the model botches a function call (a `MalformedResponse` with `malformedCall`, e.g. Gemini's
+   * `MALFORMED_FUNCTION_CALL`): `"feedback"` (default) retries with a note telling the model its call was malformed
+   * and why (the note is part of the retried request only, not of the transcript); `"retry"` retries the same
+   * request; `"fail"` fails the run at once. Retries count against `retry` like any other.
+   */
+  readonly onMalformedCall?: "feedback" | "retry" | "fail" | undefined
   /** Which calls the model may make (passed to the model). */
   readonly toolChoice?: ToolChoice | undefined
-  /** Sampling temperature; default 0, where tool calling is most reliable. */
+  /** Sampling temperature; default none sent, so the provider's own default applies (reasoning models want theirs). */
   readonly temperature?: number | undefined
   /** The most tokens the model may produce per turn. */
   readonly maxOutputTokens?: number | undefined

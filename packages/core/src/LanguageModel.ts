@@ -43,7 +43,7 @@ export interface Request {
   readonly declarations: ReadonlyArray<FunctionDeclaration>
   /** Which calls it may make (default: the provider's, normally `auto`). */
   readonly toolChoice?: ToolChoice | undefined
-  /** Default 0: tool calling is most reliable deterministic. */
+  /** Sampling temperature; when undefined none is sent and the provider's default applies. */
   readonly temperature?: number | undefined
   /** The most tokens the model may produce for this turn. */
   readonly maxOutputTokens?: number | undefined

@@ -47,6 +47,10 @@ export type { CallOutcome, CallRecord, LiveTurn } from "./LiveTurn.js"
  *   failed, or the connection ended before the model said anything) waits as the schedule says, and when it gives
  *   up the session fails with `ReconnectFailed`. Keep it bounded.
  * - `resumptionHandle`: continue an earlier session (its `resumptionHandle`).
+ * - `firstByteTimeout`, `idleTimeout`, `turnTimeout` (default none): bounds on a `send`, from the text going out
+ *   to the model's first reply, between two of its replies (time our tools run does not count: the model waits
+ *   for them), and to the turn's end. Hitting one fails the `send` with a `ModelTimeout` naming it and stops the
+ *   turn's calls as `cancelTurn` does; the session goes on.
  */
 export interface Options<R> {
   readonly registry: Registry<R>
@@ -58,6 +62,9 @@ export interface Options<R> {
   readonly limits?: Executor.Options["limits"]
   readonly reconnect?: Retry.Policy | undefined
   readonly resumptionHandle?: string | undefined
+  readonly firstByteTimeout?: Duration.DurationInput | undefined
+  readonly idleTimeout?: Duration.DurationInput | undefined
+  readonly turnTimeout?: Duration.DurationInput | undefined
 }
 
 /** An open session. Its methods need nothing from the environment: tools run with what `session` was given. */

@@ -112,8 +112,15 @@ export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeo
   }
 }
 
-/** The provider's answer could not be understood (bad JSON, a malformed function call). */
-export class MalformedResponse extends Schema.TaggedError<MalformedResponse>()("MalformedResponse", common) {
+/**
+ * The provider's answer could not be understood (bad JSON, a malformed function call). `malformedCall` is set when
+ * the model tried to call a function and produced something unusable (Gemini's `MALFORMED_FUNCTION_CALL`): the
+ * provider's words for it, which the loop can show the model (see `Agent.Options.onMalformedCall`).
+ */
+export class MalformedResponse extends Schema.TaggedError<MalformedResponse>()("MalformedResponse", {
+  ...common,
+  malformedCall: Schema.optional(Schema.String)
+}) {
   get retryable(): boolean {
     return true
   }
@@ -144,6 +151,15 @@ export const retryAfter = (error: ModelError): Option.Option<Duration.Duration> 
   (error._tag === "RateLimited" || error._tag === "Overloaded") && error.retryAfter !== undefined
     ? Option.some(error.retryAfter)
     : Option.none()
+
+/**
+ * Whether `error` is a function call the model got wrong (a `MalformedResponse` with `malformedCall`).
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isMalformedCall = (error: ModelError): error is MalformedResponse & { readonly malformedCall: string } =>
+  error._tag === "MalformedResponse" && error.malformedCall !== undefined
 
 /** Whether a value is one of the model errors. */
 export const isModelError = Schema.is(ModelError)

@@ -111,6 +111,8 @@ export const defaultPolicy: Policy = policy()
  */
 export const never: Policy = Schedule.stop
 
+const isRetryable = (error: ModelError): boolean => error.retryable
+
 /**
  * `attempt`, retried on retryable errors as `policy` schedules; the last error once the policy gives up, or at
  * once for an error that is not retryable. Same as `Effect.retry` with a `while`, but the schedule is only started
@@ -123,14 +125,19 @@ export const never: Policy = Schedule.stop
  * @since 0.2.0
  * @category combinators
  */
-export const retrying = <A, R>(attempt: Effect.Effect<A, ModelError, R>, policy: Policy): Effect.Effect<A, ModelError, R> =>
+export const retrying = <A, R>(
+  attempt: Effect.Effect<A, ModelError, R>,
+  policy: Policy,
+  /** Which errors are retried (default: those whose `retryable` is true). */
+  retryable: (error: ModelError) => boolean = isRetryable
+): Effect.Effect<A, ModelError, R> =>
   Effect.catchAll(attempt, (first) =>
-    first.retryable
+    retryable(first)
       ? Effect.flatMap(Schedule.driver(policy), (driver) => {
           const again = (error: ModelError): Effect.Effect<A, ModelError, R> =>
             Effect.matchEffect(driver.next(error), {
               onFailure: () => Effect.fail(error),
-              onSuccess: () => Effect.catchAll(attempt, (next) => (next.retryable ? again(next) : Effect.fail(next)))
+              onSuccess: () => Effect.catchAll(attempt, (next) => (retryable(next) ? again(next) : Effect.fail(next)))
             })
           return again(first)
         })

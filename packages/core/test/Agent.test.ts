@@ -40,7 +40,7 @@ describe("Agent.run", () => {
       expect(requests).toHaveLength(2)
       for (const request of requests) {
         expect(request.system).toBe("Be brief.")
-        expect(request.temperature).toBe(0)
+        expect(request.temperature).toBeUndefined()
         expect(request.declarations.map((d) => d.name)).toEqual(["add", "reserve", "boom", "slow"])
       }
       expect(requests[1]!.transcript).toEqual(result.transcript.slice(0, 3))

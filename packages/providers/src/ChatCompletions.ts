@@ -33,6 +33,7 @@ import { capped, defaultMaxResponseBytes, tooLarge } from "./internal/cappedFetc
 import { requireContent } from "./internal/emptyTurn.js"
 import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
+import { baseUrlProblem } from "./internal/endpoint.js"
 import * as SdkLogger from "./internal/sdkLogger.js"
 
 /** How to reach an OpenAI-compatible server and which of its dialect choices to make. */
@@ -114,11 +115,15 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
     })
     const scrub = scrubber(options.apiKey)
     const provider = options.provider ?? "openai-compatible"
+    // A base URL that cannot work fails every request at once, as a request no retry can fix.
+    const problem = baseUrlProblem(options.baseUrl)
+    const misconfigured = problem === undefined ? undefined : Either.left(new ModelError.InvalidRequest({ message: scrub(problem) }))
+    const encoded = (request: LanguageModel.Request) => misconfigured ?? encode(options, request)
 
     // A flat pipeline, no `Effect.fn` span: on this path a span per request measured ~0.1 ms, a third of the
     // per-turn budget; the caller's spans (the agent loop's) cover the request.
     const generate = (request: LanguageModel.Request): Effect.Effect<LanguageModel.Response, ModelError.ModelError> =>
-      Either.match(encode(options, request), {
+      Either.match(encoded(request), {
         onLeft: Effect.fail,
         onRight: (body) => {
           // The SDK's types do not know server extensions (reasoning_content, GLM's thinking, ...); it sends the body as is.
@@ -126,7 +131,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           return Effect.flatMap(
             Effect.tryPromise({
               try: (signal) => client.chat.completions.create(params, { signal }),
-              catch: (error) => tooLarge(error) ?? classify(error, scrub)
+              catch: (error) => tooLarge(error) ?? classify(error, scrub, options.baseUrl)
             }),
             (raw) =>
               Wire.decodeCompletion(raw).pipe(
@@ -139,7 +144,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
       })
 
     const stream = (request: LanguageModel.Request): Stream.Stream<LanguageModel.StreamPart, ModelError.ModelError> =>
-      Either.match(encode(options, request), {
+      Either.match(encoded(request), {
         onLeft: Stream.fail,
         onRight: (body) => {
           const params = {
@@ -166,7 +171,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
                   : Either.flatMap(accumulator.finish(), ({ deltas, response }) =>
                       Either.map(requireContent(response), () => [...deltas, { _tag: "Finish" as const, response }])
                     ),
-              onError: (error) => tooLarge(error) ?? classify(error, scrub)
+              onError: (error) => tooLarge(error) ?? classify(error, scrub, options.baseUrl)
             }
           })
         }

@@ -23,13 +23,15 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { apiKey, definedOnly, optionalString } from "./internal/config.js"
+import { apiKey, definedOnly, optionalBaseUrl } from "./internal/config.js"
 import * as codec from "./internal/gemini/codec.js"
 import { classify } from "./internal/gemini/errors.js"
 import { Aggregator, decodeResponse } from "./internal/gemini/response.js"
 import * as Wire from "./internal/gemini/wire.js"
 import { capped, defaultMaxResponseBytes, tooLarge } from "./internal/cappedFetch.js"
 import { requireContent } from "./internal/emptyTurn.js"
+import { baseUrlProblem } from "./internal/endpoint.js"
+import { plainErrorBodies } from "./internal/gemini/errorBodies.js"
 import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
 
@@ -38,6 +40,9 @@ export { defaultMaxResponseBytes } from "./internal/cappedFetch.js"
 
 /** The model used when none is named. */
 export const defaultModel = "gemini-2.5-flash"
+
+/** Google's endpoint, used when no `baseUrl` is given. */
+export const defaultBaseUrl = "https://generativelanguage.googleapis.com"
 
 /** How to reach Gemini; only the key is required. */
 export interface Options {
@@ -72,15 +77,19 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
     const client = new GoogleGenAI({
       apiKey: Redacted.value(options.apiKey),
       httpOptions: {
-        fetch: capped(options.maxResponseBytes ?? defaultMaxResponseBytes),
+        fetch: plainErrorBodies(capped(options.maxResponseBytes ?? defaultMaxResponseBytes)),
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
         ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion })
       }
     })
     const scrub = scrubber(options.apiKey)
+    const endpoint = options.baseUrl ?? defaultBaseUrl
+    // A base URL that cannot work fails every request at once, as a request no retry can fix.
+    const problem = baseUrlProblem(endpoint)
+    const misconfigured = problem === undefined ? undefined : new ModelError.InvalidRequest({ message: scrub(problem) })
 
     const parameters = (request: LanguageModel.Request): Either.Either<GenerateContentParameters, ModelError.ModelError> =>
-      Either.match(codec.encodeRequest(request), {
+      misconfigured !== undefined ? Either.left(misconfigured) : Either.match(codec.encodeRequest(request), {
         onLeft: (error) => Either.left(new ModelError.InvalidRequest({ message: error.message })),
         onRight: (body) => {
           const config: GenerateContentConfig = { ...options.config }
@@ -115,7 +124,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           Effect.flatMap(
             Effect.tryPromise({
               try: (signal) => client.models.generateContent(withSignal(params, signal)),
-              catch: (error) => tooLarge(error) ?? classify(error, scrub)
+              catch: (error) => tooLarge(error) ?? classify(error, scrub, endpoint)
             }),
             (raw) =>
               decodeChunk(raw).pipe(
@@ -135,7 +144,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
               start: (signal) => client.models.generateContentStream(withSignal(params, signal)),
               onChunk: (chunk) => Either.flatMap(decodeChunk(chunk), (decoded) => aggregator.push(decoded)),
               onEnd: () => aggregator.finish().pipe(Either.flatMap(requireContent), Either.map((response) => [{ _tag: "Finish", response }])),
-              onError: (error) => tooLarge(error) ?? classify(error, scrub)
+              onError: (error) => tooLarge(error) ?? classify(error, scrub, endpoint)
             }
           })
       })
@@ -154,7 +163,7 @@ export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel
 export const config: Config.Config<Options> = Config.all({
   apiKey: apiKey("GEMINI_API_KEY", "GOOGLE_API_KEY"),
   model: Config.withDefault(Config.string("GEMINI_MODEL"), defaultModel),
-  baseUrl: optionalString("GEMINI_BASE_URL")
+  baseUrl: optionalBaseUrl("GEMINI_BASE_URL")
 })
 
 /** The Gemini layer configured from the environment (see `config`); `overrides` win over the environment. */

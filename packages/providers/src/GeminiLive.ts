@@ -32,12 +32,13 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { apiKey, definedOnly, optionalString } from "./internal/config.js"
+import { apiKey, definedOnly, optionalBaseUrl } from "./internal/config.js"
 import { setupFailure } from "./internal/live/errors.js"
 import { eventsOf } from "./internal/live/events.js"
 import * as frameGuard from "./internal/live/frameGuard.js"
 import { decodeServerMessage } from "./internal/live/wire.js"
 import { scrubber } from "./internal/secrets.js"
+import { defaultMaxResponseBytes } from "./internal/cappedFetch.js"
 
 /** The model used when none is named. */
 export const defaultModel = "gemini-live-2.5-flash-preview"
@@ -61,6 +62,8 @@ export interface Options {
    * accepts for new text). Default: `realtimeInput` for 3.1 models, else `clientContent`.
    */
   readonly textInput?: "clientContent" | "realtimeInput" | undefined
+  /** Most bytes of one server frame (default 32 MiB); a larger frame ends the connection with `MalformedResponse`. */
+  readonly maxResponseBytes?: number | undefined
   /** How long to wait for the server to complete the setup (default 15 s). */
   readonly connectTimeout?: Duration.DurationInput | undefined
 }
@@ -124,7 +127,7 @@ export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
             ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion })
           }
         })
-        const guard = frameGuard.install(client, malformed)
+        const guard = frameGuard.install(client, malformed, options.maxResponseBytes ?? defaultMaxResponseBytes)
         // Through the guard when there is one: it reaches the socket even before `connect()` hands the session out.
         const closeSocket = () => (guard === undefined ? opened.session?.close() : guard.closeSocket())
 
@@ -249,7 +252,7 @@ export const layer = (options: Options): Layer.Layer<LiveModel.LiveModel> => Lay
 export const config: Config.Config<Options> = Config.all({
   apiKey: apiKey("GEMINI_API_KEY", "GOOGLE_API_KEY"),
   model: Config.withDefault(Config.string("GEMINI_LIVE_MODEL"), defaultModel),
-  baseUrl: optionalString("GEMINI_BASE_URL")
+  baseUrl: optionalBaseUrl("GEMINI_BASE_URL")
 })
 
 /** The Gemini Live layer configured from the environment (see `config`); `overrides` win over the environment. */

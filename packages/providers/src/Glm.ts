@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as ChatCompletions from "./ChatCompletions.js"
-import { apiKey, definedOnly, optionalString } from "./internal/config.js"
+import { apiKey, definedOnly, optionalBaseUrl } from "./internal/config.js"
 
 /** Z.AI's base URLs: `general` for pay-as-you-go keys, `coding` for GLM Coding Plan keys (a key only works on its own). */
 export const endpoints = {
@@ -87,7 +87,7 @@ export const config: Config.Config<Options> = Config.all({
   apiKey: apiKey("ZAI_API_KEY"),
   model: Config.withDefault(Config.string("ZAI_MODEL"), defaultModel),
   endpoint: Config.withDefault(Config.literal("general", "coding")("ZAI_ENDPOINT"), "general" as const),
-  baseUrl: optionalString("ZAI_BASE_URL")
+  baseUrl: optionalBaseUrl("ZAI_BASE_URL")
 })
 
 /** The GLM layer configured from the environment (see `config`); `overrides` win over the environment. */

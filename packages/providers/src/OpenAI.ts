@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as ChatCompletions from "./ChatCompletions.js"
-import { apiKey, definedOnly, optionalString } from "./internal/config.js"
+import { apiKey, definedOnly, optionalBaseUrl } from "./internal/config.js"
 
 /** OpenAI's own endpoint. */
 export const defaultBaseUrl = "https://api.openai.com/v1"
@@ -58,7 +58,7 @@ export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel
 export const config: Config.Config<Options> = Config.all({
   apiKey: apiKey("OPENAI_API_KEY"),
   model: Config.withDefault(Config.string("OPENAI_MODEL"), defaultModel),
-  baseUrl: optionalString("OPENAI_BASE_URL")
+  baseUrl: optionalBaseUrl("OPENAI_BASE_URL")
 })
 
 /** The OpenAI layer configured from the environment (see `config`); `overrides` win over the environment. */

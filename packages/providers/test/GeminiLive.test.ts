@@ -222,6 +222,23 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
     }))
 
+  it.scopedLive("a frame larger than maxResponseBytes ends the connection with MalformedResponse naming the limit", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "x".repeat(4096) }]) })
+      const error = yield* Effect.flip(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const live = yield* LiveModel.LiveModel
+            const connection = yield* live.connect({ declarations: [] })
+            yield* connection.sendText("hi")
+            return yield* Stream.runDrain(connection.events)
+          })
+        ).pipe(Effect.provide(liveOn(emulator, { maxResponseBytes: 1024 })))
+      )
+      expect(error).toMatchObject({ _tag: "MalformedResponse", message: "the server sent a frame larger than the limit of 1024 bytes (maxResponseBytes)" })
+      expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
+    }))
+
   it.scopedLive("sending after the connection closed is Unavailable; events end with Closed", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()

@@ -19,6 +19,7 @@ export const spec: Argv.Spec = {
     options.model,
     options.baseUrl,
     options.maxTurns,
+    ...options.modelRequest,
     options.root,
     options.allowHost,
     { name: "concurrency", value: "N", description: "Cases running at once (default 4).", check: Argv.integer(1) },

@@ -23,6 +23,13 @@ export const spec: Argv.Spec = {
     options.baseUrl,
     options.system,
     options.toolConcurrency,
+    { ...options.firstByteTimeout, description: "How long to wait for the model's first reply to a message before the turn is stopped (default: no limit; e.g. 30s)." },
+    {
+      ...options.idleTimeout,
+      description: "How long the model may stay silent mid-turn (time a tool runs does not count) before the turn is stopped (default: no limit)."
+    },
+    { ...options.turnTimeout, description: "The most one turn may take, from the message to the model's last word, before it is stopped (default: no limit)." },
+    { ...options.maxResponseBytes, description: "The largest frame read from the live connection; a larger one ends the connection (default 32MiB)." },
     options.root,
     options.allowHost,
     options.yes,

@@ -7,6 +7,17 @@ import * as Argv from "../Argv.js"
 /** The providers `--provider` accepts. */
 export const providerNames = ["emulator", "gemini", "glm", "glm-coding", "openai"] as const
 
+/** What is wrong with `value` as an http(s) URL (parsed as the providers will), or `undefined`. */
+const httpUrl = (value: string, what: string): string | undefined => {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return `${what} must be a valid URL, e.g. http://127.0.0.1:8080`
+  }
+  return url.protocol === "http:" || url.protocol === "https:" ? undefined : `${what} starts with http:// or https://`
+}
+
 export const provider: Argv.OptionSpec = {
   name: "provider",
   value: "NAME",
@@ -26,7 +37,7 @@ export const baseUrl: Argv.OptionSpec = {
   value: "URL",
   description:
     "The provider's endpoint: a proxy, a local OpenAI-compatible server, or an emulator started with `agentfx emulator` (default: the provider's, or GEMINI_BASE_URL / ZAI_BASE_URL / OPENAI_BASE_URL).",
-  check: (value) => (/^https?:\/\/[^\s]+$/.test(value) ? undefined : "a base URL starts with http:// or https://")
+  check: (value) => httpUrl(value, "a base URL")
 }
 
 export const system: Argv.OptionSpec = { name: "system", value: "TEXT", description: "The system instruction." }
@@ -87,11 +98,66 @@ export const scenario: Argv.OptionSpec = {
     "A scenario file (Markdown with YAML front matter): its instructions are the system instruction (unless --system) and its functions the tools — each must be a built-in one — with the tools of the MCP servers it names, started first. Not with --mcp / --mcp-url."
 }
 
+export const firstByteTimeout: Argv.OptionSpec = {
+  name: "first-byte-timeout",
+  value: "DURATION",
+  description:
+    "How long to wait for the first part of a streamed answer before the attempt fails and is retried (default 2m; e.g. 30s, 500ms).",
+  check: Argv.duration
+}
+
+export const idleTimeout: Argv.OptionSpec = {
+  name: "idle-timeout",
+  value: "DURATION",
+  description:
+    "How long a streamed answer may pause between two parts before the attempt fails and is retried (default 1m): a stalled stream is cut, a slow steady one goes on.",
+  check: Argv.duration
+}
+
+export const turnTimeout: Argv.OptionSpec = {
+  name: "turn-timeout",
+  value: "DURATION",
+  description: "The most one model answer may take, streamed or not, before the attempt fails and is retried (default 10m).",
+  check: Argv.duration
+}
+
+export const maxResponseBytes: Argv.OptionSpec = {
+  name: "max-response-bytes",
+  value: "SIZE",
+  description: "The most read from one model response, streamed or not; a larger one fails the attempt (default 32MiB; e.g. 4MiB, 500KB, 1048576).",
+  check: Argv.bytes
+}
+
+export const temperature: Argv.OptionSpec = {
+  name: "temperature",
+  value: "T",
+  description: "The sampling temperature, 0 to 2 (default: none is sent, so the model's own default applies).",
+  check: Argv.decimal(0, 2)
+}
+
+/** The bounds on model answers, the same on every command that talks to a model. */
+export const timeouts: ReadonlyArray<Argv.OptionSpec> = [firstByteTimeout, idleTimeout, turnTimeout]
+
+/** How the model is asked: bounds, size cap, temperature. */
+export const modelRequest: ReadonlyArray<Argv.OptionSpec> = [...timeouts, maxResponseBytes, temperature]
+
 /** Where MCP tools come from. */
 export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl]
 
 /** The options of `run` and `chat` that choose the model and the tools. */
-export const agent: ReadonlyArray<Argv.OptionSpec> = [provider, model, baseUrl, system, maxTurns, toolConcurrency, root, allowHost, yes, ...mcpServers]
+export const agent: ReadonlyArray<Argv.OptionSpec> = [
+  provider,
+  model,
+  baseUrl,
+  system,
+  maxTurns,
+  toolConcurrency,
+  ...modelRequest,
+  root,
+  allowHost,
+  yes,
+  ...mcpServers
+]
 
 /** `--json`: the same meaning everywhere — machine-readable output on stdout, and nothing else there. */
 export const json = (what: string): Argv.OptionSpec => ({ name: "json", description: `Print ${what} as JSON on stdout (and nothing else there).` })

@@ -22,6 +22,7 @@ export const handler: Handler = ({ options }) =>
       system: args.system ?? scenario?.instructions,
       maxTurns: args.maxTurns,
       concurrency: args.concurrency,
+      request: args.request,
       autoApprove: args.yes,
       session: named
     })

@@ -51,7 +51,7 @@ export const handler: Handler = ({ options, args }) =>
           model,
           threshold,
           ...(concurrency === undefined ? {} : { concurrency }),
-          agent: { maxTurns }
+          agent: { maxTurns, ...AgentOptions.request(options) }
         },
         { io, label: "eval", onRefusal: (error) => Provider.refused(choice, error) }
       )
@@ -60,7 +60,7 @@ export const handler: Handler = ({ options, args }) =>
       choice.name === "emulator"
         ? Effect.gen(function* () {
             if (settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
-            const replay = Provider.replay(cases)
+            const replay = Provider.replay(cases, settings.maxResponseBytes)
             yield* io.err(`${Provider.describe({ choice, answers: replay.answers })}\n`)
             return yield* runWith((evalCase: EvalCase.EvalCase) => replay.model(evalCase)).pipe(Effect.provide(replay.emulator))
           })

@@ -23,6 +23,7 @@ export const handler: Handler = ({ options }) =>
           registry: yield* McpTools.registry(options, Builtins.tools({ root, allowHosts: options.list("allow-host"), approval: !autoApprove })),
           system: options.text("system"),
           concurrency: options.number("concurrency"),
+          bounds: { firstByteTimeout: options.millis("first-byte-timeout"), idleTimeout: options.millis("idle-timeout"), turnTimeout: options.millis("turn-timeout") },
           autoApprove,
           startFailed: LiveProvider.startFailed(choice)
         })

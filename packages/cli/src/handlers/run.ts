@@ -76,7 +76,8 @@ export const handler: Handler = ({ options, args: words }) =>
       prompt: text,
       system: args.system ?? scenario?.instructions,
       maxTurns: args.maxTurns,
-      concurrency: args.concurrency
+      concurrency: args.concurrency,
+      ...args.request
     }
     const body = (choice: Provider.Choice) =>
       json

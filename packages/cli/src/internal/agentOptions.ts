@@ -2,6 +2,7 @@
  * The options of `run` and `chat` (see `commands/options.ts`) read into what the handlers use, with the checks
  * that need the file system: `--root` must be a directory.
  */
+import type { Agent } from "@agentfx/core"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import type * as Argv from "../Argv.js"
@@ -17,10 +18,26 @@ export interface AgentArgs {
   readonly root: string
   readonly allowHost: ReadonlyArray<string>
   readonly yes: boolean
+  readonly request: RequestOptions
 }
 
-/** `--model` and `--base-url`. */
-export const settings = (options: Argv.Values): Provider.Settings => ({ model: options.text("model"), baseUrl: options.text("base-url") })
+/** `--model`, `--base-url` and `--max-response-bytes`. */
+export const settings = (options: Argv.Values): Provider.Settings => ({
+  model: options.text("model"),
+  baseUrl: options.text("base-url"),
+  maxResponseBytes: options.bytes("max-response-bytes")
+})
+
+/** What the loop is given of how to ask the model. */
+export type RequestOptions = Pick<Agent.Options<never>, "firstByteTimeout" | "idleTimeout" | "turnTimeout" | "temperature">
+
+/** `--first-byte-timeout`, `--idle-timeout`, `--turn-timeout` and `--temperature` (each undefined when not given). */
+export const request = (options: Argv.Values): RequestOptions => ({
+  firstByteTimeout: options.millis("first-byte-timeout"),
+  idleTimeout: options.millis("idle-timeout"),
+  turnTimeout: options.millis("turn-timeout"),
+  temperature: options.number("temperature")
+})
 
 /** `--provider` (already checked against the names). */
 export const provider = (options: Argv.Values): Provider.Name | undefined => options.text("provider") as Provider.Name | undefined
@@ -44,5 +61,6 @@ export const read = (options: Argv.Values): Effect.Effect<AgentArgs, UsageError,
     concurrency: options.number("concurrency"),
     root,
     allowHost: options.list("allow-host"),
-    yes: options.has("yes")
+    yes: options.has("yes"),
+    request: request(options)
   }))

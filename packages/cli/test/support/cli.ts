@@ -3,8 +3,10 @@ import { Emulator, Policy } from "@agentfx/emulator"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -73,3 +75,18 @@ export const startInteractive = (command: string, args: ReadonlyArray<string>, e
 /** Types `line` once the terminal shows its `n`-th `prompt`. */
 export const typeAt = (prompt: string) => (terminal: Io.Memory, n: number, line: string) =>
   Effect.zipRight(terminal.waitForOutput((out) => count(out, prompt) >= n), terminal.feed(line))
+
+/**
+ * Waits for a command running on the TestClock, moving the clock a second at a time and letting I/O happen in
+ * between, so retries' waits pass without real sleeps.
+ */
+export const untilEnd = (fiber: Fiber.RuntimeFiber<Outcome>): Effect.Effect<Outcome> =>
+  Effect.gen(function* () {
+    for (let step = 0; step < 10_000; step++) {
+      const done = fiber.unsafePoll()
+      if (done !== null) return yield* done
+      yield* TestClock.adjust("1 second")
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+    }
+    return yield* Effect.dieMessage("the command did not end")
+  })

@@ -11,6 +11,7 @@ import * as Telemetry from "../Telemetry.js"
 import type { TranscriptViolation } from "../Transcript.js"
 import * as Turn from "../Turn.js"
 import * as Deadline from "./deadline.js"
+import * as MalformedCall from "./malformedCall.js"
 import type { Run } from "./run.js"
 import { forEachPart } from "./streaming.js"
 
@@ -50,12 +51,23 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
     yield* run.room
     run.emit({ _tag: "TurnStarted", turn })
     if (run.toolsMayChange) yield* run.refreshTools()
-    const request = run.request()
+    const base = run.request()
+    const onMalformedCall = run.options.onMalformedCall ?? "feedback"
+    // What the next attempt sends: the request, or after a malformed call (by default) the request with a note.
+    let request = base
+    const once = (annotate: Telemetry.Annotate) =>
+      Effect.suspend(() => attempt(run, turn, request, annotate)).pipe(
+        Effect.tapError((error) =>
+          Effect.sync(() => {
+            request = MalformedCall.nextRequest(onMalformedCall, base, error) ?? base
+          })
+        )
+      )
     const response = yield* Telemetry.span(
       `chat ${run.model.model}`,
       { "gen_ai.operation.name": "chat", "gen_ai.provider.name": run.model.provider, "gen_ai.request.model": run.model.model, "agentfx.turn": turn },
       (annotate) =>
-        Effect.tap(Retry.retrying(attempt(run, turn, request, annotate), run.retry), (response) =>
+        Effect.tap(Retry.retrying(once(annotate), run.retry, MalformedCall.retryable(onMalformedCall)), (response) =>
           annotate.attributes({
             "gen_ai.usage.input_tokens": response.usage.inputTokens,
             "gen_ai.usage.output_tokens": response.usage.outputTokens,

@@ -14,7 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
-import type { ModelError, TimeoutLimit } from "../ModelError.js"
+import type { TimeoutLimit } from "../ModelError.js"
 import { ModelTimeout } from "../ModelError.js"
 
 /** The bounds on one request; an infinite duration is no bound. */
@@ -28,6 +28,16 @@ export interface Limits {
 
 /** Called by a streamed request for each part it receives. */
 export type OnPart = () => void
+
+/**
+ * A bound from an option: `input` decoded, or `fallback` when not given. Not longer than zero is a defect of the
+ * caller (a `RangeError` naming the option).
+ */
+export const bound = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration): Duration.Duration => {
+  const duration = input === undefined ? fallback : Duration.decode(input)
+  if (Duration.lessThanOrEqualTo(duration, Duration.zero)) throw new RangeError(`${name} must be longer than 0, got ${Duration.format(duration)}`)
+  return duration
+}
 
 /** What the watcher reads: when the request started, and when its latest part arrived (-1: none yet). */
 interface Watch {
@@ -58,11 +68,13 @@ const nearest = (watch: Watch, limits: Limits, streamed: boolean): { readonly at
  * deadline, but never longer than the idle bound of a stream: a part that arrives meanwhile sets an idle deadline
  * that may come before the one it sleeps to, and no such deadline is sooner than `now + idle`.
  */
-const watcher = (watch: Watch, limits: Limits, streamed: boolean, clock: Clock.Clock): Effect.Effect<ModelTimeout> => {
+const watcher = (watch: Watch, limits: Limits, streamed: boolean, clock: Clock.Clock, busy: () => boolean): Effect.Effect<ModelTimeout> => {
   const idle = streamed ? Duration.toMillis(limits.idle) : Infinity
   const look: Effect.Effect<ModelTimeout> = Effect.suspend(() => {
-    const { at, limit } = nearest(watch, limits, streamed)
     const now = clock.unsafeCurrentTimeMillis()
+    // While the caller's own work runs (a live session's tool calls) the model owes nothing: that time is not idle.
+    if (watch.lastPart >= 0 && busy()) watch.lastPart = now
+    const { at, limit } = nearest(watch, limits, streamed)
     if (now >= at) {
       const after = limit === "turn" ? limits.turn : limit === "firstByte" ? limits.firstByte : limits.idle
       return Effect.succeed(new ModelTimeout({ after, limit }))
@@ -73,17 +85,21 @@ const watcher = (watch: Watch, limits: Limits, streamed: boolean, clock: Clock.C
   return look
 }
 
+const never = () => false
+
 /**
  * Runs `request` within `limits` (`streamed`: the first-byte and idle bounds apply too, and `request` calls its
- * `OnPart` for each part). `runtime` and `clock` are the run's, captured once.
+ * `OnPart` for each part). `runtime` and `clock` are the run's, captured once. While `busy` says so, the stream
+ * is not idle.
  */
-export const within = <A>(
+export const within = <A, E>(
   runtime: Runtime.Runtime<never>,
   clock: Clock.Clock,
   limits: Limits,
   streamed: boolean,
-  request: (onPart: OnPart) => Effect.Effect<A, ModelError>
-): Effect.Effect<A, ModelError> =>
+  request: (onPart: OnPart) => Effect.Effect<A, E>,
+  busy: () => boolean = never
+): Effect.Effect<A, E | ModelTimeout> =>
   Effect.suspend(() => {
     const watch: Watch = { started: clock.unsafeCurrentTimeMillis(), lastPart: -1 }
     const onPart = () => {
@@ -94,6 +110,6 @@ export const within = <A>(
     if (done !== null) return done
     return Effect.raceFirst(
       Effect.flatten(Fiber.await(fiber)),
-      Effect.flatMap(watcher(watch, limits, streamed, clock), (timeout) => Effect.fail(timeout))
+      Effect.flatMap(watcher(watch, limits, streamed, clock, busy), (timeout) => Effect.fail(timeout))
     ).pipe(Effect.ensuring(Fiber.interrupt(fiber)))
   })

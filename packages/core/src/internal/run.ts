@@ -18,6 +18,7 @@ import * as StopCondition from "../StopCondition.js"
 import * as Transcript from "../Transcript.js"
 import * as Turn from "../Turn.js"
 import type { Limits } from "./deadline.js"
+import { bound } from "./deadline.js"
 
 /**
  * The default `maxTurns`: 10 model turns.
@@ -66,12 +67,6 @@ export interface Hooks {
 
 const noEmit = (_: AgentEvent): void => {}
 
-const limit = (name: string, input: Duration.DurationInput | undefined, fallback: Duration.Duration): Duration.Duration => {
-  const duration = input === undefined ? fallback : Duration.decode(input)
-  if (Duration.lessThanOrEqualTo(duration, Duration.zero)) throw new RangeError(`${name} must be longer than 0, got ${Duration.format(duration)}`)
-  return duration
-}
-
 export class Run<R> {
   /** Every call executed so far, in turn order and, within a turn, in the model's order. */
   readonly calls: Array<CallRecord> = []
@@ -119,9 +114,9 @@ export class Run<R> {
       if (!Number.isInteger(maxTurns) || maxTurns < 1) return yield* Effect.dieMessage(`maxTurns must be an integer ≥ 1, got ${maxTurns}`)
       const limits: Limits = yield* Effect.try({
         try: () => ({
-          turn: limit("turnTimeout", options.turnTimeout, defaultTurnTimeout),
-          firstByte: limit("firstByteTimeout", options.firstByteTimeout, defaultFirstByteTimeout),
-          idle: limit("idleTimeout", options.idleTimeout, defaultIdleTimeout)
+          turn: bound("turnTimeout", options.turnTimeout, defaultTurnTimeout),
+          firstByte: bound("firstByteTimeout", options.firstByteTimeout, defaultFirstByteTimeout),
+          idle: bound("idleTimeout", options.idleTimeout, defaultIdleTimeout)
         }),
         catch: (error) => error
       }).pipe(Effect.orDie)
@@ -173,7 +168,8 @@ export class Run<R> {
       transcript: this.transcript,
       declarations: this.registry.declarations,
       toolChoice: this.options.toolChoice,
-      temperature: this.options.temperature ?? 0,
+      // Unset means the provider's default: a forced 0 hurts reasoning models (Gemini 3 loops or degrades at 0).
+      temperature: this.options.temperature,
       maxOutputTokens: this.options.maxOutputTokens
     }
   }

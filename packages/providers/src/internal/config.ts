@@ -1,6 +1,7 @@
 import * as Config from "effect/Config"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { baseUrlProblem } from "./endpoint.js"
 
 const nonEmptyKey = (name: string): Config.Config<Redacted.Redacted<string>> =>
   Config.redacted(name).pipe(Config.validate({ message: "is empty", validation: (key) => Redacted.value(key).trim().length > 0 }))
@@ -12,6 +13,16 @@ export const apiKey = (first: string, ...rest: ReadonlyArray<string>): Config.Co
 /** An optional string variable (`undefined` when unset). */
 export const optionalString = (name: string): Config.Config<string | undefined> =>
   Config.map(Config.option(Config.string(name)), Option.getOrUndefined)
+
+/**
+ * An optional base URL variable: when set, it must be an http(s) URL, checked when the layer is built (a blank
+ * one counts as unset, as the CLI reads it).
+ */
+export const optionalBaseUrl = (name: string): Config.Config<string | undefined> =>
+  Config.validate(Config.map(optionalString(name), (url) => (url === undefined || url.trim() === "" ? undefined : url.trim())), {
+    message: `${name} must be an http:// or https:// URL`,
+    validation: (url) => url === undefined || baseUrlProblem(url) === undefined
+  })
 
 /** The fields of `value` that are not `undefined`, so spreading them does not erase defaults. */
 export const definedOnly = <A extends object>(value: A): Partial<A> =>

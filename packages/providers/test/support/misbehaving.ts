@@ -12,6 +12,8 @@ export interface Misbehaving {
   answer: Answer
   /** Requests received (`METHOD path`). */
   readonly requests: Array<string>
+  /** Their bodies, as text, in the same order. */
+  readonly bodies: Array<string>
 }
 
 /**
@@ -20,11 +22,15 @@ export interface Misbehaving {
  */
 export const misbehaving = Effect.acquireRelease(
   Effect.async<{ readonly state: Misbehaving; readonly close: () => void }>((resume) => {
-    const state: Misbehaving = { origin: "", answer: (_, response) => response.writeHead(500).end(), requests: [] }
+    const state: Misbehaving = { origin: "", answer: (_, response) => response.writeHead(500).end(), requests: [], bodies: [] }
     const server = createServer((request, response) => {
       state.requests.push(`${request.method} ${request.url}`)
-      request.resume()
-      request.on("end", () => state.answer(request, response))
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        state.bodies.push(Buffer.concat(chunks).toString("utf8"))
+        state.answer(request, response)
+      })
     })
     server.listen(0, "127.0.0.1", () => {
       state.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`

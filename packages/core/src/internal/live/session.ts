@@ -1,5 +1,6 @@
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -20,6 +21,7 @@ import type * as ModelError from "../../ModelError.js"
 import type * as Retry from "../../Retry.js"
 import type { Link } from "./calls.js"
 import { Calls } from "./calls.js"
+import * as Deadline from "../deadline.js"
 import type { Ending } from "./ending.js"
 import { decide, lossReason } from "./ending.js"
 import * as Hub from "./hub.js"
@@ -93,6 +95,22 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         return moveOn(current)
       })
 
+    // The bounds on a `send` (none unless asked for), and what tells the watcher the model said something.
+    const limits: Deadline.Limits | undefined =
+      options.firstByteTimeout === undefined && options.idleTimeout === undefined && options.turnTimeout === undefined
+        ? undefined
+        : yield* Effect.try({
+            try: () => ({
+              turn: Deadline.bound("turnTimeout", options.turnTimeout, Duration.infinity),
+              firstByte: Deadline.bound("firstByteTimeout", options.firstByteTimeout, Duration.infinity),
+              idle: Deadline.bound("idleTimeout", options.idleTimeout, Duration.infinity)
+            }),
+            catch: (error) => error
+          }).pipe(Effect.orDie)
+    let heard: Deadline.OnPart | undefined
+    const runtime = yield* Effect.runtime<never>()
+    const clock = yield* Effect.clock
+
     const calls = new Calls<R>({
       registry: options.registry,
       execute: {
@@ -101,7 +119,8 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       },
       permits,
       publish: hub.publish,
-      settled: quiet
+      // A call answered is the model's turn again: its silence counts from here.
+      settled: (link) => Effect.zipRight(Effect.sync(() => heard?.()), quiet(link))
     })
 
     const setup = (resumptionHandle: string | undefined): LiveModel.Setup => ({
@@ -121,7 +140,11 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         return detach(current)
       }
       const turn = turns.current
-      if (event._tag === "TextDelta" || event._tag === "Transcription" || event._tag === "ToolCall" || event._tag === "TurnComplete") current.progressed = true
+      if (event._tag === "TextDelta" || event._tag === "Transcription" || event._tag === "ToolCall" || event._tag === "TurnComplete") {
+        current.progressed = true
+        // The model said something: a bounded `send` is not waiting on silence.
+        heard?.()
+      }
       switch (event._tag) {
         case "TextDelta":
           turns.output(event.text)
@@ -294,6 +317,8 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         })
       )
     const cancelTurn = Effect.suspend(() => calls.stop(turns.current))
+    /** Whether a call of the connection in use is running: the model is waiting for us, not silent. */
+    const busy = () => active !== undefined && calls.outstanding(active.epoch) > 0
 
     const send = (text: string): Effect.Effect<LiveTurn, SendError> =>
       sendLock.withPermits(1)(
@@ -301,7 +326,14 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           Effect.gen(function* () {
             const waiter = yield* Deferred.make<LiveTurn, SendError>()
             const turn = yield* restore(say(text, waiter)).pipe(Effect.tapError(() => Effect.sync(() => turns.forget(waiter))))
-            return yield* restore(Deferred.await(waiter)).pipe(
+            const answer: Effect.Effect<LiveTurn, SendError> =
+              limits === undefined
+                ? Deferred.await(waiter)
+                : Deadline.within(runtime, clock, limits, true, (onPart) => Effect.zipRight(Effect.sync(() => (heard = onPart)), Deferred.await(waiter)), busy).pipe(
+                    Effect.tapErrorTag("ModelTimeout", () => calls.stop(turn)),
+                    Effect.ensuring(Effect.sync(() => (heard = undefined)))
+                  )
+            return yield* restore(answer).pipe(
               Effect.onInterrupt(() => calls.stop(turn)),
               Effect.ensuring(Effect.sync(() => turns.forget(waiter)))
             )

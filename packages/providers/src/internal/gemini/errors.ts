@@ -9,6 +9,7 @@ import { ModelError } from "@agentfx/core"
 import { ApiError } from "@google/genai"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
+import { transportError } from "../endpoint.js"
 import * as json from "../json.js"
 import { isPlainObject } from "../json.js"
 import * as Wire from "./wire.js"
@@ -77,13 +78,11 @@ export const fromStatus = (
   return new ModelError.InvalidRequest({ message, status })
 }
 
-const causeMessage = (error: Error): string => {
-  const cause = (error as { cause?: unknown }).cause
-  return cause instanceof Error && cause.message !== "" ? `: ${cause.message}` : ""
-}
-
-/** Anything the SDK threw (or rejected with) → a ModelError whose message holds no API key. */
-export const classify = (error: unknown, scrub: (text: string) => string): ModelError.ModelError => {
+/**
+ * Anything the SDK threw (or rejected with) → a ModelError whose message holds no API key; `endpoint` (the base
+ * URL) names where a connection failed.
+ */
+export const classify = (error: unknown, scrub: (text: string) => string, endpoint: string): ModelError.ModelError => {
   if (error instanceof ApiError) return fromStatus(error.status, errorBody(error.message), error.message, scrub)
   if (error instanceof Error) {
     if (error.name === "AbortError") return new ModelError.Unavailable({ message: "the request was aborted" })
@@ -91,7 +90,7 @@ export const classify = (error: unknown, scrub: (text: string) => string): Model
       return new ModelError.MalformedResponse({ message: scrub(`the response could not be read: ${error.message}`) })
     }
     // undici: "fetch failed" (refused, reset) and "terminated" (the connection closed mid-body).
-    if (error instanceof TypeError) return new ModelError.Unavailable({ message: scrub(`${error.message}${causeMessage(error)}`) })
+    if (error instanceof TypeError) return transportError(error, endpoint, scrub)
     // Anything else the SDK throws is its own validation of the request, before sending it.
     return new ModelError.InvalidRequest({ message: scrub(error.message) })
   }

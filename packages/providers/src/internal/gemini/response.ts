@@ -101,7 +101,8 @@ export class Aggregator {
     if (reason !== undefined && codec.malformedCallReasons.has(reason) && this.calls === 0) {
       return Either.left(
         new ModelError.MalformedResponse({
-          message: `the model produced an unusable function call (${reason})${this.finishMessage === undefined ? "" : `: ${this.finishMessage}`}`
+          message: `the model produced an unusable function call (${reason})${this.finishMessage === undefined ? "" : `: ${this.finishMessage}`}`,
+          malformedCall: this.finishMessage === undefined ? reason : `${reason}: ${this.finishMessage}`
         })
       )
     }

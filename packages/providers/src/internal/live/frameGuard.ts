@@ -42,8 +42,11 @@ const textOf = (data: unknown): string | undefined => {
   return undefined
 }
 
-/** Wraps `client`'s Live socket factory so that frames that are not JSON go to `onMalformed`, not the SDK. */
-export const install = (client: GoogleGenAI, onMalformed: (reason: string) => void): Guard | undefined => {
+/**
+ * Wraps `client`'s Live socket factory so that frames that are not JSON, or longer than `maxFrameBytes`, go to
+ * `onMalformed`, not the SDK.
+ */
+export const install = (client: GoogleGenAI, onMalformed: (reason: string) => void, maxFrameBytes = Infinity): Guard | undefined => {
   const live = client.live as unknown as { webSocketFactory?: Factory }
   const original = live.webSocketFactory
   if (original === undefined || typeof original.create !== "function") return undefined
@@ -55,6 +58,9 @@ export const install = (client: GoogleGenAI, onMalformed: (reason: string) => vo
         onmessage: (event) => {
           const text = textOf(event.data)
           if (text === undefined) return onMalformed("the server sent a frame that is neither text nor bytes")
+          if (text.length > maxFrameBytes || Buffer.byteLength(text, "utf8") > maxFrameBytes) {
+            return onMalformed(`the server sent a frame larger than the limit of ${maxFrameBytes} bytes (maxResponseBytes)`)
+          }
           const parsed = json.parse(text)
           if (Either.isLeft(parsed)) return onMalformed(`the server sent a frame that is not JSON (${parsed.left})`)
           callbacks.onmessage(event)

@@ -7,6 +7,7 @@ import { ModelError } from "@agentfx/core"
 import * as Duration from "effect/Duration"
 import * as Either from "effect/Either"
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai"
+import { transportError } from "../endpoint.js"
 import * as Wire from "./wire.js"
 
 /** `retry-after-ms` (milliseconds), else `retry-after` (seconds or an HTTP date). */
@@ -88,16 +89,11 @@ export const fromError = (
   }
 }
 
-const causeMessage = (error: Error): string => {
-  const cause = (error as { cause?: unknown }).cause
-  return cause instanceof Error && cause.message !== "" ? `: ${cause.message}` : ""
-}
-
-/** Anything the SDK threw → a ModelError whose message holds no API key. */
-export const classify = (error: unknown, scrub: (text: string) => string): ModelError.ModelError => {
+/** Anything the SDK threw → a ModelError whose message holds no API key; `endpoint` names where a connection failed. */
+export const classify = (error: unknown, scrub: (text: string) => string, endpoint: string): ModelError.ModelError => {
   if (error instanceof APIUserAbortError) return new ModelError.Unavailable({ message: "the request was aborted" })
   if (error instanceof APIConnectionTimeoutError) return new ModelError.Unavailable({ message: "the request timed out" })
-  if (error instanceof APIConnectionError) return new ModelError.Unavailable({ message: scrub(`connection error${causeMessage(error)}`) })
+  if (error instanceof APIConnectionError) return transportError(error, endpoint, scrub)
   if (error instanceof APIError) {
     const body = Either.getOrUndefined(Wire.decodeErrorObject(error.error))
     return fromError(error.status, body, error.headers, error.message, scrub)
@@ -105,7 +101,7 @@ export const classify = (error: unknown, scrub: (text: string) => string): Model
   if (error instanceof Error) {
     if (error instanceof SyntaxError) return new ModelError.MalformedResponse({ message: scrub(`the response could not be read: ${error.message}`) })
     // undici: "terminated" when the connection closes mid-body.
-    if (error instanceof TypeError) return new ModelError.Unavailable({ message: scrub(`${error.message}${causeMessage(error)}`) })
+    if (error instanceof TypeError) return transportError(error, endpoint, scrub)
     return new ModelError.InvalidRequest({ message: scrub(error.message) })
   }
   return new ModelError.Unavailable({ message: scrub(`the request failed: ${String(error)}`) })

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, TestClock } from "effect"
+import type { Duration } from "effect"
+import type { Scope } from "effect"
+import type { LiveModel } from "../src/index.js"
+import { LiveAgent } from "../src/index.js"
+import { ScriptedLive } from "../src/testing.js"
+import { makeProbe } from "./LiveFixtures.js"
+
+const live = <A, E>(script: ScriptedLive.Script, body: (probe: Effect.Effect.Success<typeof makeProbe>) => Effect.Effect<A, E, LiveModel.LiveModel | Scope.Scope>) =>
+  Effect.flatMap(makeProbe, body).pipe(Effect.provide(ScriptedLive.layer(script)))
+
+/** Moves the clock `by`, then lets the session's fibers run. */
+const advance = (by: Duration.DurationInput) => Effect.zipRight(TestClock.adjust(by), Effect.yieldNow())
+
+describe("bounds on a live send", () => {
+  it.scoped("a model that never replies: the send fails after firstByteTimeout as a first-byte timeout, and the session goes on", () =>
+    live(
+      { onText: (text) => (text === "hello?" ? [] : [{ text: "here" }, { turnComplete: true }]) },
+      (probe) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry, firstByteTimeout: "5 seconds" })
+          const fiber = yield* Effect.fork(session.send("hello?"))
+          yield* advance("4999 millis")
+          expect(fiber.unsafePoll()).toBeNull()
+          yield* advance("1 millis")
+          expect(yield* Fiber.await(fiber)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "firstByte" }))
+          const next = yield* session.send("again")
+          expect(next.text).toBe("here")
+        })))
+
+  it.scoped("a tool that runs for 30 s is not the model's silence: a 2 s idle bound does not cut the turn", () =>
+    live(ScriptedLive.conversation([{ calls: [{ name: "slow", args: { seconds: 30 } }], text: "done" }]), (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry, idleTimeout: "2 seconds", firstByteTimeout: "2 seconds" })
+        const fiber = yield* Effect.fork(session.send("take your time"))
+        for (let i = 0; i < 31; i++) yield* advance("1 second")
+        const turn = yield* Fiber.join(fiber)
+        expect(turn.text).toBe("done")
+      })))
+
+  it.scoped("a call still running at turnTimeout: the turn is cut there, as a turn timeout, and its call is stopped", () =>
+    live({ onText: () => [{ text: "Let me" }, { calls: [{ name: "slow", args: { seconds: 100 } }] }] }, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry, idleTimeout: "3 seconds", turnTimeout: "20 seconds" })
+        const fiber = yield* Effect.fork(session.send("go"))
+        // The call runs (not idle) until the turn bound ends it.
+        yield* advance("19 seconds")
+        expect(fiber.unsafePoll()).toBeNull()
+        yield* advance("1 second")
+        expect(yield* Fiber.await(fiber)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "turn" }))
+        expect(yield* probe.of("call_1_0")).toEqual(["started", "interrupted", "finalized"])
+      })))
+
+  it.scoped("text, then silence: cut at idleTimeout as an idle timeout", () =>
+    live({ onText: () => [{ text: "Let me think" }] }, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry, idleTimeout: "3 seconds" })
+        const fiber = yield* Effect.fork(session.send("go"))
+        yield* advance("2999 millis")
+        expect(fiber.unsafePoll()).toBeNull()
+        yield* advance("1 millis")
+        expect(yield* Fiber.await(fiber)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "idle" }))
+      })))
+
+  it.scoped("no bounds by default: a send waits as long as the model takes", () =>
+    live({ onText: () => [{ wait: "1 hour" }, { text: "finally" }, { turnComplete: true }] }, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry })
+        const fiber = yield* Effect.fork(session.send("go"))
+        yield* advance("1 hour")
+        expect((yield* Fiber.join(fiber)).text).toBe("finally")
+      })))
+})

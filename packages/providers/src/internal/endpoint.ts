@@ -1,0 +1,64 @@
+/**
+ * The provider's endpoint: a base URL checked before anything is sent (an unparseable one, or one that is not
+ * http(s), is a configuration mistake, never worth a retry), and transport failures worded with the endpoint and
+ * the system's own code (ECONNREFUSED, ENOTFOUND, ECONNRESET, ...): undici hides them in the cause chain of a
+ * bare "fetch failed", and the openai SDK one level deeper under "Connection error.".
+ */
+import { ModelError } from "@agentfx/core"
+
+/** What is wrong with `url` as a provider's base URL, or `undefined` when it is usable. */
+export const baseUrlProblem = (url: string): string | undefined => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return `the base URL ${JSON.stringify(url)} is not a valid URL`
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return `the base URL ${JSON.stringify(url)} is not http:// or https:// (${parsed.protocol.replace(/:$/, "")})`
+  }
+  return undefined
+}
+
+/** A URL as errors show it: scheme, host and path; no credentials, no query (where tokens hide). */
+export const displayUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname.replace(/\/$/, "")}`
+  } catch {
+    return "(an invalid URL)"
+  }
+}
+
+/** Codes that mean no connection was made: nothing reached the server. */
+const connectCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "EADDRNOTAVAIL"])
+
+interface Found {
+  readonly code: string | undefined
+  readonly message: string | undefined
+}
+
+/** The innermost error of the cause chain that says something: its `code`, and its message. */
+const innermost = (error: unknown): Found => {
+  let code: string | undefined
+  let message: string | undefined
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    const own = (current as { code?: unknown }).code
+    if (typeof own === "string") code = own
+    if (current.message !== "" && !/^(fetch failed|Connection error\.)$/.test(current.message)) message = current.message
+    current = (current as { cause?: unknown }).cause
+  }
+  return { code, message }
+}
+
+/**
+ * A transport failure (no HTTP answer) as `Unavailable`, naming the endpoint and the cause:
+ * "cannot connect to http://127.0.0.1:9: ECONNREFUSED", "the connection to https://host was lost: ECONNRESET".
+ */
+export const transportError = (error: unknown, endpoint: string, scrub: (text: string) => string): ModelError.Unavailable => {
+  const { code, message } = innermost(error)
+  const where = displayUrl(endpoint)
+  const detail = code === undefined ? (message ?? "no details") : message === undefined || message.includes(code) ? code : `${code} (${message})`
+  const before = (code !== undefined && connectCodes.has(code)) || (code === undefined && message !== undefined && /bad port|unknown scheme/.test(message))
+  return new ModelError.Unavailable({ message: scrub(before ? `cannot connect to ${where}: ${detail}` : `the connection to ${where} failed: ${detail}`) })
+}

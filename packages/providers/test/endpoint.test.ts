@@ -1,0 +1,158 @@
+/**
+ * Configuration and transport failures through the real SDKs, on loopback only: a base URL that cannot work is a
+ * request error reported at once (never retried), a failed connection names the endpoint and the system's code,
+ * and a server error whose body is not JSON is still the outage it is (retryable), not a malformed answer.
+ */
+import { Agent, LanguageModel, ModelError, Registry } from "@agentfx/core"
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Layer, Redacted } from "effect"
+import { APIConnectionError } from "openai"
+import { createServer } from "node:net"
+import type { AddressInfo } from "node:net"
+import * as ChatCompletions from "../src/ChatCompletions.js"
+import * as Gemini from "../src/Gemini.js"
+import * as Glm from "../src/Glm.js"
+import { transportError } from "../src/internal/endpoint.js"
+import { ask, sentinel } from "./fixtures.js"
+import { misbehaving } from "./support/misbehaving.js"
+
+const makers = {
+  gemini: (baseUrl: string) => Gemini.make({ apiKey: Redacted.make(sentinel), baseUrl }),
+  chat: (baseUrl: string) => ChatCompletions.make({ apiKey: Redacted.make(sentinel), baseUrl, model: "m" })
+}
+
+const modes = {
+  generate: (model: LanguageModel.Service) => model.generate(ask("hi")),
+  stream: (model: LanguageModel.Service) => LanguageModel.collect(model.stream(ask("hi")))
+}
+
+const failure = <A>(exit: Exit.Exit<A, ModelError.ModelError>): ModelError.ModelError => {
+  if (Exit.isSuccess(exit) || exit.cause._tag !== "Fail") throw new Error(`expected a failure, got ${JSON.stringify(exit)}`)
+  return exit.cause.error
+}
+
+/** A loopback port where nothing listens: taken, then given back. */
+const closedPort = Effect.async<number>((resume) => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const { port } = server.address() as AddressInfo
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+describe("an unusable base URL is a request error, at once", () => {
+  const urls: Record<string, string> = {
+    "not a URL": "not a url",
+    "a non-http scheme": "ftp://127.0.0.1:21/v1",
+    "an unclosed IPv6 literal": "http://[::1",
+    "a file URL": "file:///etc/passwd"
+  }
+  for (const [provider, make] of Object.entries(makers)) {
+    for (const [mode, send] of Object.entries(modes)) {
+      for (const [name, url] of Object.entries(urls)) {
+        it.effect(`${provider} ${mode}: ${name} is InvalidRequest (not retryable), naming the URL`, () =>
+          Effect.gen(function* () {
+            const error = failure(yield* Effect.exit(send(yield* make(url))))
+            expect(error._tag).toBe("InvalidRequest")
+            expect(error.retryable).toBe(false)
+            expect(error.message).toContain(JSON.stringify(url))
+          }))
+      }
+    }
+  }
+
+  it.effect("a run with the default retry policy fails on its first attempt (the TestClock never moves: a retry would hang)", () =>
+    Effect.gen(function* () {
+      const layer = Layer.effect(LanguageModel.LanguageModel, makers.gemini("ftp://127.0.0.1/"))
+      const exit = yield* Effect.exit(Agent.run({ registry: Registry.empty, prompt: "hi", streaming: true }).pipe(Effect.provide(layer)))
+      expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "InvalidRequest" } } })
+    }))
+
+  it.effect("from the environment, a bad *_BASE_URL fails the layer with a ConfigError; a blank one is unset", () =>
+    Effect.gen(function* () {
+      const build = (env: Record<string, string>) =>
+        Effect.exit(
+          Effect.scoped(Layer.build(Glm.layerConfig())).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ZAI_API_KEY: sentinel, ...env })))))
+        )
+      const bad = yield* build({ ZAI_BASE_URL: "ftp://example.com/v4" })
+      expect(Exit.isFailure(bad)).toBe(true)
+      expect(JSON.stringify(bad)).toContain("ZAI_BASE_URL must be an http:// or https:// URL")
+      expect(JSON.stringify(bad)).not.toContain(sentinel)
+      expect(Exit.isSuccess(yield* build({ ZAI_BASE_URL: "  " }))).toBe(true)
+      const gemini = yield* Effect.exit(
+        Effect.scoped(Layer.build(Gemini.layerConfig())).pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["GEMINI_API_KEY", sentinel], ["GEMINI_BASE_URL", "localhost:8080"]])))
+        )
+      )
+      expect(Exit.isFailure(gemini)).toBe(true)
+    }))
+})
+
+describe("a failed connection names the endpoint and its cause", () => {
+  for (const [provider, make] of Object.entries(makers)) {
+    for (const [mode, send] of Object.entries(modes)) {
+      it.live(`${provider} ${mode}: nothing listening is Unavailable "cannot connect to <url>: ECONNREFUSED"`, () =>
+        Effect.gen(function* () {
+          const port = yield* closedPort
+          // The key in the query is never shown: errors name the endpoint without its query.
+          const error = failure(yield* Effect.exit(send(yield* make(`http://127.0.0.1:${port}/v1?key=${sentinel}`))))
+          expect(error._tag).toBe("Unavailable")
+          expect(error.retryable).toBe(true)
+          expect(error.message).toBe(`cannot connect to http://127.0.0.1:${port}/v1: ECONNREFUSED`)
+        }))
+
+      it.scoped(`${provider} ${mode}: a connection the server resets is Unavailable, naming the endpoint`, () =>
+        Effect.gen(function* () {
+          const server = yield* misbehaving
+          server.answer = (request) => request.socket.destroy()
+          const error = failure(yield* Effect.exit(send(yield* make(server.origin))))
+          expect(error._tag).toBe("Unavailable")
+          expect(error.message).toMatch(new RegExp(`^the connection to ${server.origin.replace(/\./g, "\\.")} failed: (ECONNRESET|UND_ERR_SOCKET)`))
+          expect(error.message).not.toContain(sentinel)
+        }))
+    }
+  }
+
+  it("a name that does not resolve reads as ENOTFOUND, from undici's and from the openai SDK's wrapping", () => {
+    const lookup = Object.assign(new Error("getaddrinfo ENOTFOUND api.example.invalid"), { code: "ENOTFOUND" })
+    const undici = new TypeError("fetch failed", { cause: lookup })
+    const openai = new APIConnectionError({ cause: new TypeError("fetch failed", { cause: lookup }) })
+    for (const error of [undici, openai]) {
+      expect(transportError(error, "https://api.example.invalid/v1/", (text) => text).message).toBe("cannot connect to https://api.example.invalid/v1: ENOTFOUND")
+    }
+  })
+})
+
+describe("a Gemini server error whose body is not JSON is an outage, not a malformed answer", () => {
+  const bodies: Record<string, [number, string, string, ModelError.ModelError["_tag"]]> = {
+    "500, an HTML page sent as JSON": [500, "application/json", "<html><body>Internal error</body></html>", "Unavailable"],
+    "500, half a JSON object": [500, "application/json; charset=utf-8", `{"error": {`, "Unavailable"],
+    "503, an empty JSON body": [503, "application/json", "", "Overloaded"],
+    "502, plain text": [502, "text/plain", "upstream connect error", "Unavailable"],
+    "504, HTML": [504, "text/html", "<h1>Gateway Timeout</h1>", "Unavailable"]
+  }
+  for (const [mode, send] of Object.entries(modes)) {
+    for (const [name, [status, contentType, text, tag]] of Object.entries(bodies)) {
+      it.scoped(`${mode}: ${name} → ${tag} with its status, retryable`, () =>
+        Effect.gen(function* () {
+          const server = yield* misbehaving
+          server.answer = (_, response) => response.writeHead(status, { "content-type": contentType }).end(text)
+          const error = failure(yield* Effect.exit(send(yield* makers.gemini(server.origin))))
+          expect(error).toMatchObject({ _tag: tag, status })
+          expect(error.retryable).toBe(true)
+        }))
+    }
+  }
+
+  it.scoped("a JSON error body is still read as before (RetryInfo, status)", () =>
+    Effect.gen(function* () {
+      const server = yield* misbehaving
+      server.answer = (_, response) =>
+        response.writeHead(429, { "content-type": "application/json" }).end(
+          JSON.stringify({ error: { code: 429, status: "RESOURCE_EXHAUSTED", message: "slow down", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "7s" }] } })
+        )
+      const error = failure(yield* Effect.exit(makers.gemini(server.origin).pipe(Effect.flatMap(modes.generate))))
+      expect(error).toMatchObject({ _tag: "RateLimited", status: 429, message: "RESOURCE_EXHAUSTED: slow down" })
+      expect(ModelError.retryAfter(error)).toMatchObject({ _tag: "Some" })
+    }))
+})
