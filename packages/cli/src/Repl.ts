@@ -92,9 +92,7 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
     const say = (text: string) => io.out(`${text}\n`)
     const persist = session === undefined
       ? Effect.void
-      : Effect.flatMap(chat.export, (json) => SessionFile.write(session.path, json)).pipe(
-          Effect.catchAll((error) => io.err(`could not save the session: ${error.message}\n`))
-        )
+      : SessionFile.save(session.path, chat.export).pipe(Effect.catchAll((error) => io.err(`${error.message}\n`)))
 
     if (session !== undefined) {
       yield* say(
@@ -120,7 +118,7 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
       })
 
     const save = (file: string) =>
-      Effect.flatMap(chat.export, (json) => SessionFile.write(file, json)).pipe(
+      SessionFile.save(file, chat.export).pipe(
         Effect.matchEffect({
           onFailure: (error) => io.err(`${error.message}\n`),
           onSuccess: () => say(`saved to ${file}`)
@@ -131,6 +129,8 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
       Effect.gen(function* () {
         const text = yield* SessionFile.read(file)
         if (Option.isNone(text)) return yield* Effect.fail(`${file} does not exist`)
+        const beyond = SessionFile.beyondLimits(text.value)
+        if (beyond !== undefined) return yield* Effect.fail(`${file}: ${beyond}; the session goes on as it was`)
         const decoded = yield* Effect.mapError(Schema.decodeUnknown(SessionJson)(text.value), () => `${file}: ${SessionFile.diagnose(text.value)}; the session goes on as it was`)
         yield* Effect.mapError(chat.setHistory(decoded.transcript), (error) => `${file} holds an invalid transcript: ${error.message}`)
         if (decoded.system !== undefined) {
