@@ -4,6 +4,8 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Argv from "../Argv.js"
 import * as CliError from "../CliError.js"
 import type { Environment, HandlerModule } from "../commands/Command.js"
@@ -11,6 +13,10 @@ import { specs } from "../commands/specs.js"
 import { Io, toConsole } from "../Io.js"
 import { answer } from "./immediate.js"
 import { traced } from "./tracing.js"
+
+/** `--log-level` (already checked against `Argv.logLevels`); without it, Effect's default applies. */
+const withLogLevel = (level: string | undefined) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  level === undefined ? effect : Logger.withMinimumLogLevel(effect, LogLevel.fromLiteral(`${level[0]!.toUpperCase()}${level.slice(1)}` as LogLevel.Literal))
 
 const describeDefect = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).split("\n")[0] ?? "unknown"
 
@@ -56,6 +62,7 @@ export const mainWith = (
           ? Effect.succeed(CliError.interrupted)
           : Effect.as(io.err(`agentfx: unexpected error: ${describeDefect(cause)}\n${verbose ? `${Cause.pretty(cause)}\n` : ""}`), CliError.failed)
       ),
-      Effect.withConsole(toConsole(io))
+      Effect.withConsole(toConsole(io)),
+      withLogLevel(parsed.options.text("log-level"))
     )
   })
