@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { InputError } from "./CliError.js"
 import { promptLoop } from "./internal/promptLoop.js"
+import { escapeName, escapeLines } from "./internal/terminalText.js"
 import { describeAgentError } from "./internal/withModel.js"
 import { Io } from "./Io.js"
 import * as Screen from "./Screen.js"
@@ -112,7 +113,7 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
         const reply = chat.stream(message).pipe(Stream.runForEach(screen.event), Effect.provide(approval), Effect.either)
         const outcome = yield* Effect.raceFirst(reply, Effect.as(io.interrupted, "cancelled" as const))
         if (outcome === "cancelled") yield* screen.line("(cancelled — the session keeps everything before this message)")
-        else if (Either.isLeft(outcome)) yield* screen.note(`error: ${describeAgentError(outcome.left)}`)
+        else if (Either.isLeft(outcome)) yield* screen.note(`error: ${escapeLines(describeAgentError(outcome.left))}`)
         else yield* screen.endLine
         yield* persist
       })
@@ -144,7 +145,7 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
     const tools = Effect.forEach(options.registry.names, (name) => {
       const tool = options.registry.tools.get(name)!
       const asks = !options.autoApprove && tool.needsApproval({})
-      return say(`  ${name} — ${tool.description}${asks ? " (asks for approval)" : ""}`)
+      return say(`  ${escapeName(name)} — ${escapeLines(tool.description)}${asks ? " (asks for approval)" : ""}`)
     })
 
     /** Handles one `/command`; `false` means quit. */

@@ -12,6 +12,7 @@ import type { Environment, HandlerModule } from "../commands/Command.js"
 import { specs } from "../commands/specs.js"
 import { Io, toConsole } from "../Io.js"
 import { answer } from "./immediate.js"
+import { escapeLines } from "./terminalText.js"
 import { traced } from "./tracing.js"
 
 /** `--log-level` (already checked against `Argv.logLevels`); without it, Effect's default applies. */
@@ -22,10 +23,11 @@ const describeDefect = (cause: Cause.Cause<unknown>): string => Cause.pretty(cau
 
 /** The lines an error prints: one headline, then the problems it lists, then (with --verbose) its details. */
 export const render = (error: CliError.CliError, verbose: boolean): string => {
-  const lines = [`agentfx: ${error.message}`]
-  if (error._tag === "InputError") lines.push(...error.problems.map((problem) => `  ${problem}`))
+  // Messages quote names and values from files, models and servers: escaped, so none can drive the terminal.
+  const lines = [`agentfx: ${escapeLines(error.message)}`]
+  if (error._tag === "InputError") lines.push(...error.problems.map((problem) => `  ${escapeLines(problem)}`))
   const details = error._tag === "RunFailed" || error._tag === "InputError" ? error.details : undefined
-  if (verbose && details !== undefined) lines.push(...details.split("\n").map((line) => `  ${line}`))
+  if (verbose && details !== undefined) lines.push(...details.split("\n").map((line) => `  ${escapeLines(line)}`))
   return `${lines.join("\n")}\n`
 }
 
