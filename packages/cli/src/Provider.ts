@@ -155,7 +155,9 @@ export const layer = (
   switch (choice.name) {
     case "emulator":
       if (settings.baseUrl !== undefined) return Layer.fail(baseUrlWithEmulator())
-      return onEmulator(settings.model ?? Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy })))
+      // Nothing here reads the emulator's record of requests, and each one of a chat carries the whole history:
+      // keeping the last hundred would hold a hundred copies of it.
+      return onEmulator(settings.model ?? Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy, record: false })))
     case "gemini":
       return configured("gemini", ({ Gemini }) => Gemini.layerConfig(overrides))
     case "glm":
@@ -207,7 +209,7 @@ export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>) => {
   const plan = Cassette.replay(cases)
   const without = plan.total - plan.recorded
   return {
-    emulator: Emulator.layer({ policy: Policy.byModel(plan.scripts, Policy.offline) }),
+    emulator: Emulator.layer({ policy: Policy.byModel(plan.scripts, Policy.offline), record: false }),
     model: (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, Cassette.CassetteError, Emulator.Emulator> =>
       Either.match(plan.modelOf(evalCase), { onLeft: (error) => Layer.fail(error), onRight: onEmulator }),
     answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`
