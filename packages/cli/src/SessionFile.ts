@@ -155,8 +155,9 @@ export const write = (file: string, text: string): Effect.Effect<void, OutputErr
     ).pipe(
       Effect.zipRight(fs.rename(temporary, file)),
       Effect.mapError(fail),
-      // Only ours to remove: a directory someone put at the temporary name stays.
-      Effect.tapError(() => Effect.ignore(fs.remove(temporary)))
+      // On a failure or an interruption (Ctrl-C mid-save) alike. Only a file is removed: a directory someone put at
+      // the temporary name stays.
+      Effect.onError(() => Effect.ignore(fs.remove(temporary)))
     )
     // Not every system can flush a directory (some refuse to open one for it); the file itself is safe by now.
     yield* Effect.ignore(Effect.scoped(Effect.flatMap(fs.open(path.dirname(file), { flag: "r" }), (directory) => directory.sync)))

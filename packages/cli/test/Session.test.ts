@@ -9,6 +9,7 @@ import { Policy } from "@agentfx/emulator"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -233,6 +234,32 @@ describe("SessionFile", () => {
       expect(log).toEqual([`sync s.json.${process.pid}.tmp`, `rename s.json.${process.pid}.tmp`, "sync sessions"])
       expect(fs.readFileSync(file, "utf8")).toBe("{}")
       expect(fs.readdirSync(path.dirname(file))).toEqual(["s.json"])
+    })
+  )
+
+  it.scopedLive("a write interrupted mid-way (Ctrl-C while saving) removes its temporary file and leaves the session as it was", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "s.json")
+      fs.writeFileSync(file, "{}")
+      const syncing = yield* Deferred.make<void>()
+      // The flush never ends: the write is caught between writing the temporary file and renaming it.
+      const stuck = Layer.effect(
+        FileSystem.FileSystem,
+        Effect.map(FileSystem.FileSystem, (real): FileSystem.FileSystem => ({
+          ...real,
+          open: (target, options) =>
+            Effect.map(real.open(target, options), (handle) =>
+              Object.create(handle, { sync: { value: Effect.zipRight(Deferred.succeed(syncing, undefined), Effect.never) } }) as FileSystem.File
+            )
+        }))
+      ).pipe(Layer.provide(NodeContext.layer))
+      const fiber = yield* Effect.fork(SessionFile.write(file, '{"new":true}').pipe(Effect.provide(Layer.merge(NodeContext.layer, stuck))))
+      yield* Deferred.await(syncing)
+      expect(fs.readdirSync(dir).sort()).toEqual(["s.json", `s.json.${process.pid}.tmp`])
+      yield* Fiber.interrupt(fiber)
+      expect(fs.readdirSync(dir)).toEqual(["s.json"])
+      expect(fs.readFileSync(file, "utf8")).toBe("{}")
     })
   )
 
