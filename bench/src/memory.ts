@@ -2,7 +2,7 @@
  * Memory benchmark: does a long offline chat, or a long-running emulator, keep what it no longer needs?
  *
  * - **Chat**: 1,000 messages through `Chat` and the Gemini provider on an in-process emulator with the offline
- *   rule model — what `agentfx chat` runs offline (the same emulator options: no record of requests). A third of the
+ *   rule model — what `agentfx chat` runs offline (the same emulator options: no record of requests). Two in three
  *   messages make a tool call. RSS and heap used after a full GC are sampled at 100, 250, 500 and 1,000 messages,
  *   next to the size of the history itself (the session's JSON): the chat must keep its history, and should keep
  *   little else, so the heap should grow with the history and not faster.
@@ -127,7 +127,7 @@ const main = Effect.gen(function* () {
       spread(column(chats, row, (s) => s.rss))
     ]),
     notes: [
-      "A third of the messages make a tool call (calculator, clock), so 1,000 messages are about 1,670 model requests, each sending the whole history.",
+      "Two messages in three make a tool call (calculator, clock), so 1,000 messages are about 1,670 model requests, each sending the whole history.",
       "History: characters of the session's JSON (what `--session` saves). The chat must keep it; what it keeps beyond it is the 'heap − history' column.",
       machine()
     ]
