@@ -53,9 +53,18 @@ export interface Spec {
   readonly examples?: ReadonlyArray<string>
 }
 
+/** The levels `--log-level` takes, least to most severe (Effect's own names). */
+export const logLevels = ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"] as const
+
 /** The options every command accepts. */
 export const globalOptions: ReadonlyArray<OptionSpec> = [
   { name: "verbose", description: "On an error, print its details (the cause, each problem) after the one-line message." },
+  {
+    name: "log-level",
+    value: "LEVEL",
+    choices: logLevels,
+    description: "The least severe log messages printed on stderr (the libraries' own logging; default info)."
+  },
   { name: "help", alias: "h", description: "Show this help." }
 ]
 
@@ -171,9 +180,22 @@ export const parse = (specs: ReadonlyArray<Spec>, argv: ReadonlyArray<string>): 
     const problem = checkValue(option, shell)
     return problem === undefined ? { _tag: "Completions", shell } : invalid(`--completions ${shell}: ${problem}`)
   }
+  // Options every command takes may come before it too (as @effect/cli allowed): they are read as the command's,
+  // right after its name (at the end, after a `--`, they would be read as part of the prompt).
+  if (first === "--verbose" || first === "--log-level" || first.startsWith("--log-level=")) {
+    const leading: Array<string> = []
+    let at = 0
+    while (at < argv.length && (argv[at] === "--verbose" || argv[at] === "--log-level" || argv[at]!.startsWith("--log-level="))) {
+      leading.push(argv[at]!)
+      if (argv[at] === "--log-level" && at + 1 < argv.length) leading.push(argv[++at]!)
+      at++
+    }
+    const command = argv[at]
+    if (command === undefined) return invalid(`a command is needed: ${names.join(", ")} (agentfx --help describes them)`)
+    return parse(specs, [command, ...leading, ...argv.slice(at + 1)])
+  }
   if (first.startsWith("-")) {
     const near = closest(first.replace(/^-+/, "").split("=")[0]!, rootOptions.map((o) => o.name))
-    if (first === "--verbose") return rest.length === 0 ? invalid(`a command is needed: ${names.join(", ")} (agentfx --help describes them)`) : parse(specs, [...rest, "--verbose"])
     return invalid(`unknown option ${first} for agentfx${near === undefined ? "" : ` (did you mean --${near}?)`}; the command comes first: agentfx COMMAND [options]`)
   }
   const spec = specs.find((candidate) => candidate.name === first)
@@ -241,7 +263,8 @@ const parseCommand = (spec: Spec, argv: ReadonlyArray<string>, verbose: boolean)
   const args: Array<string> = []
   for (const arg of spec.args) {
     if (positionals.length === 0) return invalid(`<${arg.name}> is missing: ${usageOf(spec)}`)
-    if (arg.variadic) args.push(...positionals.splice(0))
+    // Not `push(...all)`: a long prompt is one argument per word, and spreading 100,000 of them overflows the stack.
+    if (arg.variadic) for (const word of positionals.splice(0)) args.push(word)
     else args.push(positionals.shift()!)
   }
   if (positionals.length > 0) {

@@ -79,6 +79,27 @@ export class OutputError extends Schema.TaggedError<OutputError>()("OutputError"
   }
 }
 
+/**
+ * The session file is held by another `agentfx chat` (its lock file names it). Nothing was read or written: the
+ * command stops before loading the session, so neither process loses a message.
+ */
+export class SessionInUse extends Schema.TaggedError<SessionInUse>()("SessionInUse", {
+  session: Schema.String,
+  lockFile: Schema.String,
+  pid: Schema.optional(Schema.Number),
+  hostname: Schema.optional(Schema.String),
+  startedAt: Schema.optional(Schema.String)
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    const holder = this.pid === undefined ? "another process (its lock file cannot be read)" : `pid ${this.pid}${this.hostname === undefined ? "" : ` on ${this.hostname}`}${this.startedAt === undefined ? "" : ` since ${this.startedAt}`}`
+    return `session ${this.session} is in use by ${holder}; quit that chat first, use another --session, or remove ${this.lockFile} if no agentfx runs there any more`
+  }
+  get exitCode(): number {
+    return usage
+  }
+}
+
 /** The eval pass rate is below the threshold. */
 export class BelowThreshold extends Schema.TaggedError<BelowThreshold>()("BelowThreshold", {
   passRate: Schema.Number,
@@ -105,7 +126,7 @@ export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted"
   }
 }
 
-export type CliError = UsageError | InputError | ProviderError | RunFailed | OutputError | BelowThreshold | Interrupted
+export type CliError = UsageError | InputError | ProviderError | RunFailed | OutputError | SessionInUse | BelowThreshold | Interrupted
 
 /** True for every error of the command (and nothing else): it carries the `TypeId`. */
 export const isCliError = (value: unknown): value is CliError => Predicate.hasProperty(value, TypeId)

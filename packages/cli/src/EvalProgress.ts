@@ -23,6 +23,7 @@ import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as Io from "./Io.js"
+import { escapeName } from "./internal/terminalText.js"
 
 export interface Progress<E> {
   readonly io: Io.Service
@@ -76,7 +77,7 @@ export const run = <R, RM, RD, E>(
         if (result.status === "passed") passed++
         if (io.interactive) return yield* redraw
         const now = yield* Clock.currentTimeMillis
-        yield* io.err(`${line(now)} — ${result.status === "passed" ? "✓" : "✗"} ${result.id}\n`)
+        yield* io.err(`${line(now)} — ${result.status === "passed" ? "✓" : "✗"} ${escapeName(result.id)}\n`)
       })
     const concurrency = options.concurrency ?? EvalRunner.defaultConcurrency
     const all = Effect.forEach(cases, (evalCase) => Effect.tap(EvalRunner.runCase(evalCase, guarded), finished), { concurrency })

@@ -40,7 +40,7 @@ export const layer = (choice: Provider.Choice, settings: Provider.Settings): Lay
     if (settings.baseUrl !== undefined) return Layer.fail(Provider.baseUrlWithEmulator())
     return Layer.unwrapScoped(
       Effect.gen(function* () {
-        const emulator = yield* Emulator.make({ policy: Policy.offline })
+        const emulator = yield* Emulator.make({ policy: Policy.offline, record: false })
         const { GeminiLive } = yield* providers
         return GeminiLive.layer({
           apiKey: Redacted.make(emulator.apiKey),

@@ -21,6 +21,7 @@ import * as Stream from "effect/Stream"
 import type * as CliError from "./CliError.js"
 import { RunFailed } from "./CliError.js"
 import { promptLoop } from "./internal/promptLoop.js"
+import { escapeLines, escapeName } from "./internal/terminalText.js"
 import { Io } from "./Io.js"
 import * as Screen from "./Screen.js"
 import * as TerminalApproval from "./TerminalApproval.js"
@@ -54,17 +55,18 @@ export const lineOf = (event: LiveAgent.LiveAgentEvent): string | undefined => {
       const { record } = event
       const took = ` (${Duration.format(Duration.millis(Math.round(Duration.toMillis(record.duration))))})`
       const outcome = record.outcome
-      if (outcome._tag === "Repeated") return `← ${record.name}: asked again after a reconnect; not run twice`
+      const name = escapeName(record.name)
+      if (outcome._tag === "Repeated") return `← ${name}: asked again after a reconnect; not run twice`
       if (outcome._tag !== "Answered") return undefined
       return Either.match(outcome.result, {
-        onLeft: (error) => `← ${record.name} failed: ${error.message}${took}`,
-        onRight: (value) => `← ${record.name}: ${Screen.preview(value)}${took}`
+        onLeft: (error) => `← ${name} failed: ${escapeLines(error.message)}${took}`,
+        onRight: (value) => `← ${name}: ${escapeName(Screen.preview(value))}${took}`
       })
     }
     case "CallCancelled":
-      return `✗ ${event.record.name} ${event.record.outcome._tag === "Stopped" ? "stopped" : "cancelled by the server"}`
+      return `✗ ${escapeName(event.record.name)} ${event.record.outcome._tag === "Stopped" ? "stopped" : "cancelled by the server"}`
     case "CallLost":
-      return `✗ ${event.record.name} lost with its connection${event.record.outcome._tag === "Lost" ? `: ${event.record.outcome.reason}` : ""}`
+      return `✗ ${escapeName(event.record.name)} lost with its connection${event.record.outcome._tag === "Lost" ? `: ${escapeLines(event.record.outcome.reason)}` : ""}`
     case "GoAway":
       return `(the server will close this connection in ${Duration.format(event.timeLeft)}; the session moves to a new one)`
     case "Reconnecting":
@@ -104,7 +106,7 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
       )
       yield* io.out("agentfx live — /help for commands; Ctrl-C stops a turn; /exit or Ctrl-D quits.\n")
 
-      const tools = Effect.forEach(options.registry.names, (name) => io.out(`  ${name} — ${options.registry.tools.get(name)!.description}\n`))
+      const tools = Effect.forEach(options.registry.names, (name) => io.out(`  ${escapeName(name)} — ${escapeLines(options.registry.tools.get(name)!.description)}\n`))
 
       /** Sends one message and waits until its turn is on screen; a session that ended is the command's end. */
       const send = (message: string): Effect.Effect<void, RunFailed> =>

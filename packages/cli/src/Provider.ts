@@ -77,17 +77,19 @@ export const choose = (flag: Name | undefined): Effect.Effect<Choice> =>
         if (yield* isSet(variable)) return { name, reason: `${variable} is set` }
       }
     }
-    return { name: "emulator" as const, reason: `no API key is set (${allKeys.join(", ")})` }
+    const blank: Array<string> = []
+    for (const variable of allKeys) {
+      if (yield* Effect.orElseSucceed(Effect.map(Config.option(Config.redacted(variable)), Option.isSome), () => false)) blank.push(variable)
+    }
+    const empty = blank.length === 0 ? "" : `${blank.join(", ")} ${blank.length === 1 ? "is" : "are"} empty; `
+    return { name: "emulator" as const, reason: `no API key is set (${empty}${allKeys.join(", ")})` }
   })
 
-/** A ConfigError as words: `(Invalid data at X: "is empty")` → `X is empty`; a message that names its variable as is. */
-export const configProblem = (error: ConfigError.ConfigError): string => {
-  const text = String(error).replace(/^\(?(?:Invalid|Missing) data at /, "")
-  const match = /^([^:]*): "(.*)"\)?$/s.exec(text)
-  if (match === null) return text
-  const [, path = "", message = ""] = match
-  return path === "" || message.startsWith(path) ? message : `${path} ${message}`
-}
+/**
+ * A ConfigError as words, each problem once (its `Or` and `And` trees flattened): `WHERE: what`, or just `what` when
+ * the message already names its variable (`GEMINI_BASE_URL must be an http:// or https:// URL`).
+ */
+export const configProblem = (error: ConfigError.ConfigError): string => problemsOf(error).join("; ")
 
 const notConfigured = (name: Exclude<Name, "emulator">) => (error: ConfigError.ConfigError) =>
   new ProviderError({
@@ -95,6 +97,38 @@ const notConfigured = (name: Exclude<Name, "emulator">) => (error: ConfigError.C
     message: ConfigError.isMissingDataOnly(error)
       ? `${name} needs an API key: set ${keyVariables[name].join(" or ")}, or choose another --provider (emulator needs none)`
       : `${name} is not configured correctly: ${configProblem(error)}`
+  })
+
+/** Each problem of a configuration error as `WHERE: what`, once (its `Or` and `And` trees flattened). */
+const problemsOf = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return [...new Set([...problemsOf(error.left), ...problemsOf(error.right)])]
+    default:
+      return [problemOf(error.path.join("_"), error.message)]
+  }
+}
+
+const problemOf = (path: string, message: string): string =>
+  path === "" ? message : message.startsWith(path) ? message : `${path}: ${message}`
+
+/**
+ * A provider's key variable set to nothing (`GEMINI_API_KEY=`), with no other of its variables holding a key: said
+ * plainly, before the provider reads its configuration (whose own error would be about an empty value).
+ */
+const blankKey = (name: Exclude<Name, "emulator">): Effect.Effect<void, UsageError> =>
+  Effect.gen(function* () {
+    const variables = keyVariables[name]
+    for (const variable of variables) if (yield* isSet(variable)) return
+    for (const variable of variables) {
+      const present = yield* Effect.orElseSucceed(Effect.map(Config.option(Config.redacted(variable)), Option.isSome), () => false)
+      if (present) {
+        return yield* Effect.fail(
+          new UsageError({ message: `${variable} is set but empty: put your ${name} API key in it, or choose another --provider (emulator needs none)` })
+        )
+      }
+    }
   })
 
 /** `--base-url` given with the in-process emulator. */
@@ -114,6 +148,13 @@ export const emulated = (emulator: Emulator.Service, model: string, maxResponseB
 export const onEmulator = (model: string, maxResponseBytes?: number): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
   Layer.unwrapEffect(Effect.map(Emulator.Emulator, (emulator) => emulated(emulator, model, maxResponseBytes)))
 
+/** A real provider's layer from its configuration, a blank key and a bad setting each said in one line. */
+const configured = (
+  name: Exclude<Name, "emulator">,
+  build: (loaded: Effect.Effect.Success<typeof providers>) => Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError>
+): Layer.Layer<LanguageModel.LanguageModel, ProviderError | UsageError> =>
+  Layer.unwrapEffect(Effect.zipRight(blankKey(name), Effect.map(providers, (loaded) => Layer.mapError(build(loaded), notConfigured(name)))))
+
 /**
  * The `LanguageModel` of a choice. The emulator runs in-process on 127.0.0.1 for as long as the layer is in use,
  * answering with `policy` (default `Policy.offline`) through the real Gemini provider layer.
@@ -127,17 +168,17 @@ export const layer = (
   switch (choice.name) {
     case "emulator":
       if (settings.baseUrl !== undefined) return Layer.fail(baseUrlWithEmulator())
-      return onEmulator(settings.model ?? Cassette.offlineModel, settings.maxResponseBytes).pipe(Layer.provide(Emulator.layer({ policy })))
+      // Nothing here reads the emulator's record of requests, and each one of a chat carries the whole history:
+      // keeping the last hundred would hold a hundred copies of it.
+      return onEmulator(settings.model ?? Cassette.offlineModel, settings.maxResponseBytes).pipe(Layer.provide(Emulator.layer({ policy, record: false })))
     case "gemini":
-      return Layer.unwrapEffect(Effect.map(providers, ({ Gemini }) => Layer.mapError(Gemini.layerConfig(overrides), notConfigured("gemini"))))
+      return configured("gemini", ({ Gemini }) => Gemini.layerConfig(overrides))
     case "glm":
-      return Layer.unwrapEffect(Effect.map(providers, ({ Glm }) => Layer.mapError(Glm.layerConfig(overrides), notConfigured("glm"))))
+      return configured("glm", ({ Glm }) => Glm.layerConfig(overrides))
     case "glm-coding":
-      return Layer.unwrapEffect(
-        Effect.map(providers, ({ Glm }) => Layer.mapError(Glm.layerConfig({ ...overrides, endpoint: "coding" }), notConfigured("glm-coding")))
-      )
+      return configured("glm-coding", ({ Glm }) => Glm.layerConfig({ ...overrides, endpoint: "coding" }))
     case "openai":
-      return Layer.unwrapEffect(Effect.map(providers, ({ OpenAI }) => Layer.mapError(OpenAI.layerConfig(overrides), notConfigured("openai"))))
+      return configured("openai", ({ OpenAI }) => OpenAI.layerConfig(overrides))
   }
 }
 
@@ -181,7 +222,7 @@ export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>, maxResponseBytes
   const plan = Cassette.replay(cases)
   const without = plan.total - plan.recorded
   return {
-    emulator: Emulator.layer({ policy: Policy.byModel(plan.scripts, Policy.offline) }),
+    emulator: Emulator.layer({ policy: Policy.byModel(plan.scripts, Policy.offline), record: false }),
     model: (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, Cassette.CassetteError, Emulator.Emulator> =>
       Either.match(plan.modelOf(evalCase), { onLeft: (error) => Layer.fail(error), onRight: (model) => onEmulator(model, maxResponseBytes) }),
     answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`

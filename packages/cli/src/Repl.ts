@@ -19,6 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { InputError } from "./CliError.js"
 import { promptLoop } from "./internal/promptLoop.js"
+import { escapeName, escapeLines } from "./internal/terminalText.js"
 import { describeAgentError } from "./internal/withModel.js"
 import { Io } from "./Io.js"
 import * as Screen from "./Screen.js"
@@ -94,9 +95,7 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
     const say = (text: string) => io.out(`${text}\n`)
     const persist = session === undefined
       ? Effect.void
-      : Effect.flatMap(chat.export, (json) => SessionFile.write(session.path, json)).pipe(
-          Effect.catchAll((error) => io.err(`could not save the session: ${error.message}\n`))
-        )
+      : SessionFile.save(session.path, chat.export).pipe(Effect.catchAll((error) => io.err(`${error.message}\n`)))
 
     if (session !== undefined) {
       yield* say(
@@ -116,13 +115,13 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
         const reply = chat.stream(message).pipe(Stream.runForEach(screen.event), Effect.provide(approval), Effect.either)
         const outcome = yield* Effect.raceFirst(reply, Effect.as(io.interrupted, "cancelled" as const))
         if (outcome === "cancelled") yield* screen.line("(cancelled — the session keeps everything before this message)")
-        else if (Either.isLeft(outcome)) yield* screen.note(`error: ${describeAgentError(outcome.left)}`)
+        else if (Either.isLeft(outcome)) yield* screen.note(`error: ${escapeLines(describeAgentError(outcome.left))}`)
         else yield* screen.endLine
         yield* persist
       })
 
     const save = (file: string) =>
-      Effect.flatMap(chat.export, (json) => SessionFile.write(file, json)).pipe(
+      SessionFile.save(file, chat.export).pipe(
         Effect.matchEffect({
           onFailure: (error) => io.err(`${error.message}\n`),
           onSuccess: () => say(`saved to ${file}`)
@@ -133,6 +132,8 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
       Effect.gen(function* () {
         const text = yield* SessionFile.read(file)
         if (Option.isNone(text)) return yield* Effect.fail(`${file} does not exist`)
+        const beyond = SessionFile.beyondLimits(text.value)
+        if (beyond !== undefined) return yield* Effect.fail(`${file}: ${beyond}; the session goes on as it was`)
         const decoded = yield* Effect.mapError(Schema.decodeUnknown(SessionJson)(text.value), () => `${file}: ${SessionFile.diagnose(text.value)}; the session goes on as it was`)
         yield* Effect.mapError(chat.setHistory(decoded.transcript), (error) => `${file} holds an invalid transcript: ${error.message}`)
         if (decoded.system !== undefined) {
@@ -146,7 +147,7 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
     const tools = Effect.forEach(options.registry.names, (name) => {
       const tool = options.registry.tools.get(name)!
       const asks = !options.autoApprove && tool.needsApproval({})
-      return say(`  ${name} — ${tool.description}${asks ? " (asks for approval)" : ""}`)
+      return say(`  ${escapeName(name)} — ${escapeLines(tool.description)}${asks ? " (asks for approval)" : ""}`)
     })
 
     /** Handles one `/command`; `false` means quit. */

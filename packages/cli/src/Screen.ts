@@ -15,6 +15,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Io from "./Io.js"
+import { escapeName, escapeLines } from "./internal/terminalText.js"
 
 export interface Screen {
   /** Streamed text, as is. */
@@ -53,7 +54,7 @@ export const attemptText = (error: ModelError.ModelError): string | undefined =>
     onNone: () => "retrying with backoff",
     onSome: (after) => `retrying in ${Duration.format(after)}, as the provider asked`
   })
-  return `(the model request failed — ${error._tag}: ${error.message}; ${wait})`
+  return `(the model request failed — ${error._tag}: ${escapeLines(error.message)}; ${wait})`
 }
 
 /**
@@ -61,7 +62,6 @@ export const attemptText = (error: ModelError.ModelError): string | undefined =>
  * it is marked void, or a retried answer would read as its continuation.
  */
 export const discardedText = "[retrying — the partial answer above is discarded]"
-
 
 /** JSON, on one line, cut to `max` characters. */
 export const preview = (value: unknown, max = 160): string => {
@@ -74,8 +74,8 @@ export const preview = (value: unknown, max = 160): string => {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
 }
 
-/** How a call looks: `name({"arg":1})`. */
-export const callText = (call: FunctionCall.FunctionCall): string => `${call.name}(${preview(call.args)})`
+/** How a call looks: `name({"arg":1})`, with what the model chose escaped for the terminal. */
+export const callText = (call: FunctionCall.FunctionCall): string => `${escapeName(call.name)}(${escapeName(preview(call.args))})`
 
 const stopText = (reason: Agent.StopReason): string | undefined => {
   switch (reason._tag) {
@@ -84,9 +84,9 @@ const stopText = (reason: Agent.StopReason): string | undefined => {
     case "MaxTurns":
       return `(stopped: the model used all ${reason.maxTurns} turns; raise --max-turns to let it continue)`
     case "ToolCalled":
-      return `(stopped: ${reason.name} was called)`
+      return `(stopped: ${escapeName(reason.name)} was called)`
     case "RepeatedCall":
-      return `(stopped: ${reason.name} was called ${reason.times} times with the same arguments)`
+      return `(stopped: ${escapeName(reason.name)} was called ${reason.times} times with the same arguments)`
   }
 }
 
@@ -148,8 +148,8 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
         const { record } = event
         const took = dim(` (${Duration.format(Duration.millis(Math.round(Duration.toMillis(record.duration))))})`)
         return Either.match(record.result, {
-          onLeft: (error) => line(red(`← ${record.name} failed: ${error.message}`) + took),
-          onRight: (value) => line(dim(`← ${record.name}: ${preview(value)}`) + took)
+          onLeft: (error) => line(red(`← ${escapeName(record.name)} failed: ${escapeLines(error.message)}`) + took),
+          onRight: (value) => line(dim(`← ${escapeName(record.name)}: ${escapeName(preview(value))}`) + took)
         })
       }
       case "AttemptFailed": {

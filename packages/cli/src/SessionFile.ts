@@ -1,7 +1,11 @@
 /**
  * Chat sessions on disk: `--session NAME` lives at `.agentfx/sessions/NAME.json` (the directory can be moved with
- * AGENTFX_SESSIONS_DIR), in the JSON of `Chat.export`. Files are written whole to a temporary file and renamed, so
- * a Ctrl-C or a crash mid-write never leaves half a session.
+ * AGENTFX_SESSIONS_DIR), in the JSON of `Chat.export`. Files are written whole to a temporary file, flushed to disk
+ * and renamed (and the directory flushed), so a Ctrl-C, a crash or a power cut mid-write never leaves half a
+ * session; a failed write removes its temporary file.
+ *
+ * One set of `limits` holds both ways: a session is only loaded if it could be saved again, and only saved if it
+ * could be loaded again — a chat never runs on a session it would lose at the next save.
  *
  * @since 0.1.0
  */
@@ -15,6 +19,42 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InputError, OutputError, UsageError } from "./CliError.js"
+
+/** What a session file may hold, on load and on save alike. */
+export const limits = {
+  /** Bytes of the file (a long chat's history is a few MB; this leaves room and refuses /dev/zero). */
+  maxBytes: 64 * 1024 * 1024,
+  /** Nesting of arrays and objects. Encoding recurses, so a model's deeply nested arguments could not be saved. */
+  maxDepth: 512
+} as const
+
+/**
+ * The deepest nesting of arrays and objects in JSON `text`, read in one pass without parsing (so without
+ * recursion: any depth is measured).
+ */
+export const depthOf = (text: string): number => {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // backslash: the next character is escaped
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) deepest = Math.max(deepest, ++depth)
+    else if (c === 125 || c === 93) depth--
+  }
+  return deepest
+}
+
+/** Why `text` breaks the `limits`, or `undefined` when it keeps them. */
+export const beyondLimits = (text: string): string | undefined => {
+  // Characters, not bytes: a cheap lower bound that is exact for the ASCII JSON of most sessions.
+  if (text.length > limits.maxBytes) return `it is larger than ${limits.maxBytes / 1024 / 1024} MiB`
+  const depth = depthOf(text)
+  return depth > limits.maxDepth ? `it is nested ${depth} levels deep (at most ${limits.maxDepth})` : undefined
+}
 
 export const defaultDirectory = ".agentfx/sessions"
 
@@ -42,7 +82,12 @@ export const read = (file: string): Effect.Effect<Option.Option<string>, InputEr
     const fs = yield* FileSystem.FileSystem
     const exists = yield* Effect.orElseSucceed(fs.exists(file), () => false)
     if (!exists) return Option.none()
-    return Option.some(yield* Effect.mapError(fs.readFileString(file), (error) => new InputError({ message: `${file} cannot be read: ${error.message}` })))
+    const unreadable = (why: string) => new InputError({ message: `${file} cannot be read: ${why}` })
+    const info = yield* Effect.mapError(fs.stat(file), (error) => unreadable(error.message))
+    // A FIFO would block forever and a device never end: refused before opening.
+    if (info.type !== "File") return yield* Effect.fail(unreadable("it is not a regular file"))
+    if (Number(info.size) > limits.maxBytes) return yield* Effect.fail(unreadable(`it is larger than ${limits.maxBytes / 1024 / 1024} MiB`))
+    return Option.some(yield* Effect.mapError(fs.readFileString(file), (error) => unreadable(error.message)))
   })
 
 /**
@@ -74,6 +119,10 @@ const SessionJson = Schema.parseJson(Chat.Session)
 export const load = (file: string): Effect.Effect<Option.Option<string>, InputError, FileSystem.FileSystem> =>
   Effect.flatMap(read(file), (saved): Effect.Effect<Option.Option<string>, InputError> => {
     if (Option.isNone(saved)) return Effect.succeed(saved)
+    const beyond = beyondLimits(saved.value)
+    if (beyond !== undefined) {
+      return Effect.fail(new InputError({ message: `${file}: ${beyond}, so it could not be saved again — ${advice(file)}` }))
+    }
     const decoded = Schema.decodeEither(SessionJson)(saved.value)
     return Either.isRight(decoded)
       ? Effect.succeed(saved)
@@ -85,13 +134,46 @@ export const load = (file: string): Effect.Effect<Option.Option<string>, InputEr
         )
   })
 
-/** Writes `text` to `file` atomically, creating its directory. */
+/**
+ * Writes `text` to `file` atomically, creating its directory: a temporary file beside it, flushed (fsync) before
+ * the rename so the new name never points at data still in the cache, then the directory flushed so the rename
+ * itself survives a power cut. On any failure the temporary file is removed and `file` is left as it was.
+ */
 export const write = (file: string, text: string): Effect.Effect<void, OutputError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const temporary = `${file}.${process.pid}.tmp`
-    yield* fs.makeDirectory(path.dirname(file), { recursive: true })
-    yield* fs.writeFileString(temporary, text)
-    yield* fs.rename(temporary, file)
-  }).pipe(Effect.mapError((error) => new OutputError({ message: `${file} cannot be written: ${error.message}` })))
+    const fail = (error: { readonly message: string }) => new OutputError({ message: `${file} cannot be written: ${error.message}` })
+    yield* Effect.mapError(fs.makeDirectory(path.dirname(file), { recursive: true }), fail)
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        const handle = yield* fs.open(temporary, { flag: "w" })
+        yield* handle.writeAll(new TextEncoder().encode(text))
+        yield* handle.sync
+      })
+    ).pipe(
+      Effect.zipRight(fs.rename(temporary, file)),
+      Effect.mapError(fail),
+      // On a failure or an interruption (Ctrl-C mid-save) alike. Only a file is removed: a directory someone put at
+      // the temporary name stays.
+      Effect.onError(() => Effect.ignore(fs.remove(temporary)))
+    )
+    // Not every system can flush a directory (some refuse to open one for it); the file itself is safe by now.
+    yield* Effect.ignore(Effect.scoped(Effect.flatMap(fs.open(path.dirname(file), { flag: "r" }), (directory) => directory.sync)))
+  })
+
+/**
+ * Saves a chat's session to `file`, within the `limits` (so it loads again): `export` is the chat's encoding,
+ * which may fail on what it cannot encode. The error says the session was not saved; nothing else is lost.
+ */
+export const save = (file: string, exported: Effect.Effect<string>): Effect.Effect<void, OutputError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const notSaved = (why: string) => new OutputError({ message: `the session was not saved to ${file}: ${why}` })
+    const text = yield* Effect.catchAllDefect(exported, (defect) =>
+      Effect.fail(notSaved(`it cannot be encoded (${defect instanceof Error ? defect.message : String(defect)})`))
+    )
+    const beyond = beyondLimits(text)
+    if (beyond !== undefined) return yield* Effect.fail(notSaved(beyond))
+    yield* Effect.mapError(write(file, text), (error) => notSaved(error.message.replace(`${file} cannot be written: `, "")))
+  })

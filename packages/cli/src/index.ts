@@ -2,7 +2,7 @@
  * @agentfx/cli — the `agentfx` command (`Cli.main`), and the pieces it is built from: the command line as data
  * (`Argv`, `HelpText`), the terminal service (`Io`), provider selection (`Provider`, `LiveProvider`), the built-in
  * tools (`Builtins`), the chat REPLs (`Repl`, and `LiveRepl` over a live connection), the terminal approval (`TerminalApproval`), run rendering (`Screen`),
- * session files (`SessionFile`), eval input checks (`EvalInput`) and eval runs with progress (`EvalProgress`).
+ * session files and their locks (`SessionFile`, `SessionLock`), eval input checks (`EvalInput`) and eval runs with progress (`EvalProgress`).
  *
  * @since 0.1.0
  */
@@ -20,4 +20,5 @@ export * as Provider from "./Provider.js"
 export * as Repl from "./Repl.js"
 export * as Screen from "./Screen.js"
 export * as SessionFile from "./SessionFile.js"
+export * as SessionLock from "./SessionLock.js"
 export * as TerminalApproval from "./TerminalApproval.js"

@@ -149,6 +149,47 @@ describe("the agentfx executable", () => {
     expect(fs.readFileSync(file, "utf8")).toBe('{"version":1,"transcript":[{"role":')
   })
 
+  it("chat --session in two processes: the second is refused (exit 2, the first's pid named); a killed holder's lock is taken over", async () => {
+    const dir = fs.mkdtempSync(path.join(work, "sessions-"))
+    const file = path.join(dir, "shared.json")
+    const env = { ...baseEnv(), AGENTFX_SESSIONS_DIR: dir }
+    const first = spawn(process.execPath, [bin, "chat", "--session", "shared"], { cwd: repo, env, stdio: "pipe" })
+    let out = ""
+    const exited = new Promise<number | null>((resolve) => first.on("close", (code) => resolve(code)))
+    const waiters: Array<() => void> = []
+    first.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk
+      for (const waiter of [...waiters]) waiter()
+    })
+    // Waits on what the first chat prints (its prompts), never on time.
+    const prompts = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (out.split("you> ").length - 1 >= n ? resolve() : undefined)
+        waiters.push(check)
+        check()
+      })
+    await prompts(1)
+
+    const second = await agentfx(["chat", "--session", "shared"], { env: { AGENTFX_SESSIONS_DIR: dir }, input: "lost?\n" })
+    expect(second.code).toBe(2)
+    expect(second.stderr).toMatch(new RegExp(`^agentfx: session shared is in use by pid ${first.pid} on .+; quit that chat first`))
+    expect(second.stdout).toBe("")
+
+    first.stdin.write("kept\n")
+    await prompts(2)
+    first.kill("SIGKILL")
+    await exited
+    expect(fs.existsSync(`${file}.lock`)).toBe(true)
+
+    const third = await agentfx(["chat", "--session", "shared"], { env: { AGENTFX_SESSIONS_DIR: dir }, input: "after\n" })
+    expect(third.code).toBe(0)
+    expect(third.stderr).toContain(`session shared: took over the lock left by pid ${first.pid}`)
+    expect(third.stdout).toContain("resumed from")
+    expect(fs.readdirSync(dir)).toEqual(["shared.json"])
+    expect(fs.readFileSync(file, "utf8")).toContain('"text":"kept"')
+    expect(fs.readFileSync(file, "utf8")).toContain('"text":"after"')
+  })
+
   it("eval piped: plain progress lines on stderr, the JSON report on stdout with --json, exit 0", async () => {
     const result = await agentfx(["eval", "apps/demo/evals", "--scenarios", "apps/demo/scenarios", "--json"])
     expect(result.code).toBe(0)

@@ -118,6 +118,25 @@ describe("provider selection", () => {
     })
   )
 
+  for (const [provider, variable] of [["gemini", "GEMINI_API_KEY"], ["glm", "ZAI_API_KEY"], ["glm-coding", "ZAI_API_KEY"], ["openai", "OPENAI_API_KEY"]] as const) {
+    it.scopedLive(`--provider ${provider} with ${variable}= (set but empty) is one clear usage error (exit 2), nothing sent`, () =>
+      Effect.gen(function* () {
+        const result = yield* agentfx([...run, "--provider", provider], { env: { [variable]: "" } })
+        expect(result.code).toBe(2)
+        expect(result.stderr).toBe(`agentfx: ${variable} is set but empty: put your ${provider} API key in it, or choose another --provider (emulator needs none)\n`)
+        expect(result.stdout).toBe("")
+      })
+    )
+  }
+
+  it.scopedLive("an empty key with no --provider runs offline, and the announcement says the key is empty", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(run, { env: { GEMINI_API_KEY: "" } })
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("No API key is set (GEMINI_API_KEY is empty; GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY)")
+    })
+  )
+
   it.scopedLive("an unknown provider is a usage error (exit 2) listing the choices", () =>
     Effect.gen(function* () {
       const result = yield* agentfx([...run, "--provider", "claude"])

@@ -99,7 +99,8 @@ const inline = (root: JsonObject, keepRecursive: boolean): JsonObject => {
     const ref = node.$ref
     if (typeof ref === "string") {
       const name = refName(ref)
-      const target = name === undefined ? undefined : definitions[name]
+      // Own keys only: a reference to "constructor" must not resolve to Object's.
+      const target = name === undefined || !Object.hasOwn(definitions, name) ? undefined : definitions[name]
       if (name === undefined || target === undefined) throw new Error(`unresolvable reference ${ref}`)
       const { $ref: _ref, ...siblings } = node
       if (recursive.has(name)) {

@@ -102,6 +102,11 @@ describe("Dialect", () => {
   it("an unresolvable reference and a non-object schema are DeclarationErrors", () => {
     const dangling = Dialect.gemini({ name: "x", description: "", parameters: { type: "object", properties: { a: { $ref: "#/$defs/Missing" } } } })
     expect(Either.isLeft(dangling) && dangling.left.reason).toBe("unresolvable reference #/$defs/Missing")
+    for (const member of ["constructor", "toString"]) {
+      // Object's own members are not definitions.
+      const inherited = Dialect.gemini({ name: "x", description: "", parameters: { type: "object", properties: { a: { $ref: `#/$defs/${member}` } } } })
+      expect(Either.isLeft(inherited) && inherited.left.reason).toBe(`unresolvable reference #/$defs/${member}`)
+    }
     const scalar = Dialect.openAI({ name: "x", description: "", parameters: { type: "string" } })
     expect(Either.isLeft(scalar) && scalar.left.reason).toBe('parameters must be an object schema, got "string"')
   })

@@ -151,7 +151,12 @@ const fromSource = (source: YamlSource.Source, path: ReadonlyArray<number>, file
 export const parse = (text: string, file: string): Either.Either<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId> =>
   Either.gen(function* () {
     const sources = yield* Either.mapLeft(YamlSource.parseAll(text), (problem) =>
-      new EvalCaseError({ file, reason: problem.reason, ...(problem.line === undefined ? {} : { line: problem.line }) })
+      new EvalCaseError({
+        file,
+        reason: problem.reason,
+        ...(problem.line === undefined ? {} : { line: problem.line }),
+        ...(problem.field === undefined ? {} : { field: problem.field })
+      })
     )
     const cases: Array<EvalCase> = []
     for (const source of sources) {

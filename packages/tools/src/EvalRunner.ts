@@ -102,7 +102,8 @@ const withMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): Eithe
   }
   const tools = scenario.registry.names.map((name) => {
     const tool = scenario.registry.tools.get(name)!
-    const entries = mocks[name]
+    // Own keys only: a function called "constructor" must not find Object's.
+    const entries = Object.hasOwn(mocks, name) ? mocks[name] : undefined
     return entries === undefined ? tool : mocked(tool, entries)
   })
   return Either.right({ ...scenario, registry: Registry.unsafeMake(...tools) })

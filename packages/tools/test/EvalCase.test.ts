@@ -136,6 +136,22 @@ describe("EvalCase.parse", () => {
   })
 })
 
+describe("EvalCase keys that reach a prototype", () => {
+  it("__proto__ anywhere (YAML or JSON) and constructor / prototype as a mocked function's name are refused, with file, path and line", () => {
+    const nested = caseError("id: a\ninput: hi\nscenario: s\nexpected_function_calls:\n  - function_name: f\n    arguments:\n      __proto__: { admin: true }\n")
+    expect(nested).toMatchObject({ file: "cases/c.yaml", line: 7, field: "expected_function_calls[0].arguments.__proto__" })
+    expect(nested.message).toBe(
+      `cases/c.yaml:7: expected_function_calls[0].arguments.__proto__: the key "__proto__" is not allowed here: it names a member of every JavaScript object, so it would not be read as written`
+    )
+    const json = caseError(`{"id": "a", "input": "hi", "scenario": "s", "expected_function_calls": [], "__proto__": {"x": 1}}\n`)
+    expect(json).toMatchObject({ line: 1, field: "__proto__" })
+    const listed = caseError("- id: a\n  input: hi\n  scenario: s\n  expected_function_calls: []\n  mock_function_responses:\n    constructor: { response: 1 }\n")
+    expect(listed).toMatchObject({ line: 6, field: "[0].mock_function_responses.constructor" })
+    // As an argument's name, constructor is only data.
+    expect(parsed("id: a\ninput: hi\nscenario: s\nexpected_function_calls:\n  - function_name: f\n    arguments: { constructor: 1 }\n")[0]!.expected_function_calls[0]!.arguments).toEqual({ constructor: 1 })
+  })
+})
+
 describe("EvalCase.make", () => {
   it("checks a case built in code like a file's", () => {
     const made = EvalCase.make({ id: "g1", input: "x", scenario: "s", expected_function_calls: [{ function_name: "f", body_contains: "a" }] })

@@ -184,6 +184,26 @@ describe("Scenario.parse", () => {
       expect(error).toMatchObject({ field: "available_functions[0].parameters.required", line: 10, reason: `lists "b", which is not a property` })
     })
 
+    it("a __proto__ key anywhere, JSON or YAML, and constructor / prototype as a definition's name: a typed error naming the path and line", () => {
+      const yaml = parseError(
+        "---\nname: a\ndescription: b\navailable_functions:\n  - name: f\n    description: x\n    parameters:\n      type: object\n      properties:\n        __proto__: { type: string }\n---\nbody\n"
+      )
+      expect(yaml).toMatchObject({ _tag: "ScenarioFileError", file: "scenarios/x.md", field: "available_functions[0].parameters.properties.__proto__", line: 10 })
+      expect(yaml.reason).toContain(`the key "__proto__" is not allowed here`)
+      const json = parseError(`---\n{"name": "a", "description": "b", "available_functions": [{"name": "f", "description": "x", "__proto__": {"polluted": true}}]}\n---\nbody\n`)
+      expect(json).toMatchObject({ field: "available_functions[0].__proto__", line: 2 })
+      const definition = parseError(
+        "---\nname: a\ndescription: b\navailable_functions:\n  - name: f\n    description: x\n    parameters:\n      type: object\n      $defs:\n        constructor: { type: string }\n---\nbody\n"
+      )
+      expect(definition).toMatchObject({ field: "available_functions[0].parameters.$defs.constructor", line: 10 })
+      // A parameter may be called constructor: property names are never looked up on a plain object.
+      const parameter = Scenario.parse(
+        "---\nname: a\ndescription: b\navailable_functions:\n  - name: f\n    description: x\n    parameters:\n      type: object\n      properties:\n        constructor: { type: string }\n---\nbody\n",
+        "scenarios/x.md"
+      )
+      expect(Either.isRight(parameter)).toBe(true)
+    })
+
     it("an empty body", () => {
       const error = parseError("---\nname: a\ndescription: b\navailable_functions: []\n---\n\n  \n")
       expect(error).toMatchObject({ line: 6, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })

@@ -1,18 +1,33 @@
 /** `agentfx chat`: the interactive REPL, with an optional named session. */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Builtins from "../Builtins.js"
 import type { Handler } from "../commands/Command.js"
 import * as Repl from "../Repl.js"
+import { Io } from "../Io.js"
 import * as SessionFile from "../SessionFile.js"
+import * as SessionLock from "../SessionLock.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as McpTools from "../internal/mcpTools.js"
 import { withModelEarly } from "../internal/withModel.js"
+
+/** A stale lock taken over is said, so a user who killed a chat knows why it was not refused. */
+const announceTakeOver = (name: string) => (lock: SessionLock.Lock) =>
+  Option.match(lock.tookOver, {
+    onNone: () => Effect.void,
+    onSome: (holder) =>
+      Effect.flatMap(Io, (io) =>
+        io.err(`session ${name}: took over the lock left by pid ${holder.pid} (since ${holder.startedAt}), which no longer runs\n`)
+      )
+  })
 
 export const handler: Handler = ({ options }) =>
   Effect.scoped(Effect.gen(function* () {
     const args = yield* AgentOptions.read(options)
     const name = options.text("session")
     const path = name === undefined ? undefined : yield* SessionFile.pathOf(name)
+    // Held until the command ends, however it ends; taken before the file is read, so two chats never interleave.
+    if (name !== undefined && path !== undefined) yield* SessionLock.acquire(name, path).pipe(Effect.tap(announceTakeOver(name)))
     // A session that cannot be resumed ends the command before the provider is even chosen.
     const named = name === undefined || path === undefined ? undefined : { name, path, saved: yield* SessionFile.load(path) }
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })

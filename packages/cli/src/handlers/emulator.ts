@@ -54,7 +54,8 @@ export const handler: Handler = ({ options }) =>
     yield* checkFree(port)
     yield* Effect.scoped(
       Effect.gen(function* () {
-        const emulator = yield* Emulator.make({ policy: Policy.offline, port })
+        // Its record of requests has no reader here (no endpoint shows it): kept, it would only cost memory.
+        const emulator = yield* Emulator.make({ policy: Policy.offline, port, record: false })
         yield* io.out(`${json ? bannerJson(emulator) : banner(emulator)}\n`)
         yield* io.interrupted
       })

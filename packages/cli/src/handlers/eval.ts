@@ -17,6 +17,7 @@ import * as Provider from "../Provider.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
 import { writeOutput } from "../internal/output.js"
+import { escapeAll } from "../internal/terminalText.js"
 
 /** Where each rendering of the report goes; at most one of them may take stdout. */
 const outputs = (options: { json: boolean; reportJson: string | undefined; junit: string | undefined }) => {
@@ -75,7 +76,8 @@ export const handler: Handler = ({ options, args }) =>
           )
     )
 
-    const pretty = EvalReport.pretty(report, { color: io.color })
+    // Case ids, function names and messages come from files and models: escaped before the report paints them.
+    const pretty = EvalReport.pretty(escapeAll(report), { color: io.color })
     if (targets.prettyOnStdout) yield* io.out(`${pretty}\n`)
     else yield* io.err(`${pretty.split("\n").at(-1)}\n`)
     if (targets.reportJson !== undefined) yield* writeOutput(targets.reportJson, EvalReport.json(report))

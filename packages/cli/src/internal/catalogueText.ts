@@ -3,6 +3,7 @@
  * executable prints the catalogue the build computed (dist/catalogue.json) through it without loading a runtime.
  */
 import type { Entry } from "../Builtins.js"
+import { escapeName, escapeLines } from "./terminalText.js"
 
 const indent = (text: string, by: string) => text.split("\n").map((line) => by + line).join("\n")
 
@@ -11,10 +12,10 @@ export const pretty = (entries: ReadonlyArray<Entry>): string =>
   entries
     .map((entry) =>
       [
-        `${entry.name} — ${entry.description}`,
+        `${escapeName(entry.name)} — ${escapeLines(entry.description)}`,
         `  offered: ${entry.availability}`,
         "  parameters:",
-        indent(JSON.stringify(entry.parameters, null, 2), "    ")
+        indent(escapeLines(JSON.stringify(entry.parameters, null, 2)), "    ")
       ].join("\n")
     )
     .join("\n\n")

@@ -4,22 +4,30 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Argv from "../Argv.js"
 import * as CliError from "../CliError.js"
 import type { Environment, HandlerModule } from "../commands/Command.js"
 import { specs } from "../commands/specs.js"
 import { Io, toConsole } from "../Io.js"
 import { answer } from "./immediate.js"
+import { escapeLines } from "./terminalText.js"
 import { traced } from "./tracing.js"
+
+/** `--log-level` (already checked against `Argv.logLevels`); without it, Effect's default applies. */
+const withLogLevel = (level: string | undefined) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  level === undefined ? effect : Logger.withMinimumLogLevel(effect, LogLevel.fromLiteral(`${level[0]!.toUpperCase()}${level.slice(1)}` as LogLevel.Literal))
 
 const describeDefect = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause).split("\n")[0] ?? "unknown"
 
 /** The lines an error prints: one headline, then the problems it lists, then (with --verbose) its details. */
 export const render = (error: CliError.CliError, verbose: boolean): string => {
-  const lines = [`agentfx: ${error.message}`]
-  if (error._tag === "InputError") lines.push(...error.problems.map((problem) => `  ${problem}`))
+  // Messages quote names and values from files, models and servers: escaped, so none can drive the terminal.
+  const lines = [`agentfx: ${escapeLines(error.message)}`]
+  if (error._tag === "InputError") lines.push(...error.problems.map((problem) => `  ${escapeLines(problem)}`))
   const details = error._tag === "RunFailed" || error._tag === "InputError" ? error.details : undefined
-  if (verbose && details !== undefined) lines.push(...details.split("\n").map((line) => `  ${line}`))
+  if (verbose && details !== undefined) lines.push(...details.split("\n").map((line) => `  ${escapeLines(line)}`))
   return `${lines.join("\n")}\n`
 }
 
@@ -56,6 +64,7 @@ export const mainWith = (
           ? Effect.succeed(CliError.interrupted)
           : Effect.as(io.err(`agentfx: unexpected error: ${describeDefect(cause)}\n${verbose ? `${Cause.pretty(cause)}\n` : ""}`), CliError.failed)
       ),
-      Effect.withConsole(toConsole(io))
+      Effect.withConsole(toConsole(io)),
+      withLogLevel(parsed.options.text("log-level"))
     )
   })

@@ -30,7 +30,45 @@ const firstError = (document: Document.Parsed, lineOffset: number): Problem | un
   return { line: line === undefined ? undefined : line + lineOffset, reason: error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "") }
 }
 
+// A key that reaches an object's prototype instead of naming a field: dropped or ignored further on, never kept
+// as written. Refused wherever it is.
+const prototypeKeys = new Set(["__proto__"])
+// Under these keys a mapping's keys are names, looked up in plain objects (functions, schema definitions): there
+// `constructor` and `prototype` would find Object's own members, so they are refused as names.
+const nameMaps = new Set(["mock_function_responses", "$defs", "definitions"])
+const objectMembers = new Set(["constructor", "prototype"])
+
+/** The first key (in document order) that must not be used, as a problem naming its path and line. */
+const forbiddenKey = (root: unknown, lineAt: (offset: number) => number): Problem | undefined => {
+  // An explicit stack, not recursion: a document nested deeply enough would overflow it.
+  const stack: Array<{ readonly node: unknown; readonly path: ReadonlyArray<PropertyKey>; readonly names: boolean }> = [{ node: root, path: [], names: false }]
+  while (stack.length > 0) {
+    const { node, path, names } = stack.pop()!
+    const children: Array<{ node: unknown; path: ReadonlyArray<PropertyKey>; names: boolean }> = []
+    if (isMap(node)) {
+      for (const item of node.items) {
+        const key = isScalar(item.key) ? String(item.key.value) : undefined
+        if (key !== undefined && (prototypeKeys.has(key) || (names && objectMembers.has(key)))) {
+          const range = isScalar(item.key) ? item.key.range : undefined
+          return {
+            line: range === undefined || range === null ? undefined : lineAt(range[0]),
+            field: formatPath([...path, key]),
+            reason: `the key "${key}" is not allowed here: it names a member of every JavaScript object, so it would not be read as written`
+          }
+        }
+        children.push({ node: item.value, path: [...path, key ?? "?"], names: key !== undefined && nameMaps.has(key) })
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, index) => children.push({ node: item, path: [...path, index], names: false }))
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
+  }
+  return undefined
+}
+
 const sourceOf = (document: Document.Parsed, lineCounter: LineCounter, lineOffset: number): Either.Either<Source, Problem> => {
+  const forbidden = forbiddenKey(document.contents, (offset) => lineCounter.linePos(offset).line + lineOffset)
+  if (forbidden !== undefined) return Either.left(forbidden)
   let value: unknown
   try {
     value = document.toJS({ maxAliasCount })

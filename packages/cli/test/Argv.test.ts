@@ -1,0 +1,63 @@
+import { Argv, Cli } from "@agentfx/cli"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { agentfx } from "./support/cli.js"
+
+const words = (n: number): ReadonlyArray<string> => Array.from({ length: n }, (_, i) => `word${i}`)
+
+/** `argv` behind a proxy that counts every read of it: the parser's work, without a clock. */
+const counted = (argv: ReadonlyArray<string>): { readonly argv: ReadonlyArray<string>; readonly reads: () => number } => {
+  let reads = 0
+  const proxy = new Proxy(argv, {
+    get: (target, key, receiver) => {
+      reads++
+      return Reflect.get(target, key, receiver) as unknown
+    }
+  })
+  return { argv: proxy, reads: () => reads }
+}
+
+describe("Argv", () => {
+  it("a 100,000-word prompt parses, with work linear in the words (reads of argv: at most 2 × 100 × those of 1,000 words)", () => {
+    const small = counted(["run", ...words(1_000)])
+    const large = counted(["run", ...words(100_000)])
+    const parsedSmall = Argv.parse(Cli.commands, small.argv)
+    const parsed = Argv.parse(Cli.commands, large.argv)
+    expect(parsedSmall._tag).toBe("Run")
+    expect(parsed._tag === "Run" ? parsed.args.length : parsed).toBe(100_000)
+    // Linear: ≈ 100 times the reads; quadratic would be ≈ 10,000 times.
+    expect(large.reads() / small.reads()).toBeLessThan(200)
+  })
+
+  it("--log-level with a bad value names the option and lists the levels, before or after the command", () => {
+    const message = "--log-level bogus: the choices are all, trace, debug, info, warning, error, fatal, none"
+    for (const argv of [["run", "--log-level", "bogus", "hi"], ["--log-level", "bogus", "run", "hi"], ["run", "--log-level=bogus", "hi"]]) {
+      const parsed = Argv.parse(Cli.commands, argv)
+      expect(parsed._tag === "Invalid" ? parsed.message : parsed._tag).toBe(message)
+    }
+    const near = Argv.parse(Cli.commands, ["chat", "--log-level", "warn"])
+    expect(near._tag === "Invalid" ? near.message : near._tag).toBe(`${message.replace("bogus", "warn")} (did you mean warning?)`)
+  })
+
+  it("options every command takes may come before it: read as the command's, never as part of a prompt after --", () => {
+    const parsed = Argv.parse(Cli.commands, ["--verbose", "--log-level", "debug", "run", "--", "-5", "plus", "3"])
+    expect(parsed._tag).toBe("Run")
+    if (parsed._tag !== "Run") return
+    expect(parsed.verbose).toBe(true)
+    expect(parsed.options.text("log-level")).toBe("debug")
+    expect(parsed.args).toEqual(["-5", "plus", "3"])
+    const alone = Argv.parse(Cli.commands, ["--verbose", "--verbose"])
+    expect(alone._tag === "Invalid" ? alone.message : alone._tag).toMatch(/^a command is needed/)
+  })
+
+  it.scopedLive("agentfx --log-level bogus: one usage line, exit 2; a good level runs the command", () =>
+    Effect.gen(function* () {
+      const bad = yield* agentfx(["run", "--log-level", "bogus", "hi"])
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toBe("agentfx: --log-level bogus: the choices are all, trace, debug, info, warning, error, fatal, none\n")
+      const good = yield* agentfx(["--log-level", "none", "run", "what is 2 + 2"])
+      expect(good.code).toBe(0)
+      expect(good.stdout).toContain("← calculator")
+    })
+  )
+})

@@ -1,0 +1,286 @@
+/**
+ * `agentfx chat --session`: one chat per session file (the lock), and sessions that load are sessions that save.
+ * Two chats in one process share a pid, so these in-process tests also cover "the holder is alive"; the spawned
+ * two-process case is in Executable.test.ts.
+ */
+import { Repl, SessionFile, SessionLock } from "@agentfx/cli"
+import { Chat, Turn } from "@agentfx/core"
+import { Policy } from "@agentfx/emulator"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { agentfx, count, emulator, startInteractive, tempDir, typeAt as typeAtPrompt, viaGemini } from "./support/cli.js"
+
+const typeAt = typeAtPrompt(Repl.prompt)
+
+const messagesIn = (file: string): ReadonlyArray<string> =>
+  Schema.decodeUnknownSync(Schema.parseJson(Chat.Session))(fs.readFileSync(file, "utf8"))
+    .transcript.filter((turn) => turn.role === "user" && Turn.responses(turn).length === 0)
+    .map(Turn.text)
+
+/** A pid that ran on this host and has exited. */
+const deadPid = (): number => spawnSync(process.execPath, ["-e", ""]).pid!
+
+const lockText = (holder: SessionLock.Holder): string => `${JSON.stringify(holder)}\n`
+
+/** A JSON object nested `depth` levels deep. */
+const nested = (depth: number): Record<string, unknown> => {
+  let value: Record<string, unknown> = { leaf: true }
+  for (let i = 1; i < depth; i++) value = { a: value }
+  return value
+}
+
+const leftovers = (dir: string): ReadonlyArray<string> => fs.readdirSync(dir).filter((name) => name.endsWith(".tmp") || name.endsWith(".stale"))
+
+describe("agentfx chat --session: the lock", () => {
+  it.scopedLive("a second chat on a session in use is refused (exit 2, pid named, nothing touched); the first goes on and releases it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const server = yield* emulator()
+      const { env: keyEnv, flags } = viaGemini(server)
+      const env = { ...keyEnv, AGENTFX_SESSIONS_DIR: dir }
+      const file = path.join(dir, "work.json")
+      const first = yield* startInteractive("chat", [...flags, "--session", "work"], env)
+      yield* typeAt(first.terminal, 1, "first message")
+      yield* first.terminal.waitForOutput((out) => count(out, Repl.prompt) >= 2)
+      const before = fs.readFileSync(file, "utf8")
+      expect(fs.existsSync(SessionLock.fileOf(file))).toBe(true)
+
+      const second = yield* agentfx(["chat", ...flags, "--session", "work"], { env })
+      expect(second.code).toBe(2)
+      expect(second.stderr).toBe(
+        `agentfx: session work is in use by pid ${process.pid} on ${os.hostname()} since ${JSON.parse(fs.readFileSync(SessionLock.fileOf(file), "utf8")).startedAt}; quit that chat first, use another --session, or remove ${SessionLock.fileOf(file)} if no agentfx runs there any more\n`
+      )
+      expect(second.stdout).toBe("")
+      expect(fs.readFileSync(file, "utf8")).toBe(before)
+
+      yield* typeAt(first.terminal, 2, "second message")
+      yield* typeAt(first.terminal, 3, "/exit")
+      expect((yield* Fiber.join(first.fiber)).code).toBe(0)
+      expect(messagesIn(file)).toEqual(["first message", "second message"])
+      expect(fs.readdirSync(dir).sort()).toEqual(["work.json"])
+    })
+  )
+
+  it.scopedLive("a stale lock (its pid no longer runs on this host) is taken over, and the chat says so", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "old.json")
+      const pid = deadPid()
+      fs.writeFileSync(SessionLock.fileOf(file), lockText({ pid, hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" }))
+      const terminal = yield* startInteractive("chat", ["--session", "old"], { AGENTFX_SESSIONS_DIR: dir })
+      yield* typeAt(terminal.terminal, 1, "hello")
+      yield* typeAt(terminal.terminal, 2, "/exit")
+      const result = yield* Fiber.join(terminal.fiber)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain(`session old: took over the lock left by pid ${pid} (since 2026-01-01T00:00:00.000Z), which no longer runs\n`)
+      expect(messagesIn(file)).toEqual(["hello"])
+      expect(fs.readdirSync(dir)).toEqual(["old.json"])
+    })
+  )
+
+  it.scopedLive("a lock naming this very pid that this process never took is a previous process's (a restarted container): stale", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "pid1.json")
+      fs.writeFileSync(SessionLock.fileOf(file), lockText({ pid: process.pid, hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" }))
+      const result = yield* agentfx(["chat", "--session", "pid1"], { env: { AGENTFX_SESSIONS_DIR: dir } })
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain(`took over the lock left by pid ${process.pid}`)
+      expect(fs.existsSync(SessionLock.fileOf(file))).toBe(false)
+    })
+  )
+
+  it.scopedLive("a lock from another host, or one that cannot be read, is honoured: exit 2, the lock and the session left as they were", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const env = { AGENTFX_SESSIONS_DIR: dir }
+      const elsewhere = lockText({ pid: deadPid(), hostname: `not-${os.hostname()}`, startedAt: "2026-01-01T00:00:00.000Z" })
+      fs.writeFileSync(SessionLock.fileOf(path.join(dir, "shared.json")), elsewhere)
+      const remote = yield* agentfx(["chat", "--session", "shared"], { env })
+      expect(remote.code).toBe(2)
+      expect(remote.stderr).toContain(`session shared is in use by pid `)
+      expect(remote.stderr).toContain(` on not-${os.hostname()} since 2026-01-01T00:00:00.000Z`)
+      expect(fs.readFileSync(SessionLock.fileOf(path.join(dir, "shared.json")), "utf8")).toBe(elsewhere)
+      expect(fs.existsSync(path.join(dir, "shared.json"))).toBe(false)
+
+      fs.writeFileSync(SessionLock.fileOf(path.join(dir, "garbled.json")), "")
+      const garbled = yield* agentfx(["chat", "--session", "garbled"], { env })
+      expect(garbled.code).toBe(2)
+      expect(garbled.stderr).toContain("session garbled is in use by another process (its lock file cannot be read)")
+    })
+  )
+
+  it.scopedLive("the lock is released on every way out: the end of input, Ctrl-C twice, a session that cannot be loaded", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const env = { AGENTFX_SESSIONS_DIR: dir }
+      const ended = yield* agentfx(["chat", "--session", "a"], { env })
+      expect(ended.code).toBe(0)
+
+      const chat = yield* startInteractive("chat", ["--session", "b"], env)
+      yield* chat.terminal.waitForOutput((out) => count(out, Repl.prompt) >= 1)
+      expect(fs.existsSync(SessionLock.fileOf(path.join(dir, "b.json")))).toBe(true)
+      yield* chat.terminal.interrupt
+      yield* chat.terminal.waitForOutput((out) => count(out, Repl.prompt) >= 2)
+      yield* chat.terminal.interrupt
+      expect((yield* Fiber.join(chat.fiber)).code).toBe(0)
+
+      fs.writeFileSync(path.join(dir, "c.json"), "{")
+      const corrupt = yield* agentfx(["chat", "--session", "c"], { env })
+      expect(corrupt.code).toBe(2)
+      expect(fs.readdirSync(dir).filter((name) => name.endsWith(".lock"))).toEqual([])
+    })
+  )
+
+  it.scopedLive("interrupting the command (as a signal would) releases the lock", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const chat = yield* startInteractive("chat", ["--session", "cut"], { AGENTFX_SESSIONS_DIR: dir })
+      yield* chat.terminal.waitForOutput((out) => count(out, Repl.prompt) >= 1)
+      yield* Fiber.interrupt(chat.fiber)
+      expect(fs.existsSync(SessionLock.fileOf(path.join(dir, "cut.json")))).toBe(false)
+    })
+  )
+})
+
+describe("agentfx chat --session: what loads saves", () => {
+  it.scopedLive("a session nested deeper than the limit is refused on load (exit 2, file untouched), with the limit named", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "deep.json")
+      const call = { _tag: "FunctionCall", id: "c1", name: "nope", args: nested(SessionFile.limits.maxDepth + 10) }
+      const text = JSON.stringify({ version: 1, transcript: [{ role: "user", parts: [{ _tag: "Text", text: "hi" }] }, { role: "model", parts: [call] }] })
+      fs.writeFileSync(file, text)
+      const result = yield* agentfx(["chat", "--session", "deep"], { env: { AGENTFX_SESSIONS_DIR: dir } })
+      expect(result.code).toBe(2)
+      expect(result.stderr).toMatch(new RegExp(`nested \\d+ levels deep \\(at most ${SessionFile.limits.maxDepth}\\), so it could not be saved again`))
+      expect(fs.readFileSync(file, "utf8")).toBe(text)
+    })
+  )
+
+  it.scopedLive("a reply whose call cannot be saved is still printed; the error says the session was not saved, and the chat goes on", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const server = yield* emulator({
+        policy: Policy.script([{ calls: [{ name: "clock", args: nested(SessionFile.limits.maxDepth + 10) }] }, { text: "Here is the answer." }])
+      })
+      const { env: keyEnv, flags } = viaGemini(server)
+      const chat = yield* startInteractive("chat", [...flags, "--session", "deepcall"], { ...keyEnv, AGENTFX_SESSIONS_DIR: dir })
+      yield* typeAt(chat.terminal, 1, "go deep")
+      yield* typeAt(chat.terminal, 2, "/exit")
+      const result = yield* Fiber.join(chat.fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("Here is the answer.")
+      expect(result.stderr).toContain(`the session was not saved to ${path.join(dir, "deepcall.json")}: it is nested`)
+      expect(fs.readdirSync(dir)).toEqual([])
+    })
+  )
+
+  it.scopedLive("a save that fails mid-way (the rename) leaves no temporary file and says the session was not saved", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "blocked.json")
+      const chat = yield* startInteractive("chat", ["--session", "blocked"], { AGENTFX_SESSIONS_DIR: dir })
+      yield* chat.terminal.waitForOutput((out) => count(out, Repl.prompt) >= 1)
+      // A directory where the session goes, once the chat has started: the temporary file is written, the rename over it fails.
+      fs.mkdirSync(file)
+      fs.writeFileSync(path.join(file, "keep"), "")
+      yield* typeAt(chat.terminal, 1, "hello")
+      yield* typeAt(chat.terminal, 2, "/exit")
+      const result = yield* Fiber.join(chat.fiber)
+      expect(result.stdout).toContain("I am the agentfx emulator")
+      expect(result.stderr).toContain(`the session was not saved to ${file}:`)
+      expect(leftovers(dir)).toEqual([])
+    })
+  )
+})
+
+describe("SessionFile", () => {
+  it("depthOf counts nesting outside strings, escapes included", () => {
+    expect(SessionFile.depthOf(`{"a":[1,{"b":"[[{{\\"]]"}]}`)).toBe(3)
+    expect(SessionFile.depthOf(`${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`)).toBe(10_000)
+  })
+
+  /** The real file system, with every fsync and rename recorded in order. */
+  const recording = (log: Array<string>) =>
+    Layer.effect(
+      FileSystem.FileSystem,
+      Effect.map(FileSystem.FileSystem, (real): FileSystem.FileSystem => ({
+        ...real,
+        open: (file, options) =>
+          Effect.map(real.open(file, options), (handle) =>
+            Object.create(handle, { sync: { value: Effect.zipRight(handle.sync, Effect.sync(() => log.push(`sync ${path.basename(file)}`))) } }) as FileSystem.File
+          ),
+        rename: (from, to) => Effect.zipRight(real.rename(from, to), Effect.sync(() => log.push(`rename ${path.basename(from)}`)))
+      }))
+    ).pipe(Layer.provide(NodeContext.layer))
+
+  it.scopedLive("write flushes the temporary file before the rename and the directory after it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "sessions", "s.json")
+      const log: Array<string> = []
+      yield* SessionFile.write(file, "{}").pipe(Effect.provide(Layer.merge(NodeContext.layer, recording(log))))
+      expect(log).toEqual([`sync s.json.${process.pid}.tmp`, `rename s.json.${process.pid}.tmp`, "sync sessions"])
+      expect(fs.readFileSync(file, "utf8")).toBe("{}")
+      expect(fs.readdirSync(path.dirname(file))).toEqual(["s.json"])
+    })
+  )
+
+  it.scopedLive("a write interrupted mid-way (Ctrl-C while saving) removes its temporary file and leaves the session as it was", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "s.json")
+      fs.writeFileSync(file, "{}")
+      const syncing = yield* Deferred.make<void>()
+      // The flush never ends: the write is caught between writing the temporary file and renaming it.
+      const stuck = Layer.effect(
+        FileSystem.FileSystem,
+        Effect.map(FileSystem.FileSystem, (real): FileSystem.FileSystem => ({
+          ...real,
+          open: (target, options) =>
+            Effect.map(real.open(target, options), (handle) =>
+              Object.create(handle, { sync: { value: Effect.zipRight(Deferred.succeed(syncing, undefined), Effect.never) } }) as FileSystem.File
+            )
+        }))
+      ).pipe(Layer.provide(NodeContext.layer))
+      const fiber = yield* Effect.fork(SessionFile.write(file, '{"new":true}').pipe(Effect.provide(Layer.merge(NodeContext.layer, stuck))))
+      yield* Deferred.await(syncing)
+      expect(fs.readdirSync(dir).sort()).toEqual(["s.json", `s.json.${process.pid}.tmp`])
+      yield* Fiber.interrupt(fiber)
+      expect(fs.readdirSync(dir)).toEqual(["s.json"])
+      expect(fs.readFileSync(file, "utf8")).toBe("{}")
+    })
+  )
+
+  it.scopedLive("save fails typed (OutputError, \"not saved\") when the chat cannot be encoded; nothing is written", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "x.json")
+      const error = yield* Effect.flip(SessionFile.save(file, Effect.die(new RangeError("Maximum call stack size exceeded"))))
+      expect(error._tag).toBe("OutputError")
+      expect(error.message).toBe(`the session was not saved to ${file}: it cannot be encoded (Maximum call stack size exceeded)`)
+      expect(fs.readdirSync(dir)).toEqual([])
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.scopedLive("a session that is not a regular file is refused before it is opened", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const fifo = path.join(dir, "pipe.json")
+      if (spawnSync("mkfifo", [fifo]).status !== 0) fs.mkdirSync(fifo)
+      const error = yield* Effect.flip(SessionFile.load(fifo))
+      expect(error.message).toBe(`${fifo} cannot be read: it is not a regular file`)
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+})

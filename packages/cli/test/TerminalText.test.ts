@@ -1,0 +1,62 @@
+import { Policy } from "@agentfx/emulator"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as path from "node:path"
+import { escapeAll, escapeLines, escapeName } from "../src/internal/terminalText.js"
+import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+
+const esc = String.fromCharCode(27)
+const bel = String.fromCharCode(7)
+const csi8 = String.fromCharCode(0x9b)
+const rlo = "\u202e"
+/** Any character a terminal acts on instead of showing (line breaks aside). */
+const raw = new RegExp(`[${String.fromCharCode(0)}-${String.fromCharCode(9)}${String.fromCharCode(11)}-${String.fromCharCode(31)}${String.fromCharCode(0x7f)}-${csi8}${rlo}]`)
+
+describe("terminal text", () => {
+  it("escapeName shows every control character, ANSI escape and direction override as its JSON escape, line breaks too", () => {
+    expect(escapeName(`a${esc}[2Jb${csi8}c${rlo}d\ne${bel}`)).toBe("a\\u001b[2Jb\\u009bc\\u202ed\\u000ae\\u0007")
+    expect(escapeName("get_weather — °C, ünïcode, 東京")).toBe("get_weather — °C, ünïcode, 東京")
+  })
+
+  it("escapeLines keeps line breaks and tabs; escapeAll escapes every string of plain data and keeps its shape", () => {
+    expect(escapeLines(`one${esc}[31m\ntwo\tthree`)).toBe("one\\u001b[31m\ntwo\tthree")
+    expect(escapeAll({ id: `x${esc}`, list: [`y${bel}`, 3, null], nested: { ok: true } })).toEqual({ id: "x\\u001b", list: ["y\\u0007", 3, null], nested: { ok: true } })
+  })
+
+  it.scopedLive("agentfx run: a call name and arguments from the model with escapes are printed escaped, never raw", () =>
+    Effect.gen(function* () {
+      const name = `evil${esc}]0;pwned${bel}${esc}[2J`
+      const server = yield* emulator({ policy: Policy.script([{ calls: [{ name, args: { x: `${csi8}31m${rlo}` } }] }, { text: "done" }]) })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["run", ...flags, "hello"], { env })
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("→ evil\\u001b]0;pwned\\u0007\\u001b[2J(")
+      expect(result.stdout).toContain("\\u009b31m\\u202e")
+      expect(result.stdout).toContain("done")
+      expect(result.stdout).not.toMatch(raw)
+      expect(result.stderr).not.toMatch(raw)
+    })
+  )
+
+  it.scopedLive("agentfx eval: case ids and descriptions from files are escaped in progress and in the report; errors too", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/s.md": "---\nname: s\ndescription: d\navailable_functions: []\n---\nBe brief.\n",
+        "cases/c.yaml": `id: "spoof\\e[2K"\ndescription: "looks \\e[32mgreen\\a"\nscenario: s\ninput: hi\nexpected_function_calls: []\nx-cassette:\n  - text: hi\n`
+      })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("spoof\\u001b[2K")
+      expect(result.stdout).toContain("looks \\u001b[32mgreen\\u0007")
+      expect(result.stderr).toContain("spoof\\u001b[2K")
+      expect(result.stdout + result.stderr).not.toMatch(raw)
+
+      writeFiles(dir, { "cases/c.yaml": `id: a\nscenario: "missing\\e[2J"\ninput: hi\nexpected_function_calls: []\n` })
+      const failed = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(failed.code).toBe(2)
+      expect(failed.stderr).toContain("missing\\u001b[2J")
+      expect(failed.stderr).not.toMatch(raw)
+    })
+  )
+})
