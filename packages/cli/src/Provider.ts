@@ -93,13 +93,28 @@ export const baseUrlWithEmulator = (): UsageError =>
       "--base-url does not apply to the in-process emulator; to use an emulator started with `agentfx emulator`, pass --provider gemini (or glm, openai) with its base URL and set that provider's key to the emulator's"
   })
 
+/**
+ * How the provider reaches the emulator: over 127.0.0.1 (`socket`, the default), or through its in-process
+ * `fetch` (the same handler and answers without the socket, for suites that send thousands of requests).
+ */
+export type Transport = "socket" | "in-process"
+
 /** The Gemini provider layer pointed at a running emulator: the real client code, the emulator's wire. */
-export const emulated = (emulator: Emulator.Service, model: string): Layer.Layer<LanguageModel.LanguageModel> =>
-  Layer.unwrapEffect(Effect.map(providers, ({ Gemini }) => Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model })))
+export const emulated = (emulator: Emulator.Service, model: string, transport: Transport = "socket"): Layer.Layer<LanguageModel.LanguageModel> =>
+  Layer.unwrapEffect(
+    Effect.map(providers, ({ Gemini }) =>
+      Gemini.layer({
+        apiKey: Redacted.make(emulator.apiKey),
+        baseUrl: emulator.geminiBaseUrl,
+        model,
+        ...(transport === "in-process" ? { fetch: emulator.fetch } : {})
+      })
+    )
+  )
 
 /** The Gemini provider layer pointed at the emulator in context. */
-export const onEmulator = (model: string): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
-  Layer.unwrapEffect(Effect.map(Emulator.Emulator, (emulator) => emulated(emulator, model)))
+export const onEmulator = (model: string, transport: Transport = "socket"): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
+  Layer.unwrapEffect(Effect.map(Emulator.Emulator, (emulator) => emulated(emulator, model, transport)))
 
 /**
  * The `LanguageModel` of a choice. The emulator runs in-process on 127.0.0.1 for as long as the layer is in use,
@@ -170,7 +185,8 @@ export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>) => {
   return {
     emulator: Emulator.layer({ policy: Policy.byModel(plan.scripts, Policy.offline) }),
     model: (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, Cassette.CassetteError, Emulator.Emulator> =>
-      Either.match(plan.modelOf(evalCase), { onLeft: (error) => Layer.fail(error), onRight: onEmulator }),
+      // In-process: a suite's requests all go to this emulator, and a socket per request cost more than the rest.
+      Either.match(plan.modelOf(evalCase), { onLeft: (error) => Layer.fail(error), onRight: (model) => onEmulator(model, "in-process") }),
     answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`
   }
 }
