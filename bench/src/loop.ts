@@ -4,7 +4,8 @@
  * one process, interleaved, with the heap each run's result keeps alive.
  *
  *   pnpm bench:loop                               (or: node --expose-gc bench/dist/loop.js after a build)
- *   node --expose-gc bench/dist/loop.js --steps 1,10,100 --repetitions 7
+ *   pnpm bench:loop -- --steps 4000               (one step count alone, against the AI SDK, ~1 hour here)
+ *   node --expose-gc bench/dist/loop.js --steps 1,10,100 --modes stream --ai-up-to 0   (a quick look)
  */
 import { Agent, LanguageModel, Registry, Tool } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
@@ -27,6 +28,8 @@ const option = (name: string): string | undefined => {
 }
 const stepCounts = (option("steps") ?? "1,10,100,1000,4000").split(",").map(Number)
 const repetitions = Number(option("repetitions") ?? 7)
+/** `--modes run` or `--modes stream` measures one side only (default both). */
+const modes = (option("modes") ?? "run,stream").split(",").filter((mode): mode is "run" | "stream" => mode === "run" || mode === "stream")
 
 const flatnessGoal = 1.25
 const streamGoal = 1.3
@@ -218,7 +221,7 @@ const aiWarmUp = {
   // One AI SDK run of 4,000 steps takes minutes: fewer repetitions there.
   repetitions: (steps: number) => (steps > aiUpTo ? 0 : steps >= 4000 ? Math.min(repetitions, aiRepetitionsAtLongest) : repetitions)
 }
-const aiRepetitionsAtLongest = Number(option("ai-repetitions-at-4000") ?? 3)
+const aiRepetitionsAtLongest = Number(option("ai-repetitions-at-4000") ?? repetitions)
 /** The AI SDK is left out above this many steps (`--ai-up-to 1000`): its 4,000-step runs take minutes each. */
 const aiUpTo = Number(option("ai-up-to") ?? Infinity)
 
@@ -247,7 +250,7 @@ const progress = (line: string) => process.stderr.write(`${line}\n`)
 const measureAll = async () => {
   const results: Record<"run" | "stream", Map<number, ReadonlyArray<Figures>>> = { run: new Map(), stream: new Map() }
   for (const steps of stepCounts) {
-    for (const mode of ["run", "stream"] as const) {
+    for (const mode of modes) {
       progress(`${mode}, ${steps} steps`)
       results[mode].set(steps, await compare(runners[mode], plan(steps), (size) => size + 1, progress))
     }
@@ -304,7 +307,7 @@ const main = async () => {
       ...[figures[0]!, ai].map((f) => measured(f.retained, () => `${megabytes(median(f.retained))} / ${megabytes(median(f.retainedWithModel))}`))
     ]
   }
-  Table.print({
+  if (modes.includes("run")) Table.print({
     title: "Agent.run next to the AI SDK's generateText: CPU µs per model step",
     columns: [
       { header: "steps", align: "right" },
@@ -316,7 +319,7 @@ const main = async () => {
     rows: stepCounts.map((steps) => row("run", steps)),
     notes
   })
-  Table.print({
+  if (modes.includes("stream")) Table.print({
     title: "Agent.stream next to the AI SDK's streamText: CPU µs per model step",
     columns: [
       { header: "steps", align: "right" },
@@ -335,16 +338,16 @@ const main = async () => {
   const shortest = stepCounts.includes(10) ? 10 : undefined
   const longest = stepCounts.includes(4000) ? 4000 : undefined
   if (shortest !== undefined && longest !== undefined) {
-    for (const mode of ["run", "stream"] as const) {
+    for (const mode of modes) {
       const ratio = perStep(mode, longest, 0) / perStep(mode, shortest, 0)
       goals.push([`Agent.${mode}: per step at 4,000 steps ÷ at 10`, fixed(ratio, 2), verdict(ratio <= flatnessGoal, `≤ ${flatnessGoal}`)])
     }
   }
-  for (const steps of stepCounts) {
+  for (const steps of modes.length === 2 ? stepCounts : []) {
     const ratio = perStep("stream", steps, 0) / perStep("run", steps, 0)
     goals.push([`Agent.stream ÷ Agent.run, ${steps.toLocaleString("en")} steps`, fixed(ratio, 2), verdict(ratio <= streamGoal, `≤ ${streamGoal}`)])
   }
-  for (const mode of ["run", "stream"] as const) {
+  for (const mode of modes) {
     const ai = runners[mode].length - 1
     const compared = stepCounts.filter((steps) => steps >= 10 && steps <= aiUpTo)
     if (compared.length === 0) continue

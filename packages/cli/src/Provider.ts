@@ -138,15 +138,35 @@ export const baseUrlWithEmulator = (): UsageError =>
       "--base-url does not apply to the in-process emulator; to use an emulator started with `agentfx emulator`, pass --provider gemini (or glm, openai) with its base URL and set that provider's key to the emulator's"
   })
 
+/**
+ * How the provider reaches the emulator: over 127.0.0.1 (`socket`, the default), or through its in-process
+ * `fetch` (the same handler and answers without the socket, for suites that send thousands of requests).
+ */
+export type Transport = "socket" | "in-process"
+
 /** The Gemini provider layer pointed at a running emulator: the real client code, the emulator's wire. */
-export const emulated = (emulator: Emulator.Service, model: string, maxResponseBytes?: number): Layer.Layer<LanguageModel.LanguageModel> =>
+/** How the provider layer reaches the emulator, and how much of one answer it reads. */
+export interface Reach {
+  readonly transport?: Transport
+  readonly maxResponseBytes?: number | undefined
+}
+
+export const emulated = (emulator: Emulator.Service, model: string, reach: Reach = {}): Layer.Layer<LanguageModel.LanguageModel> =>
   Layer.unwrapEffect(
-    Effect.map(providers, ({ Gemini }) => Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model, maxResponseBytes }))
+    Effect.map(providers, ({ Gemini }) =>
+      Gemini.layer({
+        apiKey: Redacted.make(emulator.apiKey),
+        baseUrl: emulator.geminiBaseUrl,
+        model,
+        maxResponseBytes: reach.maxResponseBytes,
+        ...(reach.transport === "in-process" ? { fetch: emulator.fetch } : {})
+      })
+    )
   )
 
 /** The Gemini provider layer pointed at the emulator in context. */
-export const onEmulator = (model: string, maxResponseBytes?: number): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
-  Layer.unwrapEffect(Effect.map(Emulator.Emulator, (emulator) => emulated(emulator, model, maxResponseBytes)))
+export const onEmulator = (model: string, reach: Reach = {}): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
+  Layer.unwrapEffect(Effect.map(Emulator.Emulator, (emulator) => emulated(emulator, model, reach)))
 
 /** A real provider's layer from its configuration, a blank key and a bad setting each said in one line. */
 const configured = (
@@ -170,7 +190,7 @@ export const layer = (
       if (settings.baseUrl !== undefined) return Layer.fail(baseUrlWithEmulator())
       // Nothing here reads the emulator's record of requests, and each one of a chat carries the whole history:
       // keeping the last hundred would hold a hundred copies of it.
-      return onEmulator(settings.model ?? Cassette.offlineModel, settings.maxResponseBytes).pipe(Layer.provide(Emulator.layer({ policy, record: false })))
+      return onEmulator(settings.model ?? Cassette.offlineModel, { maxResponseBytes: settings.maxResponseBytes }).pipe(Layer.provide(Emulator.layer({ policy, record: false })))
     case "gemini":
       return configured("gemini", ({ Gemini }) => Gemini.layerConfig(overrides))
     case "glm":
@@ -224,7 +244,11 @@ export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>, maxResponseBytes
   return {
     emulator: Emulator.layer({ policy: Policy.byModel(plan.scripts, Policy.offline), record: false }),
     model: (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, Cassette.CassetteError, Emulator.Emulator> =>
-      Either.match(plan.modelOf(evalCase), { onLeft: (error) => Layer.fail(error), onRight: (model) => onEmulator(model, maxResponseBytes) }),
+      // In-process: a suite's requests all go to this emulator, and a socket per request cost more than the rest.
+      Either.match(plan.modelOf(evalCase), {
+        onLeft: (error) => Layer.fail(error),
+        onRight: (model) => onEmulator(model, { transport: "in-process", maxResponseBytes })
+      }),
     answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`
   }
 }

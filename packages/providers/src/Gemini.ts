@@ -55,6 +55,8 @@ export interface Options {
   readonly apiVersion?: string | undefined
   /** Most bytes read from one response, streamed or not (default 32 MiB); past it the request fails. */
   readonly maxResponseBytes?: number | undefined
+  /** The transport under the SDK (default the global `fetch`), e.g. the emulator's in-process `fetch`. */
+  readonly fetch?: typeof globalThis.fetch | undefined
   /** Extra request settings (thinkingConfig, safetySettings, ...); the layer sets tools, system and sampling. */
   readonly config?: Omit<GenerateContentConfig, "abortSignal" | "tools" | "toolConfig" | "systemInstruction"> | undefined
 }
@@ -77,7 +79,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
     const client = new GoogleGenAI({
       apiKey: Redacted.value(options.apiKey),
       httpOptions: {
-        fetch: plainErrorBodies(capped(options.maxResponseBytes ?? defaultMaxResponseBytes)),
+        fetch: plainErrorBodies(capped(options.maxResponseBytes ?? defaultMaxResponseBytes, options.fetch)),
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
         ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion })
       }

@@ -2,7 +2,7 @@
  * One HTTP request/response of the emulator, and the ways of answering it: a JSON body, a stream of SSE frames
  * (optionally split across TCP writes, cut, stalled or ended by an error frame), a stall, a dropped connection.
  */
-import type { IncomingMessage, ServerResponse } from "node:http"
+import type { IncomingHttpHeaders } from "node:http"
 import * as Effect from "effect/Effect"
 import type * as Fault from "../Fault.js"
 import type * as Policy from "../Policy.js"
@@ -35,9 +35,28 @@ export interface Recorded {
   readonly outcome: Outcome
 }
 
+/** What the handler reads of a request: an `IncomingMessage`, or the in-process transport's stand-in. */
+export interface Incoming {
+  readonly headers: IncomingHttpHeaders
+  readonly socket: { destroy(): void }
+}
+
+/** What the handler does to a response: a `ServerResponse`, or the in-process transport's stand-in. */
+export interface Reply {
+  writeHead(status: number, headers: Readonly<Record<string, string>>): void
+  flushHeaders(): void
+  write(text: string): void
+  end(): void
+  destroy(): void
+  on(event: "close", listener: () => void): void
+  readonly destroyed: boolean
+  readonly headersSent: boolean
+  readonly writableFinished: boolean
+}
+
 export interface Exchange {
-  readonly req: IncomingMessage
-  readonly res: ServerResponse
+  readonly req: Incoming
+  readonly res: Reply
   readonly path: string
   readonly query: URLSearchParams
   readonly body: string

@@ -28,6 +28,10 @@ export const capped = (limit: number, base: typeof globalThis.fetch = globalThis
       throw new BodyTooLarge(limit)
     }
     if (response.body === null) return response
+    // A declared length is all the client reads of an uncompressed body (more is a protocol error): nothing to
+    // count. A compressed one can decode to far more than it declares.
+    const encoding = response.headers.get("content-encoding")
+    if (declared <= limit && (encoding === null || encoding === "identity")) return response
     let total = 0
     const counted = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
