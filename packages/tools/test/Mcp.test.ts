@@ -157,9 +157,69 @@ describe("MCP tools: list changes", () => {
       expect((yield* Mcp.toRegistry([connection])).names).toEqual(["first"])
       expect(yield* Executor.execute(yield* Mcp.toRegistry([connection]), call("first", {}))).toBe("grown")
       // The notification follows the answer on the same pipe: wait until it is read.
-      while (!(yield* connection.changed)) yield* Effect.yieldNow()
+      while (connection.version() === connection.listedVersion()) yield* Effect.yieldNow()
       expect((yield* Mcp.toRegistry([connection])).names).toEqual(["first", "second"])
-      expect(yield* connection.changed).toBe(false)
+      expect(connection.listedVersion()).toBe(connection.version())
+    }))
+
+  /** A server whose tool list is `lists[n]` after `n` calls (it announces each change before it answers). */
+  const changing = (name: string, lists: ReadonlyArray<ReadonlyArray<string>>, unreadableListing = 0) =>
+    inline(
+      name,
+      rawServer(
+        `(globalThis.lists = (globalThis.lists ?? 0) + 1) === ${unreadableListing} ? { tools: "busy" } : { tools: ${JSON.stringify(lists)}[Math.min(globalThis.calls ?? 0, ${lists.length - 1})].map((name) => ({ name, inputSchema: { type: "object" } })) }`,
+        `globalThis.calls = (globalThis.calls ?? 0) + 1; process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"); reply(m.id, { content: [{ type: "text", text: m.params.name }] })`
+      )
+    )
+
+  /** Calls `name` and waits until the change the server announced with it has been read. */
+  const callAndWait = (registry: { readonly source?: { readonly version: () => number } | undefined }, run: Effect.Effect<unknown, unknown>) =>
+    Effect.gen(function* () {
+      const before = registry.source!.version()
+      yield* run
+      while (registry.source!.version() === before) yield* Effect.yieldNow()
+    })
+
+  it.scopedLive("a tool keeps its name when a tool whose name comes out the same appears before it", () =>
+    Effect.gen(function* () {
+      const registry = yield* Mcp.registry([changing("names", [["a.b"], ["a_b", "a.b"]])])
+      expect(registry.names).toEqual(["a_b"])
+      yield* callAndWait(registry, Executor.execute(registry, call("a_b", {})))
+      const after = yield* registry.source!.current
+      expect(after.declarations.map((d) => d.name)).toEqual(["a_b_2", "a_b"])
+      // "a_b" is still the server's "a.b": the model's earlier calls mean the same tool.
+      expect(yield* Executor.execute(after, call("a_b", {}))).toBe("a.b")
+      expect(yield* Executor.execute(after, call("a_b_2", {}))).toBe("a_b")
+    }))
+
+  it.scopedLive("several servers: a tool keeps its prefixed name across listings", () =>
+    Effect.gen(function* () {
+      const connections = [yield* Mcp.connect(changing("alpha", [["x.y"], ["x_y", "x.y"]])), yield* Mcp.connect(changing("beta", [["z"]]))]
+      const registry = yield* Mcp.toRegistry(connections)
+      expect(registry.names).toEqual(["alpha_x_y", "beta_z"])
+      yield* callAndWait(registry, Executor.execute(registry, call("alpha_x_y", {})))
+      const after = yield* registry.source!.current
+      expect(after.names).toEqual(["alpha_x_y_2", "alpha_x_y", "beta_z"])
+      expect(yield* Executor.execute(after, call("alpha_x_y", {}))).toBe("x.y")
+    }))
+
+  it.scopedLive("with a tool list, a server that drops a listed tool still offers the others once it changed", () =>
+    Effect.gen(function* () {
+      const connection = yield* Mcp.connect(changing("shrinking", [["first", "second", "third"], ["first", "third"]]), { only: ["first", "second"] })
+      const registry = yield* Mcp.toRegistry([connection])
+      expect(registry.names).toEqual(["first", "second"])
+      yield* callAndWait(registry, Executor.execute(registry, call("first", {})))
+      expect((yield* registry.source!.current).names).toEqual(["first"])
+    }))
+
+  it.scopedLive("a listing that fails is the source's failure, and the change is listed again next time", () =>
+    Effect.gen(function* () {
+      // The second listing (the first after the change) cannot be read; the third can.
+      const registry = yield* Mcp.registry([changing("flaky", [["first"], ["first", "second"]], 2)])
+      yield* callAndWait(registry, Executor.execute(registry, call("first", {})))
+      const failed = yield* Effect.flip(registry.source!.current)
+      expect(failed).toMatchObject({ _tag: "McpError", server: "flaky", phase: "list" })
+      expect((yield* registry.source!.current).names).toEqual(["first", "second"])
     }))
 })
 
