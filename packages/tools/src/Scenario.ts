@@ -54,6 +54,7 @@ import { Dialect, Json, Registry, Tool } from "@agentfx/core"
 import { diff } from "./internal/schemaDiff.js"
 import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
+import * as httpUrl from "./HttpUrl.js"
 
 const where = (file: string, line: number | undefined): string => (line === undefined ? file : `${file}:${line}`)
 
@@ -144,15 +145,10 @@ const ToolNames = Schema.Array(nonEmpty("a tool name")).pipe(
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
 
-const HttpUrl = Schema.String.pipe(
-  Schema.filter((url) => {
-    try {
-      return /^https?:$/.test(new URL(url).protocol) || "an http(s) URL"
-    } catch {
-      return "an http(s) URL"
-    }
-  })
-)
+/** Whether `url` is an absolute http(s) URL, as an MCP server's `url` must be. */
+export const isHttpUrl: (url: string) => boolean = httpUrl.isHttpUrl
+
+const HttpUrl = Schema.String.pipe(Schema.filter((url) => isHttpUrl(url) || "an http(s) URL"))
 
 /**
  * One entry of `mcp`, as written: one struct rather than a union of the two kinds, so that a typo is reported as an
