@@ -260,10 +260,44 @@ describe("MCP tools: servers a scenario names", () => {
       expect(result.calls.map((c) => Either.getOrNull(c.result))).toEqual(["hello: a word", "Echo: hello", "The sum of 1 and 2 is 3."])
     }))
 
-  it.scopedLive("without a tool list every tool of the server is offered", () =>
+  it.scopedLive("without a tool list every tool of the server is offered, in the server's order, after the scenario's own", () =>
     Effect.gen(function* () {
       const scenario = yield* Mcp.withServers(scenarioOf(everythingScenario("")))
-      expect(scenario.registry.names).toEqual(expect.arrayContaining(["lookup", "echo", "get-sum", "trigger-long-running-operation"]))
+      const served = (yield* (yield* Mcp.connect(everything)).tools).map((tool) => tool.name)
+      expect(served).toEqual(expect.arrayContaining(["echo", "get-sum", "trigger-long-running-operation"]))
+      expect(scenario.registry.names).toEqual(["lookup", ...served])
+    }))
+
+  it.scopedLive("when one server fails to start, the servers already started are stopped before the error returns", () =>
+    Effect.gen(function* () {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-mcp-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const pidFile = path.join(dir, "first.pid")
+      // The first server says it is up once the handshake is over; the second fails only then.
+      const first = rawServer(`{ tools: [] }`, "").replace(
+        `rl.on("line", (line) => {\n    const m = JSON.parse(line)`,
+        `rl.on("line", (line) => {\n    const m = JSON.parse(line)\n    if (m.method === "notifications/initialized") require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid))`
+      )
+      expect(first).toContain("notifications/initialized")
+      const second = `const fs = require("node:fs"); const wait = () => (fs.existsSync(${JSON.stringify(pidFile)}) ? process.exit(3) : setTimeout(wait, 5)); wait()`
+      const text = `---
+name: two-servers
+description: The second server cannot start
+available_functions: []
+mcp:
+  - name: first
+    command: ${JSON.stringify(process.execPath)}
+    args: [-e, ${JSON.stringify(first)}]
+  - name: second
+    command: ${JSON.stringify(process.execPath)}
+    args: [-e, ${JSON.stringify(second)}]
+---
+Nothing.
+`
+      const error = yield* Effect.flip(Mcp.withServers(scenarioOf(text)))
+      expect(error).toMatchObject({ _tag: "McpError", server: "second", phase: "start" })
+      const pid = Number(fs.readFileSync(pidFile, "utf8"))
+      expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }))
     }))
 
   it.scopedLive("a listed tool the server does not offer is an McpError naming the server, the tool and the scenario file", () =>
