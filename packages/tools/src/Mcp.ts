@@ -34,6 +34,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as NodePath from "node:path"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -301,10 +302,11 @@ export const registry = (servers: ReadonlyArray<Server>, options: Options = {}):
   Effect.flatMap(connectAll(servers, (server) => connect(server, options)), (connections) => toRegistry(connections))
 
 /**
- * Connects every server at once, in a scope of their own inside the caller's: when one fails (or the start is
- * interrupted), those already started are closed before the error is returned, not when the caller's scope ends.
+ * Connects every server at once (with `start`, `connect` by default), in a scope of their own inside the caller's:
+ * when one fails (or the start is interrupted), those already started are closed before the error is returned, not
+ * when the caller's scope ends.
  */
-const connectAll = <A, E>(
+export const connectAll = <A, E>(
   servers: ReadonlyArray<A>,
   start: (server: A) => Effect.Effect<Connection, E, Scope.Scope>
 ): Effect.Effect<ReadonlyArray<Connection>, E, Scope.Scope> =>
@@ -369,17 +371,26 @@ export const toRegistry = <R = never>(
 /** The tool under another (already safe) name. */
 const renamed = (tool: Tool.Tool, name: string): Tool.Tool => ({ ...tool, name, declaration: { ...tool.declaration, name } })
 
-/** The `Server` a scenario's `mcp` entry describes. */
-export const fromScenario = (server: Scenario.McpServer): Server =>
+/**
+ * The `Server` a scenario's `mcp` entry describes; `file`, the scenario file, makes its folder the working directory
+ * of a command (so that `node ./server.js` means the server beside the file, wherever the process runs).
+ */
+export const fromScenario = (server: Scenario.McpServer, file?: string): Server =>
   "url" in server
     ? http(server.url, { name: server.name, ...(server.headers === undefined ? {} : { headers: server.headers }) })
-    : stdio(server.command, { name: server.name, ...(server.args === undefined ? {} : { args: server.args }), ...(server.env === undefined ? {} : { env: server.env }) })
+    : stdio(server.command, {
+        name: server.name,
+        ...(server.args === undefined ? {} : { args: server.args }),
+        ...(server.env === undefined ? {} : { env: server.env }),
+        ...(file === undefined ? {} : { cwd: NodePath.resolve(NodePath.dirname(file)) })
+      })
 
 /**
  * `scenario` with the tools of the MCP servers it names (its `mcp` entries), started for as long as the scope lasts,
  * after its own functions: each server's tools, or only those its entry lists (a name the server does not offer is
  * an `McpError`). With one server its tools keep their names unless one clashes with a declared function; with
- * several, each is named `<server>_<tool>`. Errors name the scenario file and line; when one server fails, those
+ * several, each is named `<server>_<tool>`. A command runs in the scenario file's folder. Errors name the scenario
+ * file and line; when one server fails, those
  * already started are stopped before the error is returned. A scenario without servers is returned as it is.
  */
 export const withServers = <R>(scenario: Scenario.Scenario<R>, options: Omit<Options, "only"> = {}): Effect.Effect<Scenario.Scenario<R>, McpError, Scope.Scope> =>
@@ -388,7 +399,7 @@ export const withServers = <R>(scenario: Scenario.Scenario<R>, options: Omit<Opt
     : Effect.gen(function* () {
         const connections = yield* connectAll(scenario.mcp, (server) =>
           Effect.mapError(
-            connect(fromScenario(server), { ...options, only: server.tools }),
+            connect(fromScenario(server, scenario.file), { ...options, only: server.tools }),
             (error) =>
               new McpError({ server: error.server, phase: error.phase, message: error.message, file: server.line === undefined ? scenario.file : `${scenario.file}:${server.line}` })
           )

@@ -241,8 +241,11 @@ Look words up and echo them.
 
 const lookup = Tool.make("lookup", { description: "x", parameters: Schema.Struct({ word: Schema.String }), handler: ({ word }) => Effect.succeed(`${word}: a word`) })
 
-const scenarioOf = (text: string) =>
-  Either.getOrThrow(Either.flatMap(Scenario.parse(text, "scenarios/with-mcp.md"), (definition) => Scenario.resolve(definition, Registry.unsafeMake(lookup))))
+/** Where the scenario file would be: its folder is the servers' working directory, so it must exist. */
+const scenarioPath = path.join(import.meta.dirname, "with-mcp.md")
+
+const scenarioOf = (text: string, file = scenarioPath) =>
+  Either.getOrThrow(Either.flatMap(Scenario.parse(text, file), (definition) => Scenario.resolve(definition, Registry.unsafeMake(lookup))))
 
 describe("MCP tools: servers a scenario names", () => {
   it.scopedLive("a scenario naming server-everything offers the listed tools after its own, and runs through Agent.run", () =>
@@ -266,6 +269,26 @@ describe("MCP tools: servers a scenario names", () => {
       const served = (yield* (yield* Mcp.connect(everything)).tools).map((tool) => tool.name)
       expect(served).toEqual(expect.arrayContaining(["echo", "get-sum", "trigger-long-running-operation"]))
       expect(scenario.registry.names).toEqual(["lookup", ...served])
+    }))
+
+  it.scopedLive("a command runs in the scenario file's folder: a relative path means a file beside it", () =>
+    Effect.gen(function* () {
+      const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-mcp-")))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      fs.writeFileSync(path.join(dir, "server.js"), rawServer(`{ tools: [{ name: "where", inputSchema: { type: "object" } }] }`, `reply(m.id, { content: [{ type: "text", text: process.cwd() }] })`))
+      const text = `---
+name: beside
+description: Its server is a file beside it
+available_functions: []
+mcp:
+  - name: local
+    command: ${JSON.stringify(process.execPath)}
+    args: [./server.js]
+---
+Say where.
+`
+      const scenario = yield* Mcp.withServers(scenarioOf(text, path.join(dir, "beside.md")))
+      expect(yield* Executor.execute(scenario.registry, call("where", {}))).toBe(dir)
     }))
 
   it.scopedLive("when one server fails to start, the servers already started are stopped before the error returns", () =>
@@ -303,7 +326,7 @@ Nothing.
   it.scopedLive("a listed tool the server does not offer is an McpError naming the server, the tool and the scenario file", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Mcp.withServers(scenarioOf(everythingScenario("    tools: [echo, ecko]\n"))))
-      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "list", file: "scenarios/with-mcp.md:9" })
+      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "list", file: `${scenarioPath}:9` })
       expect(error.message).toContain(`offers no tool "ecko"`)
     }))
 
@@ -311,7 +334,7 @@ Nothing.
     Effect.gen(function* () {
       const text = everythingScenario("").replace(/command: .*\n {4}args: .*\n/, `command: ${JSON.stringify(process.execPath)}\n    args: [-e, "process.exit(3)"]\n`)
       const error = yield* Effect.flip(Mcp.withServers(scenarioOf(text)))
-      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "start", file: "scenarios/with-mcp.md:9" })
+      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "start", file: `${scenarioPath}:9` })
     }))
 })
 
