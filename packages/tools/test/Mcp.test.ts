@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Fiber, Schema } from "effect"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -210,6 +210,31 @@ describe("MCP tools: list changes", () => {
       expect(registry.names).toEqual(["first", "second"])
       yield* callAndWait(registry, Executor.execute(registry, call("first", {})))
       expect((yield* registry.source!.current).names).toEqual(["first"])
+    }))
+
+  it.scopedLive("a listing that is interrupted leaves the change to be listed next time", () =>
+    Effect.gen(function* () {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-mcp-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const asked = path.join(dir, "asked")
+      // The second listing is never answered (the server notes it was asked); the third is.
+      const program = rawServer(
+        `{ tools: (globalThis.calls ? ["first", "second"] : ["first"]).map((name) => ({ name, inputSchema: { type: "object" } })) }`,
+        `globalThis.calls = 1; process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"); reply(m.id, { content: [] })`
+      ).replace(
+        `else if (m.method === "tools/list") reply(`,
+        `else if (m.method === "tools/list" && (globalThis.lists = (globalThis.lists ?? 0) + 1) === 2) require("node:fs").writeFileSync(${JSON.stringify(asked)}, "")\n    else if (m.method === "tools/list") reply(`
+      )
+      expect(program).toContain("globalThis.lists")
+      const connection = yield* Mcp.connect(inline("stuck", program))
+      const registry = yield* Mcp.toRegistry([connection])
+      yield* callAndWait(registry, Executor.execute(registry, call("first", {})))
+      const listing = yield* Effect.fork(registry.source!.current)
+      while (!fs.existsSync(asked)) yield* Effect.yieldNow()
+      yield* Fiber.interrupt(listing)
+      expect(connection.listedVersion()).not.toBe(connection.version())
+      expect((yield* registry.source!.current).names).toEqual(["first", "second"])
+      expect(connection.listedVersion()).toBe(connection.version())
     }))
 
   it.scopedLive("a listing that fails is the source's failure, and the change is listed again next time", () =>
