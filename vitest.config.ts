@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^@agentfx\/emulator$/, replacement: src("./packages/emulator/src/index.ts") },
       { find: /^@agentfx\/tools$/, replacement: src("./packages/tools/src/index.ts") },
       { find: /^@agentfx\/tools\/mcp$/, replacement: src("./packages/tools/src/Mcp.ts") },
+      { find: /^@agentfx\/tools\/http-url$/, replacement: src("./packages/tools/src/HttpUrl.ts") },
       { find: /^@agentfx\/cli$/, replacement: src("./packages/cli/src/index.ts") }
     ]
   },

@@ -3,9 +3,11 @@
  * read (a broken one does not hide the next), then every case is checked against the scenarios — a scenario that
  * does not exist, an expected call or a mock for a function the scenario does not declare, an expected call to a
  * declared function that is not built in and not mocked. All problems come back at once, each with its file,
- * line and field, as one `InputError` (exit 2). The MCP servers scenarios name are started here, for as long as the
- * scope lasts: their tools are declared functions like the others (run for real unless a case mocks them), and a
- * server that cannot start or lacks a listed tool is a problem of its scenario file.
+ * line and field, as one `InputError` (exit 2). The MCP servers of the scenarios some case uses are started here,
+ * once every file and every check that does not need their tools has passed, for as long as the scope lasts: their
+ * tools are declared functions like the others (run for real unless a case mocks them), and a server that cannot
+ * start or lacks a listed tool is a problem of its scenario file. Cases that run at once share each scenario's
+ * servers.
  *
  * @since 0.1.0
  */
@@ -150,18 +152,32 @@ export const load = (
     const problems: Array<string> = []
     const cases = yield* loadCases(casesDir, problems)
     const before = problems.length
-    const scenarios = yield* Effect.flatMap(loadScenarios(scenariosDir, builtins, problems), (loaded) => startServers(loaded, problems))
+    const loaded = yield* loadScenarios(scenariosDir, builtins, problems)
     // A case naming a scenario whose file is broken would only repeat that file's problem.
     const brokenScenarioFiles = problems.length > before
-    for (const evalCase of cases) {
-      if (brokenScenarioFiles && !scenarios.some((s) => s.name === evalCase.scenario)) continue
-      problems.push(...checkCase(evalCase, scenarios))
-    }
-    if (problems.length === 0) return { cases, scenarios }
-    return yield* Effect.fail(
-      new InputError({
-        message: `${problems.length} problem${problems.length === 1 ? "" : "s"} in the eval input; nothing was run:`,
-        problems
-      })
+    const fail = Effect.suspend(() =>
+      Effect.fail(
+        new InputError({
+          message: `${problems.length} problem${problems.length === 1 ? "" : "s"} in the eval input; nothing was run:`,
+          problems
+        })
+      )
     )
+    const checked = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, which: (evalCase: EvalCase.EvalCase) => boolean) => {
+      for (const evalCase of cases.filter(which)) {
+        if (brokenScenarioFiles && !scenarios.some((s) => s.name === evalCase.scenario)) continue
+        problems.push(...checkCase(evalCase, scenarios))
+      }
+    }
+    const withServers = (name: string) => loaded.some((scenario) => scenario.name === name && scenario.mcp.length > 0)
+    // Every check that needs no server's tools first: a broken input starts nothing.
+    checked(loaded, (evalCase) => !withServers(evalCase.scenario))
+    if (problems.length > 0) return yield* fail
+    const used = new Set(cases.map((evalCase) => evalCase.scenario))
+    const started = yield* startServers(loaded.filter((scenario) => used.has(scenario.name)), problems)
+    if (problems.length > 0) return yield* fail
+    const scenarios = loaded.map((scenario) => started.find((s) => s.name === scenario.name) ?? scenario)
+    checked(scenarios, (evalCase) => withServers(evalCase.scenario))
+    if (problems.length === 0) return { cases, scenarios }
+    return yield* fail
   })

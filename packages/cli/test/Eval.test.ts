@@ -3,9 +3,9 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { everythingBin } from "./support/everything.js"
 
 const mathScenario = `---
 name: math
@@ -221,13 +221,6 @@ describe("agentfx eval", () => {
   )
 })
 
-/** server-everything, a devDependency of @agentfx/tools, started as the scenario says. */
-const everythingBin = path.join(
-  path.dirname(createRequire(path.join(import.meta.dirname, "../../tools/package.json")).resolve("@modelcontextprotocol/server-everything/package.json")),
-  "dist",
-  "index.js"
-)
-
 const echoScenario = (tools: string) => `---
 name: echoer
 description: Echoes through an MCP server
@@ -272,5 +265,44 @@ describe("agentfx eval with a scenario naming an MCP server", () => {
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(`${path.join(dir, "scenarios", "echoer.md")}:6: MCP server everything:`)
       expect(result.stderr).toContain('offers no tool "ecko"')
+    }))
+})
+
+describe("agentfx eval starts only the servers it needs, and only once the input is sound", () => {
+  /** A scenario whose server leaves `marker` behind when it is started (and then fails to start). */
+  const markingScenario = (name: string, marker: string) => `---
+name: ${name}
+description: Its server marks that it was started
+available_functions: []
+mcp:
+  - name: marker
+    command: ${JSON.stringify(process.execPath)}
+    args: [-e, ${JSON.stringify(`require("node:fs").writeFileSync(${JSON.stringify(marker)}, ""); process.exit(3)`)}]
+---
+Do nothing.
+`
+
+  it.scopedLive("a scenario no case uses: its server is not started, and the eval passes", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const marker = path.join(dir, "started")
+      writeFiles(dir, { "scenarios/echoer.md": echoScenario("[echo]"), "scenarios/unused.md": markingScenario("unused", marker), "cases/echo.yaml": echoCase })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.stderr).not.toContain("problem")
+      expect(result.code).toBe(0)
+      expect(fs.existsSync(marker)).toBe(false)
+    }))
+
+  it.scopedLive("a case with a problem: exit 2 before any server is started", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const marker = path.join(dir, "started")
+      const broken = `- id: lost\n  scenario: nowhere\n  input: hi\n  expected_function_calls: []\n`
+      const used = `- id: uses-it\n  scenario: marking\n  input: hi\n  expected_function_calls: []\n`
+      writeFiles(dir, { "scenarios/marking.md": markingScenario("marking", marker), "cases/a.yaml": used, "cases/b.yaml": broken })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('"nowhere" is not a scenario')
+      expect(fs.existsSync(marker)).toBe(false)
     }))
 })

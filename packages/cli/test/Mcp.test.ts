@@ -1,9 +1,9 @@
 import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { everythingBin } from "./support/everything.js"
 
 /** A small MCP server over stdio, as one command line: a `shout` tool, and a `read_file` that clashes with ours. */
 const program = [
@@ -59,13 +59,6 @@ describe("agentfx with MCP servers", () => {
       expect(result.stderr).toContain("--mcp-url")
     }))
 })
-
-/** server-everything, a devDependency of @agentfx/tools. */
-const everythingBin = path.join(
-  path.dirname(createRequire(path.join(import.meta.dirname, "../../tools/package.json")).resolve("@modelcontextprotocol/server-everything/package.json")),
-  "dist",
-  "index.js"
-)
 
 const scenarioFile = `---
 name: echoer

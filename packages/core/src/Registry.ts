@@ -34,6 +34,8 @@ export interface Registry<out R = never> {
    * new tool list). The loop asks it before every model turn; a registry without one is static and costs nothing.
    */
   readonly source?: Source<R> | undefined
+  /** The source's version these tools were read at: a run starting later asks the source again if it moved since. */
+  readonly sourceVersion?: number | undefined
 }
 
 /** Tools that may change: a version to check cheaply, and the tools as they are now. */
@@ -42,10 +44,10 @@ export interface Source<out R = never> {
   readonly version: () => number
   /**
    * The tools as they are now (the returned registry's own `source` is not consulted). A source that cannot refresh
-   * gives its last tools rather than failing: calls to tools that went away then fail one by one, where the model
-   * sees them.
+   * fails: the loop logs a warning, keeps the tools it has and asks again before the next turn (calls to tools that
+   * went away meanwhile fail one by one, where the model sees them).
    */
-  readonly current: Effect.Effect<Registry<R>>
+  readonly current: Effect.Effect<Registry<R>, unknown>
 }
 
 const build = <R>(tools: ReadonlyArray<Tool.Tool<R>>): Either.Either<Registry<R>, DuplicateToolName> => {
@@ -68,17 +70,20 @@ export const unsafeMake = <const Tools extends ReadonlyArray<Tool.Any>>(
 ): Registry<Tool.Context<Tools[number]>> => Either.getOrThrowWith(build(tools), (error) => error)
 
 /**
- * A registry whose tools `source` keeps current: `initial` until the source's version changes. `merge` and
- * `restrict` give static registries.
+ * A registry whose tools `source` keeps current: `initial`, read at the source's version `at`, until the source's
+ * version moves from `at`. Read the version before reading `initial`, so that a change announced meanwhile is not
+ * missed. `merge` and `restrict` give static registries.
  *
  * @example
- * const registry = Registry.dynamic(yield* source.current, source)
+ * const at = source.version()
+ * const registry = Registry.dynamic(yield* source.current, source, at)
  */
-export const dynamic = <R>(initial: Registry<R>, source: Source<R>): Registry<R> => ({
+export const dynamic = <R>(initial: Registry<R>, source: Source<R>, at: number = source.version()): Registry<R> => ({
   tools: initial.tools,
   names: initial.names,
   declarations: initial.declarations,
-  source
+  source,
+  sourceVersion: at
 })
 
 /** The empty registry: a model given it can call nothing. */

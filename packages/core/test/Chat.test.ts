@@ -46,6 +46,21 @@ describe("Chat", () => {
       expect(invalid).toMatchObject({ _tag: "TranscriptViolation", reason: "1 calls are unanswered" })
     }))
 
+  it.effect("over a dynamic registry, a later message sees a tool its source added since the chat began", () =>
+    Effect.gen(function* () {
+      const echo = (name: string) => Tool.make(name, { description: "", parameters: Schema.Struct({}), handler: () => Effect.succeed(name) })
+      const state = { tools: [echo("first")], version: 0 }
+      const source: Registry.Source = { version: () => state.version, current: Effect.sync(() => Registry.unsafeMake(...state.tools)) }
+      const chat = yield* Chat.make({ registry: Registry.dynamic(Registry.unsafeMake(...state.tools), source) })
+      yield* chat.send("one")
+      state.tools = [...state.tools, echo("second")]
+      state.version++
+      const second = yield* chat.send("two")
+      expect(second.calls.map((c) => Either.getOrNull(c.result))).toEqual(["second"])
+      const requests = yield* (yield* Scripted.ScriptedModel).requests
+      expect(requests.map((r) => r.declarations.map((d) => d.name))).toEqual([["first"], ["first", "second"], ["first", "second"]])
+    }).pipe(Effect.provide(Scripted.layer([Scripted.text("hi"), Scripted.call("second", {}), Scripted.text("done")]))))
+
   it.effect("system instruction and tools can change between messages", () =>
     Effect.gen(function* () {
       const chat = yield* Chat.make({ registry: Registry.unsafeMake(add), system: "first" })

@@ -1,19 +1,26 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Either, Schema } from "effect"
+import { Context, Effect, Either, Logger, Schema } from "effect"
 import { Agent, Registry, Tool } from "../src/index.js"
 import { Scripted } from "../src/testing.js"
 
 const echo = (name: string) =>
   Tool.make(name, { description: `echoes as ${name}`, parameters: Schema.Struct({ a: Schema.Number }), handler: ({ a }) => Effect.succeed({ from: name, a }) })
 
-/** A source whose tools a test changes: `add` bumps the version; `current` counts how often it is asked. */
+/**
+ * A source whose tools a test changes: `add` bumps the version; `current` counts how often it is asked, and fails
+ * while `failing` is above 0 (counting it down).
+ */
 const fakeSource = () => {
-  const state = { tools: [echo("first")], version: 0, listed: 0 }
+  const state = { tools: [echo("first")], version: 0, listed: 0, failing: 0 }
   const source: Registry.Source = {
     version: () => state.version,
-    current: Effect.sync(() => {
+    current: Effect.suspend(() => {
       state.listed++
-      return Registry.unsafeMake(...state.tools)
+      if (state.failing > 0) {
+        state.failing--
+        return Effect.fail(new Error("the server did not answer"))
+      }
+      return Effect.succeed(Registry.unsafeMake(...state.tools))
     })
   }
   return {
@@ -62,6 +69,47 @@ describe("Registry.dynamic in the loop", () => {
       const requests = yield* Context.get(model, Scripted.ScriptedModel).requests
       expect(fake.state.listed).toBe(0)
       expect(new Set(requests.map((r) => r.declarations)).size).toBe(1)
+    }))
+
+  it.effect("a change announced before the run starts is listed on its first turn", () =>
+    Effect.gen(function* () {
+      const fake = fakeSource()
+      fake.add("second")
+      const model = yield* Scripted.make([{ calls: [{ name: "second", args: { a: 1 } }] }, { text: "done" }])
+      const result = yield* Agent.run({ registry: fake.registry, prompt: "go" }).pipe(Effect.provide(model))
+      const requests = yield* Context.get(model, Scripted.ScriptedModel).requests
+      expect(requests.map((r) => r.declarations.map((d) => d.name))).toEqual([["first", "second"], ["first", "second"]])
+      expect(Either.getOrNull(result.calls[0]!.result)).toEqual({ from: "second", a: 1 })
+      expect(fake.state.listed).toBe(1)
+    }))
+
+  it.effect("a source that fails keeps the run's tools, logs a warning, and is asked again before the next turn", () =>
+    Effect.gen(function* () {
+      const fake = fakeSource()
+      const logs: Array<{ level: string; message: unknown }> = []
+      const logger = Logger.make(({ logLevel, message }) => void logs.push({ level: logLevel.label, message }))
+      const model = yield* Scripted.make((request, index) =>
+        Effect.sync(() => {
+          if (index === 0) {
+            fake.add("second")
+            fake.state.failing = 1
+          }
+          return index < 2 ? { calls: [{ name: "first", args: { a: index } }] } : { text: request.declarations.map((d) => d.name).join(",") }
+        })
+      )
+      const result = yield* Agent.run({ registry: fake.registry, prompt: "go" }).pipe(
+        Effect.provide(model),
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      )
+      const requests = yield* Context.get(model, Scripted.ScriptedModel).requests
+      // Turn 2: the listing failed, the old tools stay; turn 3: listed again, the change is there.
+      expect(requests.map((r) => r.declarations.map((d) => d.name))).toEqual([["first"], ["first"], ["first", "second"]])
+      expect(result.text).toBe("first,second")
+      expect(fake.state.listed).toBe(2)
+      const warnings = logs.filter((log) => log.level === "WARN")
+      expect(warnings).toHaveLength(1)
+      expect(JSON.stringify(warnings[0]!.message)).toContain("could not be refreshed")
+      expect(String((warnings[0]!.message as ReadonlyArray<unknown>)[1])).toContain("the server did not answer")
     }))
 
   it("merge and restrict give static registries", () => {

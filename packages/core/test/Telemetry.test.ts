@@ -100,6 +100,61 @@ describe("Telemetry: OpenTelemetry spans of a run", () => {
       expect(JSON.parse(String(weatherSpan.attributes["gen_ai.tool.call.result"]))).toEqual({ city: "Oslo", celsius: 7 })
     }))
 
+  it.live("a turn that fails for good: the chat span and the run span say so with error.type, in the same tree", () =>
+    Effect.gen(function* () {
+      const exporter = new InMemorySpanExporter()
+      const tracing = NodeSdk.layer(() => ({ resource: { serviceName: "agentfx-test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
+      const spans = yield* Agent.run({ registry, prompt: "go", retry: Retry.policy({ base: "1 millis", maxRetries: 0 }) }).pipe(
+        Effect.flip,
+        Effect.map(() => [...exporter.getFinishedSpans()]),
+        Effect.provide(Layer.merge(Scripted.layer([{ error: new ModelError.Unavailable({ message: "down" }) }]), tracing))
+      )
+      const [run] = byName(spans, "invoke_agent")
+      const turns = byName(spans, "chat ")
+      expect(turns).toHaveLength(1)
+      expect(parentOf(turns[0]!)).toBe(run!.spanContext().spanId)
+      for (const span of [run!, turns[0]!]) {
+        expect(span.attributes["error.type"]).toBe("Unavailable")
+        expect(span.status.code).toBe(2)
+      }
+    }))
+
+  it.live("Telemetry.span gives the tree, status and error.type Effect.withSpan gives, without the stack trace", () =>
+    Effect.gen(function* () {
+      /** The spans of `effect` (which fails), as name, parent's name, status and attributes. */
+      const shape = (effect: Effect.Effect<unknown, ModelError.Unavailable>) =>
+        Effect.gen(function* () {
+          const exporter = new InMemorySpanExporter()
+          const tracing = NodeSdk.layer(() => ({ resource: { serviceName: "agentfx-test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
+          const spans = yield* effect.pipe(
+            Effect.withSpan("root"),
+            Effect.flip,
+            Effect.map(() => [...exporter.getFinishedSpans()]),
+            Effect.provide(tracing)
+          )
+          const nameOf = (id: string | undefined) => spans.find((span) => span.spanContext().spanId === id)?.name
+          return spans.map((span) => ({ name: span.name, parent: nameOf(parentOf(span)), status: span.status.code, attributes: span.attributes }))
+        })
+      const failure = new ModelError.Unavailable({ message: "down" })
+      const inner = Effect.withSpan(Effect.fail(failure), "inner")
+      const ours = yield* shape(Telemetry.span("outer", { "gen_ai.operation.name": "chat" }, () => inner))
+      const effects = yield* shape(
+        inner.pipe(
+          Effect.tapError(() => Effect.annotateCurrentSpan("error.type", "Unavailable")),
+          Effect.withSpan("outer", { attributes: { "gen_ai.operation.name": "chat" } })
+        )
+      )
+      const withoutTrace = (spans: typeof ours) => spans.map(({ attributes, ...span }) => ({ ...span, attributes: { ...attributes, "code.stacktrace": undefined } }))
+      expect(ours.map((span) => [span.name, span.parent])).toEqual([
+        ["inner", "outer"],
+        ["outer", "root"],
+        ["root", undefined]
+      ])
+      expect(withoutTrace(ours)).toEqual(withoutTrace(effects))
+      expect(ours.find((span) => span.name === "outer")!.attributes).toMatchObject({ "error.type": "Unavailable", "gen_ai.operation.name": "chat" })
+      expect(ours.find((span) => span.name === "outer")!.attributes["code.stacktrace"]).toBeUndefined()
+    }))
+
   it.effect("without a tracer nothing is traced: the body runs with an inactive annotator", () =>
     Effect.gen(function* () {
       const seen = yield* Telemetry.span("nothing", {}, (annotate) => Effect.succeed(annotate.active))

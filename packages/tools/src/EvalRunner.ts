@@ -100,13 +100,26 @@ const withMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): Eithe
       `mock_function_responses names ${foreign.map((n) => `"${n}"`).join(", ")}, which scenario "${scenario.name}" does not offer (it offers: ${scenario.registry.names.join(", ") || "nothing"})`
     )
   }
-  const tools = scenario.registry.names.map((name) => {
-    const tool = scenario.registry.tools.get(name)!
-    // Own keys only: a function called "constructor" must not find Object's.
-    const entries = Object.hasOwn(mocks, name) ? mocks[name] : undefined
-    return entries === undefined ? tool : mocked(tool, entries)
+  if (Object.keys(mocks).length === 0) return Either.right(scenario)
+  const withCaseMocks = (registry: Registry.Registry<R>): Registry.Registry<R> =>
+    Registry.unsafeMake(
+      ...registry.names.map((name) => {
+        const tool = registry.tools.get(name)!
+        // Own keys only: a function called "constructor" must not find Object's.
+        const entries = Object.hasOwn(mocks, name) ? mocks[name] : undefined
+        return entries === undefined ? tool : mocked(tool, entries)
+      })
+    )
+  const registry = withCaseMocks(scenario.registry)
+  const source = scenario.registry.source
+  // A registry that follows MCP servers keeps following them, with the mocks in place.
+  return Either.right({
+    ...scenario,
+    registry:
+      source === undefined
+        ? registry
+        : Registry.dynamic(registry, { version: source.version, current: Effect.map(source.current, withCaseMocks) }, scenario.registry.sourceVersion)
   })
-  return Either.right({ ...scenario, registry: Registry.unsafeMake(...tools) })
 }
 
 const observed = (call: Dispatcher.DispatchedCall): ObservedCall => ({

@@ -34,10 +34,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
+import * as NodePath from "node:path"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import type * as Scenario from "./Scenario.js"
 import { splitCommandLine } from "./internal/commandLine.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
+import { isHttpUrl } from "./HttpUrl.js"
 import { uniqueNames } from "./internal/toolNames.js"
 
 /** Where an MCP server is. */
@@ -88,7 +92,8 @@ export interface Options {
   readonly callTimeout?: Duration.DurationInput | undefined
   /**
    * Only these of the server's tools (by the server's own names), in the server's order; a name the server does not
-   * offer is an `McpError` when the tools are listed.
+   * offer is an `McpError` when the tools are first listed. A listing after the server changed its list offers those
+   * of them it still has (a warning names the ones that went).
    */
   readonly only?: ReadonlyArray<string> | undefined
 }
@@ -96,14 +101,17 @@ export interface Options {
 /** A connected server. */
 export interface Connection {
   readonly name: string
-  /** Its tools, listed again when the server said its list changed. */
+  /**
+   * Its tools, listed again when the server said its list changed since they were last listed successfully: a
+   * listing that fails or is interrupted leaves them to be listed again next time.
+   */
   readonly tools: Effect.Effect<ReadonlyArray<Tool.Tool>, McpError>
   /** Tools the server offers that cannot be declared (a schema no provider accepts), and why. */
   readonly skipped: Effect.Effect<ReadonlyArray<{ readonly name: string; readonly reason: string }>>
-  /** Whether the server said its tool list changed since `tools` last listed it. */
-  readonly changed: Effect.Effect<boolean>
   /** How many times the server said its tool list changed: a cheap check for "list again?" before every turn. */
   readonly version: () => number
+  /** The `version` its tools were last listed at successfully. */
+  readonly listedVersion: () => number
 }
 
 /** `@scope/server-name@1.2`, `/path/to/server.js` → `server-name`, `server`. */
@@ -160,8 +168,7 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     const startTimeout = Duration.toMillis(Duration.decode(options.startTimeout ?? "10 seconds"))
     const callTimeout = Duration.toMillis(Duration.decode(options.callTimeout ?? "60 seconds"))
     if (server._tag === "Http") {
-      const valid = Either.try(() => new URL(server.url))
-      if (Either.isLeft(valid) || !/^https?:$/.test(valid.right.protocol)) {
+      if (!isHttpUrl(server.url)) {
         return yield* Effect.fail(new McpError({ server: name, phase: "start", message: `${server.url} is not an http(s) URL` }))
       }
     } else if (server.command.trim() === "") {
@@ -170,7 +177,6 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     const { transport, said } = transportOf(server)
     const client = new Client({ name: "agentfx", version: "0.2.0" }, { capabilities: {} })
     let gone: string | undefined
-    let changed = false
     let version = 0
     client.onclose = () => {
       gone ??= `the server ${name} closed the connection${said()}`
@@ -194,7 +200,6 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
       )
     )
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      changed = true
       version++
     })
 
@@ -213,11 +218,12 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
       return content
     }
 
-    const list = Effect.gen(function* () {
+    /** Safe names given so far, by the server's tool name: a tool keeps its name for as long as the connection lasts. */
+    const safeNames = new Map<string, string>()
+
+    const list = (first: boolean) => Effect.gen(function* () {
       const listed: Array<{ name: string; description?: string | undefined; inputSchema: unknown }> = []
       let cursor: string | undefined
-      // Cleared before asking: a change announced while the list is on its way is not lost.
-      changed = false
       do {
         const page = yield* Effect.tryPromise({
           try: (signal) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: startTimeout, signal }),
@@ -229,15 +235,22 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
       if (options.only !== undefined) {
         const offered = new Set(listed.map((tool) => tool.name))
         const unknown = options.only.filter((wanted) => !offered.has(wanted))
-        if (unknown.length > 0) {
+        if (unknown.length > 0 && first) {
           return yield* Effect.fail(
             new McpError({ server: name, phase: "list", message: `${name} offers no tool ${unknown.map((n) => JSON.stringify(n)).join(", ")} (it offers: ${[...offered].join(", ") || "none"})` })
           )
         }
+        // Later, a server that dropped a listed tool still offers the others.
+        if (unknown.length > 0) {
+          yield* Effect.logWarning(`${name} no longer offers ${unknown.map((n) => JSON.stringify(n)).join(", ")}; its other listed tools are still offered`)
+        }
         const wanted = new Set(options.only)
         listed.splice(0, listed.length, ...listed.filter((tool) => wanted.has(tool.name)))
       }
-      const names = uniqueNames(listed.map((tool) => tool.name))
+      const fresh = [...new Set(listed.map((tool) => tool.name).filter((original) => !safeNames.has(original)))]
+      const given = [...safeNames.values()]
+      uniqueNames([...given, ...fresh]).slice(given.length).forEach((safe, i) => safeNames.set(fresh[i]!, safe))
+      const names = listed.map((tool) => safeNames.get(tool.name)!)
       const tools: Array<Tool.Tool> = []
       const refused: Array<{ name: string; reason: string }> = []
       listed.forEach((tool, i) => {
@@ -255,13 +268,28 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
       return tools as ReadonlyArray<Tool.Tool>
     })
 
-    let current = yield* list
+    // The version is read before listing: a change announced while the list is on its way is listed next time. Only
+    // a listing that succeeds moves `listedAt`, so one that fails or is interrupted is tried again.
+    let listedAt = version
+    let current = yield* list(true)
     return {
       name,
-      tools: Effect.suspend(() => (changed ? Effect.tap(list, (tools) => Effect.sync(() => (current = tools))) : Effect.succeed(current))),
+      tools: Effect.suspend(() => {
+        const at = version
+        if (at === listedAt) return Effect.succeed(current)
+        return Effect.tap(list(false), (tools) =>
+          Effect.sync(() => {
+            // Two runs may list at once: the listing of the later version wins.
+            if (at >= listedAt) {
+              current = tools
+              listedAt = at
+            }
+          })
+        )
+      }),
       skipped: Effect.sync(() => skipped),
-      changed: Effect.sync(() => changed),
-      version: () => version
+      version: () => version,
+      listedVersion: () => listedAt
     }
   })
 
@@ -271,9 +299,23 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
  * registry follows the servers' tool lists: see `toRegistry`.
  */
 export const registry = (servers: ReadonlyArray<Server>, options: Options = {}): Effect.Effect<Registry.Registry, McpError, Scope.Scope> =>
+  Effect.flatMap(connectAll(servers, (server) => connect(server, options)), (connections) => toRegistry(connections))
+
+/**
+ * Connects every server at once (with `start`, `connect` by default), in a scope of their own inside the caller's:
+ * when one fails (or the start is interrupted), those already started are closed before the error is returned, not
+ * when the caller's scope ends.
+ */
+export const connectAll = <A, E>(
+  servers: ReadonlyArray<A>,
+  start: (server: A) => Effect.Effect<Connection, E, Scope.Scope>
+): Effect.Effect<ReadonlyArray<Connection>, E, Scope.Scope> =>
   Effect.gen(function* () {
-    const connections = yield* Effect.forEach(servers, (server) => connect(server, options), { concurrency: "unbounded" })
-    return yield* toRegistry(connections)
+    const child = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
+    return yield* Effect.forEach(servers, start, { concurrency: "unbounded" }).pipe(
+      Scope.extend(child),
+      Effect.onExit((exit) => (Exit.isFailure(exit) ? Scope.close(child, exit) : Effect.void))
+    )
   })
 
 /**
@@ -281,23 +323,36 @@ export const registry = (servers: ReadonlyArray<Server>, options: Options = {}):
  * as `<server>_<tool>`; with one, a tool whose name is `reserved` (taken by other tools it will sit beside) is
  * prefixed the same way.
  */
-export const toolsOf = (connections: ReadonlyArray<Connection>, reserved: ReadonlyArray<string> = []): Effect.Effect<ReadonlyArray<Tool.Tool>, McpError> =>
+export const toolsOf = (
+  connections: ReadonlyArray<Connection>,
+  reserved: ReadonlyArray<string> = [],
+  /**
+   * Names given by earlier calls, keyed by connection index and tool name (`toRegistry` keeps one per registry): a
+   * tool keeps its name from one listing to the next, and only tools not named yet get new ones.
+   */
+  given: Map<string, string> = new Map()
+): Effect.Effect<ReadonlyArray<Tool.Tool>, McpError> =>
   Effect.gen(function* () {
     const lists = yield* Effect.forEach(connections, (connection) => connection.tools)
     const taken = new Set(reserved)
-    const wanted = lists.flatMap((tools, i) =>
-      tools.map((tool) => ({ tool, name: connections.length > 1 || taken.has(tool.name) ? `${connections[i]!.name}_${tool.name}` : tool.name }))
+    const entries = lists.flatMap((tools, i) =>
+      tools.map((tool) => ({ tool, key: `${i}\u0000${tool.name}`, name: connections.length > 1 || taken.has(tool.name) ? `${connections[i]!.name}_${tool.name}` : tool.name }))
     )
-    const names = uniqueNames([...reserved, ...wanted.map((entry) => entry.name)]).slice(reserved.length)
-    return wanted.map((entry, i) => (names[i] === entry.tool.name ? entry.tool : renamed(entry.tool, names[i]!)))
+    const fresh = entries.filter((entry) => !given.has(entry.key))
+    const before = [...reserved, ...given.values()]
+    uniqueNames([...before, ...fresh.map((entry) => entry.name)]).slice(before.length).forEach((name, i) => given.set(fresh[i]!.key, name))
+    return entries.map((entry) => {
+      const name = given.get(entry.key)!
+      return name === entry.tool.name ? entry.tool : renamed(entry.tool, name)
+    })
   })
 
 /**
  * The current tools of `connections`, after `alongside` (tools of other sources, e.g. built-ins, whose names the
  * servers' tools then avoid), as one registry that follows the servers: when one says its tool list changed, the
  * agent loop lists it again before its next model turn, so a run sees tools added while it runs. Until then, no
- * server is asked anything. A listing that fails then keeps the last tools (a call to a tool that went away fails
- * where the model sees it).
+ * server is asked anything. A listing that fails is the source's failure: the loop logs it, keeps the tools it has
+ * and lists again before its next turn. A tool keeps its name across listings.
  */
 export const toRegistry = <R = never>(
   connections: ReadonlyArray<Connection>,
@@ -305,47 +360,49 @@ export const toRegistry = <R = never>(
 ): Effect.Effect<Registry.Registry<R>, McpError> =>
   Effect.gen(function* () {
     const reserved = alongside.map((tool) => tool.name)
-    const build = Effect.map(toolsOf(connections, reserved), (tools): Registry.Registry<R> => Registry.unsafeMake(...alongside, ...tools))
-    let last = yield* build
+    const given = new Map<string, string>()
+    const build = Effect.map(toolsOf(connections, reserved, given), (tools): Registry.Registry<R> => Registry.unsafeMake(...alongside, ...tools))
     const version = connections.length === 1 ? connections[0]!.version : () => connections.reduce((sum, connection) => sum + connection.version(), 0)
-    return Registry.dynamic(last, {
-      version,
-      current: Effect.orElseSucceed(
-        Effect.tap(build, (registry) => Effect.sync(() => (last = registry))),
-        () => last
-      )
-    })
+    // Read before listing: a change announced meanwhile makes the first run that uses the registry list again.
+    const at = version()
+    return Registry.dynamic(yield* build, { version, current: build }, at)
   })
 
 /** The tool under another (already safe) name. */
 const renamed = (tool: Tool.Tool, name: string): Tool.Tool => ({ ...tool, name, declaration: { ...tool.declaration, name } })
 
-/** The `Server` a scenario's `mcp` entry describes. */
-export const fromScenario = (server: Scenario.McpServer): Server =>
+/**
+ * The `Server` a scenario's `mcp` entry describes; `file`, the scenario file, makes its folder the working directory
+ * of a command (so that `node ./server.js` means the server beside the file, wherever the process runs).
+ */
+export const fromScenario = (server: Scenario.McpServer, file?: string): Server =>
   "url" in server
     ? http(server.url, { name: server.name, ...(server.headers === undefined ? {} : { headers: server.headers }) })
-    : stdio(server.command, { name: server.name, ...(server.args === undefined ? {} : { args: server.args }), ...(server.env === undefined ? {} : { env: server.env }) })
+    : stdio(server.command, {
+        name: server.name,
+        ...(server.args === undefined ? {} : { args: server.args }),
+        ...(server.env === undefined ? {} : { env: server.env }),
+        ...(file === undefined ? {} : { cwd: NodePath.resolve(NodePath.dirname(file)) })
+      })
 
 /**
  * `scenario` with the tools of the MCP servers it names (its `mcp` entries), started for as long as the scope lasts,
  * after its own functions: each server's tools, or only those its entry lists (a name the server does not offer is
  * an `McpError`). With one server its tools keep their names unless one clashes with a declared function; with
- * several, each is named `<server>_<tool>`. Errors name the scenario file and line. A scenario without servers is
- * returned as it is.
+ * several, each is named `<server>_<tool>`. A command runs in the scenario file's folder. Errors name the scenario
+ * file and line; when one server fails, those
+ * already started are stopped before the error is returned. A scenario without servers is returned as it is.
  */
 export const withServers = <R>(scenario: Scenario.Scenario<R>, options: Omit<Options, "only"> = {}): Effect.Effect<Scenario.Scenario<R>, McpError, Scope.Scope> =>
   scenario.mcp.length === 0
     ? Effect.succeed(scenario)
     : Effect.gen(function* () {
-        const connections = yield* Effect.forEach(
-          scenario.mcp,
-          (server) =>
-            Effect.mapError(
-              connect(fromScenario(server), { ...options, only: server.tools }),
-              (error) =>
-                new McpError({ server: error.server, phase: error.phase, message: error.message, file: server.line === undefined ? scenario.file : `${scenario.file}:${server.line}` })
-            ),
-          { concurrency: "unbounded" }
+        const connections = yield* connectAll(scenario.mcp, (server) =>
+          Effect.mapError(
+            connect(fromScenario(server, scenario.file), { ...options, only: server.tools }),
+            (error) =>
+              new McpError({ server: error.server, phase: error.phase, message: error.message, file: server.line === undefined ? scenario.file : `${scenario.file}:${server.line}` })
+          )
         )
         const registry = yield* toRegistry(connections, [...scenario.registry.tools.values()])
         return { ...scenario, registry }

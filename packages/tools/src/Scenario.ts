@@ -31,8 +31,12 @@
  *     tools: [read_text_file, list_directory]
  *   - name: docs
  *     url: http://127.0.0.1:3000/mcp
- *     headers: { Authorization: Bearer abc }
+ *     headers: { Authorization: "Bearer ${DOCS_TOKEN}" }
  * ```
+ *
+ * `${NAME}` in `headers` and `env` values is the environment variable `NAME` (`$${NAME}` is the text itself), so
+ * that secrets stay out of committed files; one that is not set is a `ScenarioFileError` naming the file, line and
+ * variable. A `command` runs in the scenario file's folder.
  *
  * Loading resolves every declared function to a registered implementation and checks that the declared
  * parameters agree with the implementation's (names, required set, types): adding a scenario, or changing which
@@ -54,6 +58,7 @@ import { Dialect, Json, Registry, Tool } from "@agentfx/core"
 import { diff } from "./internal/schemaDiff.js"
 import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
+import * as httpUrl from "./HttpUrl.js"
 
 const where = (file: string, line: number | undefined): string => (line === undefined ? file : `${file}:${line}`)
 
@@ -144,15 +149,10 @@ const ToolNames = Schema.Array(nonEmpty("a tool name")).pipe(
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
 
-const HttpUrl = Schema.String.pipe(
-  Schema.filter((url) => {
-    try {
-      return /^https?:$/.test(new URL(url).protocol) || "an http(s) URL"
-    } catch {
-      return "an http(s) URL"
-    }
-  })
-)
+/** Whether `url` is an absolute http(s) URL, as an MCP server's `url` must be. */
+export const isHttpUrl: (url: string) => boolean = httpUrl.isHttpUrl
+
+const HttpUrl = Schema.String.pipe(Schema.filter((url) => isHttpUrl(url) || "an http(s) URL"))
 
 /**
  * One entry of `mcp`, as written: one struct rather than a union of the two kinds, so that a typo is reported as an
@@ -262,8 +262,30 @@ const splitFrontMatter = (
   return Either.right({ yaml: lines.slice(1, close).join("\n"), yamlLine: 2, body: lines.slice(close + 1).join("\n").trim() })
 }
 
-/** Parses a scenario file's text; `file` names it in errors. */
-export const parse = (text: string, file: string): Either.Either<Definition, ScenarioFileError> =>
+/** Where `${NAME}` in an MCP entry's `headers` and `env` values is looked up. */
+export type Environment = Readonly<Record<string, string | undefined>>
+
+/**
+ * `value` with each `${NAME}` replaced by the variable's value (`$${NAME}` is a literal `${NAME}`), or the name of
+ * the first variable that is not set.
+ */
+export const expandVariables = (value: string, env: Environment): Either.Either<string, string> => {
+  let missing: string | undefined
+  const expanded = value.replace(/\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, escaped: string | undefined, name: string) => {
+    if (escaped !== undefined) return whole.slice(1)
+    const found = env[name]
+    if (found === undefined) missing ??= name
+    return found ?? ""
+  })
+  return missing === undefined ? Either.right(expanded) : Either.left(missing)
+}
+
+/**
+ * Parses a scenario file's text; `file` names it in errors. `${NAME}` in an MCP entry's `headers` and `env` values
+ * is taken from `env` (default: the process's environment), so that secrets stay out of the file; a variable that is
+ * not set is a `ScenarioFileError` naming it.
+ */
+export const parse = (text: string, file: string, env: Environment = process.env): Either.Either<Definition, ScenarioFileError> =>
   Either.gen(function* () {
     const fail = (problem: YamlSource.Problem) => Either.left(new ScenarioFileError({ file, ...dropUndefined(problem) }))
     const { yaml, yamlLine, body } = yield* splitFrontMatter(text, file)
@@ -301,15 +323,39 @@ export const parse = (text: string, file: string): Either.Either<Definition, Sce
       if (mcp.some((other) => other.name === server.name)) {
         return yield* fail({ line, field: `mcp[${index}].name`, reason: `a server named "${server.name}" is already listed` })
       }
-      mcp.push(
-        yield* Either.orElse(mcpServerOf(server, line), (problem) =>
-          fail({
-            line: problem.field === undefined ? line : source.lineOf(["mcp", index, problem.field]),
-            field: problem.field === undefined ? `mcp[${index}]` : `mcp[${index}].${problem.field}`,
-            reason: problem.reason
-          })
-        )
+      const entry = yield* Either.orElse(mcpServerOf(server, line), (problem) =>
+        fail({
+          line: problem.field === undefined ? line : source.lineOf(["mcp", index, problem.field]),
+          field: problem.field === undefined ? `mcp[${index}]` : `mcp[${index}].${problem.field}`,
+          reason: problem.reason
+        })
       )
+      const expand = (field: "headers" | "env", values: Readonly<Record<string, string>> | undefined) =>
+        values === undefined
+          ? Either.right(undefined)
+          : Either.map(
+              Either.all(
+                Object.entries(values).map(([key, value]) =>
+                  Either.match(expandVariables(value, env), {
+                    onLeft: (name) =>
+                      fail({
+                        line: source.lineOf(["mcp", index, field, key]) ?? source.lineOf(["mcp", index, field]),
+                        field: `mcp[${index}].${field}.${key}`,
+                        reason: `the environment variable ${name} is not set`
+                      }),
+                    onRight: (expanded) => Either.right([key, expanded] as const)
+                  })
+                )
+              ),
+              (pairs) => Object.fromEntries(pairs)
+            )
+      if ("url" in entry) {
+        const headers = yield* expand("headers", entry.headers)
+        mcp.push(headers === undefined ? entry : { ...entry, headers })
+      } else {
+        const environment = yield* expand("env", entry.env)
+        mcp.push(environment === undefined ? entry : { ...entry, env: environment })
+      }
     }
     if (body === "") {
       return yield* fail({ line: yamlLine + yaml.split("\n").length + 1, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })

@@ -27,6 +27,35 @@ const caseOf = (fields: Partial<Schema.Schema.Encoded<typeof EvalCase.CaseFields
 const reply = (body: string) => Scripted.call("send_email", { to: "ada@example.com", subject: "Re: kettle", body })
 
 describe("EvalRunner.run", () => {
+  it.effect("a case with mocks keeps following a scenario whose tools change: a tool added mid-run is called, the mocks stay", () =>
+    Effect.gen(function* () {
+      const base = scenarios[0]!
+      const extra = Tool.make("extra", { description: "added later", parameters: EffectSchema.Struct({}), handler: () => Effect.succeed("extra ran") })
+      const state = { version: 0 }
+      const source = {
+        version: () => state.version,
+        current: Effect.sync(() => (state.version === 0 ? base.registry : Registry.unsafeMake(...base.registry.tools.values(), extra)))
+      }
+      const following = { ...base, registry: Registry.dynamic(base.registry, source) }
+      const evalCase = caseOf({ id: "grows", mock_function_responses: { create_ticket: { response: { ticket_id: "T-7" } } } })
+      const model = Scripted.layer((request, index) =>
+        Effect.sync(() => {
+          if (index === 0) {
+            state.version++
+            return { calls: [{ name: "check_warranty", args: { serial_number: "SN-1" } }] }
+          }
+          if (index === 1) return { calls: [{ name: "extra", args: {} }, { name: "create_ticket", args: { serial_number: "SN-1", summary: "kettle" } }] }
+          return { text: request.declarations.map((d) => d.name).join(",") }
+        })
+      )
+      const report = yield* EvalRunner.run([evalCase], { scenarios: [following], model: () => model })
+      expect(report.cases[0]!.calls.map((call) => [call.name, call.response])).toEqual([
+        ["check_warranty", expect.anything()],
+        ["extra", { output: "extra ran" }],
+        ["create_ticket", { ticket_id: "T-7" }]
+      ])
+    }))
+
   it.effect("runs each case against its own model and validates what the agent did", () =>
     Effect.gen(function* () {
       const cases = [

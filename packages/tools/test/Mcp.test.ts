@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Fiber, Schema } from "effect"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -157,9 +157,94 @@ describe("MCP tools: list changes", () => {
       expect((yield* Mcp.toRegistry([connection])).names).toEqual(["first"])
       expect(yield* Executor.execute(yield* Mcp.toRegistry([connection]), call("first", {}))).toBe("grown")
       // The notification follows the answer on the same pipe: wait until it is read.
-      while (!(yield* connection.changed)) yield* Effect.yieldNow()
+      while (connection.version() === connection.listedVersion()) yield* Effect.yieldNow()
       expect((yield* Mcp.toRegistry([connection])).names).toEqual(["first", "second"])
-      expect(yield* connection.changed).toBe(false)
+      expect(connection.listedVersion()).toBe(connection.version())
+    }))
+
+  /** A server whose tool list is `lists[n]` after `n` calls (it announces each change before it answers). */
+  const changing = (name: string, lists: ReadonlyArray<ReadonlyArray<string>>, unreadableListing = 0) =>
+    inline(
+      name,
+      rawServer(
+        `(globalThis.lists = (globalThis.lists ?? 0) + 1) === ${unreadableListing} ? { tools: "busy" } : { tools: ${JSON.stringify(lists)}[Math.min(globalThis.calls ?? 0, ${lists.length - 1})].map((name) => ({ name, inputSchema: { type: "object" } })) }`,
+        `globalThis.calls = (globalThis.calls ?? 0) + 1; process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"); reply(m.id, { content: [{ type: "text", text: m.params.name }] })`
+      )
+    )
+
+  /** Calls `name` and waits until the change the server announced with it has been read. */
+  const callAndWait = (registry: { readonly source?: { readonly version: () => number } | undefined }, run: Effect.Effect<unknown, unknown>) =>
+    Effect.gen(function* () {
+      const before = registry.source!.version()
+      yield* run
+      while (registry.source!.version() === before) yield* Effect.yieldNow()
+    })
+
+  it.scopedLive("a tool keeps its name when a tool whose name comes out the same appears before it", () =>
+    Effect.gen(function* () {
+      const registry = yield* Mcp.registry([changing("names", [["a.b"], ["a_b", "a.b"]])])
+      expect(registry.names).toEqual(["a_b"])
+      yield* callAndWait(registry, Executor.execute(registry, call("a_b", {})))
+      const after = yield* registry.source!.current
+      expect(after.declarations.map((d) => d.name)).toEqual(["a_b_2", "a_b"])
+      // "a_b" is still the server's "a.b": the model's earlier calls mean the same tool.
+      expect(yield* Executor.execute(after, call("a_b", {}))).toBe("a.b")
+      expect(yield* Executor.execute(after, call("a_b_2", {}))).toBe("a_b")
+    }))
+
+  it.scopedLive("several servers: a tool keeps its prefixed name across listings", () =>
+    Effect.gen(function* () {
+      const connections = [yield* Mcp.connect(changing("alpha", [["x.y"], ["x_y", "x.y"]])), yield* Mcp.connect(changing("beta", [["z"]]))]
+      const registry = yield* Mcp.toRegistry(connections)
+      expect(registry.names).toEqual(["alpha_x_y", "beta_z"])
+      yield* callAndWait(registry, Executor.execute(registry, call("alpha_x_y", {})))
+      const after = yield* registry.source!.current
+      expect(after.names).toEqual(["alpha_x_y_2", "alpha_x_y", "beta_z"])
+      expect(yield* Executor.execute(after, call("alpha_x_y", {}))).toBe("x.y")
+    }))
+
+  it.scopedLive("with a tool list, a server that drops a listed tool still offers the others once it changed", () =>
+    Effect.gen(function* () {
+      const connection = yield* Mcp.connect(changing("shrinking", [["first", "second", "third"], ["first", "third"]]), { only: ["first", "second"] })
+      const registry = yield* Mcp.toRegistry([connection])
+      expect(registry.names).toEqual(["first", "second"])
+      yield* callAndWait(registry, Executor.execute(registry, call("first", {})))
+      expect((yield* registry.source!.current).names).toEqual(["first"])
+    }))
+
+  it.scopedLive("a listing that is interrupted leaves the change to be listed next time", () =>
+    Effect.gen(function* () {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-mcp-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const asked = path.join(dir, "asked")
+      // The second listing is never answered (the server notes it was asked); the third is.
+      const program = rawServer(
+        `{ tools: (globalThis.calls ? ["first", "second"] : ["first"]).map((name) => ({ name, inputSchema: { type: "object" } })) }`,
+        `globalThis.calls = 1; process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"); reply(m.id, { content: [] })`
+      ).replace(
+        `else if (m.method === "tools/list") reply(`,
+        `else if (m.method === "tools/list" && (globalThis.lists = (globalThis.lists ?? 0) + 1) === 2) require("node:fs").writeFileSync(${JSON.stringify(asked)}, "")\n    else if (m.method === "tools/list") reply(`
+      )
+      expect(program).toContain("globalThis.lists")
+      const connection = yield* Mcp.connect(inline("stuck", program))
+      const registry = yield* Mcp.toRegistry([connection])
+      yield* callAndWait(registry, Executor.execute(registry, call("first", {})))
+      const listing = yield* Effect.fork(registry.source!.current)
+      while (!fs.existsSync(asked)) yield* Effect.yieldNow()
+      yield* Fiber.interrupt(listing)
+      expect(connection.listedVersion()).not.toBe(connection.version())
+      expect((yield* registry.source!.current).names).toEqual(["first", "second"])
+      expect(connection.listedVersion()).toBe(connection.version())
+    }))
+
+  it.scopedLive("a listing that fails is the source's failure, and the change is listed again next time", () =>
+    Effect.gen(function* () {
+      // The second listing (the first after the change) cannot be read; the third can.
+      const registry = yield* Mcp.registry([changing("flaky", [["first"], ["first", "second"]], 2)])
+      yield* callAndWait(registry, Executor.execute(registry, call("first", {})))
+      const failed = yield* Effect.flip(registry.source!.current)
+      expect(failed).toMatchObject({ _tag: "McpError", server: "flaky", phase: "list" })
+      expect((yield* registry.source!.current).names).toEqual(["first", "second"])
     }))
 })
 
@@ -181,8 +266,11 @@ Look words up and echo them.
 
 const lookup = Tool.make("lookup", { description: "x", parameters: Schema.Struct({ word: Schema.String }), handler: ({ word }) => Effect.succeed(`${word}: a word`) })
 
-const scenarioOf = (text: string) =>
-  Either.getOrThrow(Either.flatMap(Scenario.parse(text, "scenarios/with-mcp.md"), (definition) => Scenario.resolve(definition, Registry.unsafeMake(lookup))))
+/** Where the scenario file would be: its folder is the servers' working directory, so it must exist. */
+const scenarioPath = path.join(import.meta.dirname, "with-mcp.md")
+
+const scenarioOf = (text: string, file = scenarioPath) =>
+  Either.getOrThrow(Either.flatMap(Scenario.parse(text, file), (definition) => Scenario.resolve(definition, Registry.unsafeMake(lookup))))
 
 describe("MCP tools: servers a scenario names", () => {
   it.scopedLive("a scenario naming server-everything offers the listed tools after its own, and runs through Agent.run", () =>
@@ -200,16 +288,70 @@ describe("MCP tools: servers a scenario names", () => {
       expect(result.calls.map((c) => Either.getOrNull(c.result))).toEqual(["hello: a word", "Echo: hello", "The sum of 1 and 2 is 3."])
     }))
 
-  it.scopedLive("without a tool list every tool of the server is offered", () =>
+  it.scopedLive("without a tool list every tool of the server is offered, in the server's order, after the scenario's own", () =>
     Effect.gen(function* () {
       const scenario = yield* Mcp.withServers(scenarioOf(everythingScenario("")))
-      expect(scenario.registry.names).toEqual(expect.arrayContaining(["lookup", "echo", "get-sum", "trigger-long-running-operation"]))
+      const served = (yield* (yield* Mcp.connect(everything)).tools).map((tool) => tool.name)
+      expect(served).toEqual(expect.arrayContaining(["echo", "get-sum", "trigger-long-running-operation"]))
+      expect(scenario.registry.names).toEqual(["lookup", ...served])
+    }))
+
+  it.scopedLive("a command runs in the scenario file's folder: a relative path means a file beside it", () =>
+    Effect.gen(function* () {
+      const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-mcp-")))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      fs.writeFileSync(path.join(dir, "server.js"), rawServer(`{ tools: [{ name: "where", inputSchema: { type: "object" } }] }`, `reply(m.id, { content: [{ type: "text", text: process.cwd() }] })`))
+      const text = `---
+name: beside
+description: Its server is a file beside it
+available_functions: []
+mcp:
+  - name: local
+    command: ${JSON.stringify(process.execPath)}
+    args: [./server.js]
+---
+Say where.
+`
+      const scenario = yield* Mcp.withServers(scenarioOf(text, path.join(dir, "beside.md")))
+      expect(yield* Executor.execute(scenario.registry, call("where", {}))).toBe(dir)
+    }))
+
+  it.scopedLive("when one server fails to start, the servers already started are stopped before the error returns", () =>
+    Effect.gen(function* () {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-mcp-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const pidFile = path.join(dir, "first.pid")
+      // The first server says it is up once the handshake is over; the second fails only then.
+      const first = rawServer(`{ tools: [] }`, "").replace(
+        `rl.on("line", (line) => {\n    const m = JSON.parse(line)`,
+        `rl.on("line", (line) => {\n    const m = JSON.parse(line)\n    if (m.method === "notifications/initialized") require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid))`
+      )
+      expect(first).toContain("notifications/initialized")
+      const second = `const fs = require("node:fs"); const wait = () => (fs.existsSync(${JSON.stringify(pidFile)}) ? process.exit(3) : setTimeout(wait, 5)); wait()`
+      const text = `---
+name: two-servers
+description: The second server cannot start
+available_functions: []
+mcp:
+  - name: first
+    command: ${JSON.stringify(process.execPath)}
+    args: [-e, ${JSON.stringify(first)}]
+  - name: second
+    command: ${JSON.stringify(process.execPath)}
+    args: [-e, ${JSON.stringify(second)}]
+---
+Nothing.
+`
+      const error = yield* Effect.flip(Mcp.withServers(scenarioOf(text)))
+      expect(error).toMatchObject({ _tag: "McpError", server: "second", phase: "start" })
+      const pid = Number(fs.readFileSync(pidFile, "utf8"))
+      expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }))
     }))
 
   it.scopedLive("a listed tool the server does not offer is an McpError naming the server, the tool and the scenario file", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Mcp.withServers(scenarioOf(everythingScenario("    tools: [echo, ecko]\n"))))
-      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "list", file: "scenarios/with-mcp.md:9" })
+      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "list", file: `${scenarioPath}:9` })
       expect(error.message).toContain(`offers no tool "ecko"`)
     }))
 
@@ -217,7 +359,7 @@ describe("MCP tools: servers a scenario names", () => {
     Effect.gen(function* () {
       const text = everythingScenario("").replace(/command: .*\n {4}args: .*\n/, `command: ${JSON.stringify(process.execPath)}\n    args: [-e, "process.exit(3)"]\n`)
       const error = yield* Effect.flip(Mcp.withServers(scenarioOf(text)))
-      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "start", file: "scenarios/with-mcp.md:9" })
+      expect(error).toMatchObject({ _tag: "McpError", server: "everything", phase: "start", file: `${scenarioPath}:9` })
     }))
 })
 

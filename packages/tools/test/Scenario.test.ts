@@ -67,6 +67,33 @@ describe("Scenario.parse: MCP servers", () => {
     expect(parseError(withMcp("  - name: fs\n    command: a\n  - name: fs\n    command: b\n"))).toMatchObject({ line: 8, field: "mcp[1].name" })
     expect(parseError("---\nname: a\ndescription: b\navailable_functions: []\nmcp: fs\n---\nbody\n")).toMatchObject({ line: 5, field: "mcp" })
   })
+
+  it("${NAME} in headers and env values is taken from the environment; one that is not set names the file, line and variable", () => {
+    const env = { DOCS_TOKEN: "s3cret", LEVEL: "debug" }
+    const text = withMcp(
+      [
+        "  - name: local",
+        "    command: node",
+        '    env: { LEVEL: "${LEVEL}", PRICE: "$${LEVEL}", PLAIN: x }',
+        "  - name: docs",
+        "    url: http://127.0.0.1:3000/mcp",
+        "    headers:",
+        '      Authorization: "Bearer ${DOCS_TOKEN}"',
+        ""
+      ].join("\n")
+    )
+    expect(Either.getOrThrow(Scenario.parse(text, "s/a.md", env)).mcp).toEqual([
+      { name: "local", command: "node", env: { LEVEL: "debug", PRICE: "${LEVEL}", PLAIN: "x" }, line: 6 },
+      { name: "docs", url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer s3cret" }, line: 9 }
+    ])
+    const missing = Either.getOrThrowWith(Either.flip(Scenario.parse(text, "s/a.md", { LEVEL: "debug" })), () => new Error("parsed"))
+    expect(missing).toMatchObject({ _tag: "ScenarioFileError", file: "s/a.md", line: 12, field: "mcp[1].headers.Authorization" })
+    expect(missing.message).toBe("s/a.md:12: mcp[1].headers.Authorization: the environment variable DOCS_TOKEN is not set")
+    expect(Either.getLeft(Scenario.parse(withMcp('  - name: local\n    command: node\n    env: { A: "${NOPE}" }\n'), "s/a.md", {}))).toMatchObject({
+      _tag: "Some",
+      value: { line: 8, field: "mcp[0].env.A", reason: "the environment variable NOPE is not set" }
+    })
+  })
 })
 
 describe("Scenario.parse", () => {

@@ -2,6 +2,7 @@
  * The options several commands share, as `Argv.OptionSpec` data. Nothing here loads Effect or a provider: these
  * modules are read for `--help` and for checking arguments, before any command runs.
  */
+import { isHttpUrl } from "@agentfx/tools/http-url"
 import * as Argv from "../Argv.js"
 
 /** The providers `--provider` accepts. */
@@ -88,7 +89,7 @@ export const mcpUrl: Argv.OptionSpec = {
   value: "URL",
   repeated: true,
   description: "An MCP server reached over Streamable HTTP; its tools are offered beside the built-in ones. Repeatable.",
-  check: (value) => (/^https?:\/\/[^\s]+$/.test(value) ? undefined : "an MCP URL starts with http:// or https://")
+  check: (value) => (isHttpUrl(value) ? undefined : "an MCP URL starts with http:// or https://")
 }
 
 export const scenario: Argv.OptionSpec = {

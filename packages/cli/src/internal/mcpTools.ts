@@ -55,7 +55,7 @@ const connections = (options: Argv.Values) =>
   Effect.gen(function* () {
     const Mcp = yield* loadMcp()
     const servers = [...options.list("mcp").map((line) => Mcp.stdio(line)), ...options.list("mcp-url").map((url) => Mcp.http(url))]
-    return { Mcp, connections: yield* Effect.forEach(servers, (server) => Mcp.connect(server), { concurrency: "unbounded" }) }
+    return { Mcp, connections: yield* Mcp.connectAll(servers, (server) => Mcp.connect(server)) }
   })
 
 /** The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names). */
@@ -67,8 +67,10 @@ export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): 
   }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
 
 /**
- * The built-in tools and the MCP servers' tools in one registry, which follows the servers: a tool a server adds
- * while a run is going is offered from the run's next model turn.
+ * The built-in tools and the MCP servers' tools in one registry, which follows the servers in `run` and `chat`: a
+ * tool a server adds while a run is going is offered from the run's next model turn. `live` does not follow them:
+ * a Live session declares the tools the servers listed when they started, and keeps them (a tool a server adds
+ * later is not offered; one it removes fails when called).
  */
 export const registry = (
   options: Argv.Values,

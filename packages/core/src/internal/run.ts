@@ -101,7 +101,9 @@ export class Run<R> {
   ) {
     this.registry = options.registry
     this.toolsMayChange = options.registry.source !== undefined
-    this.toolsVersion = options.registry.source === undefined ? 0 : options.registry.source.version()
+    // The version the registry's tools were read at, not the source's version now: a run that starts after a change
+    // asks the source on its first turn.
+    this.toolsVersion = options.registry.source === undefined ? 0 : (options.registry.sourceVersion ?? options.registry.source.version())
   }
 
   /** Checks the options and the history, and appends the prompt; nothing is sent yet. */
@@ -176,7 +178,8 @@ export class Run<R> {
 
   /**
    * The tools for the next turn, from a dynamic registry's source: asked for its tools only when its version moved
-   * since they were last read, else nothing is allocated.
+   * since they were last read, else nothing is allocated. A source that fails keeps the tools the run has and is
+   * asked again before the next turn (a warning is logged).
    */
   refreshTools(): Effect.Effect<void> {
     const source = this.options.registry.source
@@ -184,10 +187,17 @@ export class Run<R> {
     const version = source.version()
     if (version === this.toolsVersion) return Effect.void
     // Read before asking: a change announced while the tools are being fetched moves the version again.
-    return Effect.map(source.current, (registry) => {
-      this.registry = registry
-      this.toolsVersion = version
-    })
+    return source.current.pipe(
+      Effect.matchEffect({
+        onFailure: (error) =>
+          Effect.logWarning("the tools could not be refreshed; the run keeps its tools and tries again before the next turn", error),
+        onSuccess: (registry) =>
+          Effect.sync(() => {
+            this.registry = registry
+            this.toolsVersion = version
+          })
+      })
+    )
   }
 
   /** Appends one turn, validated; a turn that breaks an invariant is not appended. */
