@@ -100,6 +100,35 @@ describe("agentfx chat --session: the lock", () => {
     })
   )
 
+  it.scopedLive("a fresh lock moved aside by a takeover that cannot be put back (a third lock took its place) is left, not removed: SessionInUse", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "race.json")
+      const lockFile = SessionLock.fileOf(file)
+      const stale = lockText({ pid: deadPid(), hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" })
+      const fresh = lockText({ pid: process.pid, hostname: os.hostname(), startedAt: "2026-02-02T00:00:00.000Z" })
+      const third = lockText({ pid: process.pid, hostname: os.hostname(), startedAt: "2026-03-03T00:00:00.000Z" })
+      fs.writeFileSync(lockFile, stale)
+      // Between the read and the rename another process took the stale lock over (a fresh lock is renamed); between
+      // the rename and the put-back a third created one, so the put-back fails with EEXIST.
+      const racing = Layer.effect(
+        FileSystem.FileSystem,
+        Effect.map(FileSystem.FileSystem, (real) => ({
+          ...real,
+          rename: (from: string, to: string) =>
+            Effect.sync(() => fs.writeFileSync(from, fresh)).pipe(
+              Effect.zipRight(real.rename(from, to)),
+              Effect.tap(() => Effect.sync(() => fs.writeFileSync(from, third)))
+            )
+        }))
+      ).pipe(Layer.provideMerge(NodeContext.layer))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("race", file)).pipe(Effect.provide(racing)))
+      expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "SessionInUse", startedAt: "2026-02-02T00:00:00.000Z" } } })
+      expect(fs.readFileSync(lockFile, "utf8")).toBe(third)
+      expect(leftovers(dir).map((name) => fs.readFileSync(path.join(dir, name), "utf8"))).toEqual([fresh])
+    })
+  )
+
   it.scopedLive("a lock from another host, or one that cannot be read, is honoured: exit 2, the lock and the session left as they were", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
