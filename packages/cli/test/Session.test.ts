@@ -13,6 +13,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -239,6 +240,28 @@ describe("SessionFile", () => {
     expect(SessionFile.depthOf(`{"a":[1,{"b":"[[{{\\"]]"}]}`)).toBe(3)
     expect(SessionFile.depthOf(`${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`)).toBe(10_000)
   })
+
+  it.scopedLive("the size limit counts bytes on save as on load: multi-byte text within the limit in characters but not in bytes is not saved", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const bounds = { maxBytes: 12, maxDepth: 512 }
+      // 7 characters, 12 bytes: at the limit.
+      const fits = JSON.stringify("ééééé")
+      expect(SessionFile.beyondLimits(fits, bounds)).toBeUndefined()
+      // 8 characters, 14 bytes.
+      const over = JSON.stringify("éééééé")
+      expect(SessionFile.beyondLimits(over, bounds)).toBe("it is larger than 12 bytes")
+      const file = path.join(dir, "s.json")
+      yield* SessionFile.save(file, Effect.succeed(fits), bounds).pipe(Effect.provide(NodeContext.layer))
+      expect(Option.isSome(yield* SessionFile.read(file, bounds).pipe(Effect.provide(NodeContext.layer)))).toBe(true)
+      const refused = yield* Effect.flip(SessionFile.save(file, Effect.succeed(over), bounds).pipe(Effect.provide(NodeContext.layer)))
+      expect(refused.message).toBe(`the session was not saved to ${file}: it is larger than 12 bytes`)
+      fs.writeFileSync(file, over)
+      const unreadable = yield* Effect.flip(SessionFile.read(file, bounds).pipe(Effect.provide(NodeContext.layer)))
+      expect(unreadable.message).toBe(`${file} cannot be read: it is larger than 12 bytes`)
+      expect(SessionFile.beyondLimits("x".repeat(SessionFile.limits.maxBytes + 1))).toBe("it is larger than 64 MiB")
+    })
+  )
 
   /** The real file system, with every fsync and rename recorded in order. */
   const recording = (log: Array<string>) =>
