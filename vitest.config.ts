@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^@agentfx\/core$/, replacement: src("./packages/core/src/index.ts") },
       { find: /^@agentfx\/core\/testing$/, replacement: src("./packages/core/src/testing.ts") },
       { find: /^@agentfx\/providers$/, replacement: src("./packages/providers/src/index.ts") },
+      { find: /^@agentfx\/providers\/BaseUrl$/, replacement: src("./packages/providers/src/BaseUrl.ts") },
       { find: /^@agentfx\/emulator$/, replacement: src("./packages/emulator/src/index.ts") },
       { find: /^@agentfx\/tools$/, replacement: src("./packages/tools/src/index.ts") },
       { find: /^@agentfx\/tools\/mcp$/, replacement: src("./packages/tools/src/Mcp.ts") },

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+export * as BaseUrl from "./BaseUrl.js"
 export * as ChatCompletions from "./ChatCompletions.js"
 export * as Gemini from "./Gemini.js"
 export * as GeminiLive from "./GeminiLive.js"
