@@ -8,12 +8,12 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@agentfx\/core$/, replacement: src("./packages/core/src/index.ts") },
+      { find: /^@agentfx\/core\/HttpUrl$/, replacement: src("./packages/core/src/HttpUrl.ts") },
       { find: /^@agentfx\/core\/testing$/, replacement: src("./packages/core/src/testing.ts") },
       { find: /^@agentfx\/providers$/, replacement: src("./packages/providers/src/index.ts") },
       { find: /^@agentfx\/emulator$/, replacement: src("./packages/emulator/src/index.ts") },
       { find: /^@agentfx\/tools$/, replacement: src("./packages/tools/src/index.ts") },
       { find: /^@agentfx\/tools\/mcp$/, replacement: src("./packages/tools/src/Mcp.ts") },
-      { find: /^@agentfx\/tools\/http-url$/, replacement: src("./packages/tools/src/HttpUrl.ts") },
       { find: /^@agentfx\/cli$/, replacement: src("./packages/cli/src/index.ts") }
     ]
   },

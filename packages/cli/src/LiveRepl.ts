@@ -124,9 +124,10 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
             return
           }
           const error = outcome.left
-          if (error._tag === "TurnLost" || error._tag === "Unavailable") return yield* screen.note(`(${error.message}; the message was not re-sent — say it again if you want an answer)`)
+          // The message may quote the server (a close reason): escaped, so it cannot drive the terminal.
+          if (error._tag === "TurnLost" || error._tag === "Unavailable") return yield* screen.note(`(${escapeLines(error.message)}; the message was not re-sent — say it again if you want an answer)`)
           // The turn was stopped (its calls too) and the session goes on; text it printed stays, marked as cut.
-          if (error._tag === "ModelTimeout") return yield* screen.note(`(ModelTimeout: ${error.message}; the turn was stopped — say it again if you want an answer)`)
+          if (error._tag === "ModelTimeout") return yield* screen.note(`(ModelTimeout: ${escapeLines(error.message)}; the turn was stopped — say it again if you want an answer)`)
           return yield* Effect.fail(new RunFailed({ message: `the live session ended — ${error._tag}: ${error.message}` }))
         })
 

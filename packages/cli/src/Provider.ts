@@ -57,12 +57,14 @@ const keyVariables: Record<Exclude<Name, "emulator">, ReadonlyArray<string>> = {
 
 const allKeys = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "ZAI_API_KEY", "OPENAI_API_KEY"]
 
+/** A variable's value, if it is present at all (read redacted); an unreadable one counts as absent. */
+const present = (name: string): Effect.Effect<Option.Option<Redacted.Redacted>> => Effect.orElseSucceed(Config.option(Config.redacted(name)), () => Option.none())
+
 /** Whether a variable holds a non-blank value (read redacted: the value is never looked at beyond that). */
-export const isSet = (name: string): Effect.Effect<boolean> =>
-  Config.option(Config.redacted(name)).pipe(
-    Effect.map(Option.exists((value) => Redacted.value(value).trim() !== "")),
-    Effect.orElseSucceed(() => false)
-  )
+export const isSet = (name: string): Effect.Effect<boolean> => Effect.map(present(name), Option.exists((value) => Redacted.value(value).trim() !== ""))
+
+/** Whether a variable is present, even blank. */
+const isPresent = (name: string): Effect.Effect<boolean> => Effect.map(present(name), Option.isSome)
 
 /** The provider for `--provider` (when given) or the environment. */
 export const choose = (flag: Name | undefined): Effect.Effect<Choice> =>
@@ -79,7 +81,7 @@ export const choose = (flag: Name | undefined): Effect.Effect<Choice> =>
     }
     const blank: Array<string> = []
     for (const variable of allKeys) {
-      if (yield* Effect.orElseSucceed(Effect.map(Config.option(Config.redacted(variable)), Option.isSome), () => false)) blank.push(variable)
+      if (yield* isPresent(variable)) blank.push(variable)
     }
     const empty = blank.length === 0 ? "" : `${blank.join(", ")} ${blank.length === 1 ? "is" : "are"} empty; `
     return { name: "emulator" as const, reason: `no API key is set (${empty}${allKeys.join(", ")})` }
@@ -122,8 +124,7 @@ const blankKey = (name: Exclude<Name, "emulator">): Effect.Effect<void, UsageErr
     const variables = keyVariables[name]
     for (const variable of variables) if (yield* isSet(variable)) return
     for (const variable of variables) {
-      const present = yield* Effect.orElseSucceed(Effect.map(Config.option(Config.redacted(variable)), Option.isSome), () => false)
-      if (present) {
+      if (yield* isPresent(variable)) {
         return yield* Effect.fail(
           new UsageError({ message: `${variable} is set but empty: put your ${name} API key in it, or choose another --provider (emulator needs none)` })
         )

@@ -123,7 +123,7 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
     const save = (file: string) =>
       SessionFile.save(file, chat.export).pipe(
         Effect.matchEffect({
-          onFailure: (error) => io.err(`${error.message}\n`),
+          onFailure: (error) => io.err(`${escapeLines(error.message)}\n`),
           onSuccess: () => say(`saved to ${file}`)
         })
       )
@@ -142,7 +142,10 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
         }
         yield* persist
         yield* say(`loaded ${file} (${messages(decoded.transcript)})`)
-      }).pipe(Effect.catchAll((error) => io.err(`${typeof error === "string" ? error : error.message}\n`)))
+      }).pipe(
+        // The file's words (call ids, a version) are quoted in these messages: escaped, so they cannot drive the terminal.
+        Effect.catchAll((error) => io.err(`${escapeLines(typeof error === "string" ? error : error.message)}\n`))
+      )
 
     const tools = Effect.forEach(options.registry.names, (name) => {
       const tool = options.registry.tools.get(name)!

@@ -47,9 +47,12 @@ export interface Options {
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
-/** What a failed model attempt prints: nothing when it is final (the error is printed once, at the end). */
-export const attemptText = (error: ModelError.ModelError): string | undefined => {
-  if (!error.retryable) return undefined
+/**
+ * What a failed model attempt prints: nothing when no retry follows (`willRetry` false: the error is printed once,
+ * at the end).
+ */
+export const attemptText = (error: ModelError.ModelError, willRetry: boolean): string | undefined => {
+  if (!willRetry) return undefined
   const wait = Option.match(ModelError.retryAfter(error), {
     onNone: () => "retrying with backoff",
     onSome: (after) => `retrying in ${Duration.format(after)}, as the provider asked`
@@ -62,6 +65,9 @@ export const attemptText = (error: ModelError.ModelError): string | undefined =>
  * it is marked void, or a retried answer would read as its continuation.
  */
 export const discardedText = "[retrying — the partial answer above is discarded]"
+
+/** The same line after the last attempt, which nothing retries: its text is void all the same. */
+export const voidText = "[the partial answer above is discarded]"
 
 /** JSON, on one line, cut to `max` characters. */
 export const preview = (value: unknown, max = 160): string => {
@@ -153,10 +159,10 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
         })
       }
       case "AttemptFailed": {
-        const said = attemptText(event.error)
+        const said = attemptText(event.error, event.willRetry)
         const printed = attemptPrinted
         attemptPrinted = false
-        if (said === undefined) return stopSpinner
+        if (said === undefined) return printed ? Effect.zipRight(stopSpinner, line(dim(voidText))) : stopSpinner
         return Effect.zipRight(printed ? Effect.zipRight(line(dim(discardedText)), note(said)) : note(said), startSpinner)
       }
       case "Done": {

@@ -20,13 +20,19 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InputError, OutputError, UsageError } from "./CliError.js"
 
+/** What a session file may hold. */
+export interface Limits {
+  readonly maxBytes: number
+  readonly maxDepth: number
+}
+
 /** What a session file may hold, on load and on save alike. */
-export const limits = {
+export const limits: Limits = {
   /** Bytes of the file (a long chat's history is a few MB; this leaves room and refuses /dev/zero). */
   maxBytes: 64 * 1024 * 1024,
   /** Nesting of arrays and objects. Encoding recurses, so a model's deeply nested arguments could not be saved. */
   maxDepth: 512
-} as const
+}
 
 /**
  * The deepest nesting of arrays and objects in JSON `text`, read in one pass without parsing (so without
@@ -48,12 +54,16 @@ export const depthOf = (text: string): number => {
   return deepest
 }
 
-/** Why `text` breaks the `limits`, or `undefined` when it keeps them. */
-export const beyondLimits = (text: string): string | undefined => {
-  // Characters, not bytes: a cheap lower bound that is exact for the ASCII JSON of most sessions.
-  if (text.length > limits.maxBytes) return `it is larger than ${limits.maxBytes / 1024 / 1024} MiB`
+/** Why a file is refused for its size, the same words on load and on save. */
+const tooLarge = (bounds: Limits): string =>
+  `it is larger than ${bounds.maxBytes % (1024 * 1024) === 0 ? `${bounds.maxBytes / 1024 / 1024} MiB` : `${bounds.maxBytes} bytes`}`
+
+/** Why `text` breaks the `limits` (`bounds`), or `undefined` when it keeps them. */
+export const beyondLimits = (text: string, bounds: Limits = limits): string | undefined => {
+  // Bytes of its UTF-8, as a load counts them (a character count would let through text that could not be loaded).
+  if (text.length > bounds.maxBytes || Buffer.byteLength(text, "utf8") > bounds.maxBytes) return tooLarge(bounds)
   const depth = depthOf(text)
-  return depth > limits.maxDepth ? `it is nested ${depth} levels deep (at most ${limits.maxDepth})` : undefined
+  return depth > bounds.maxDepth ? `it is nested ${depth} levels deep (at most ${bounds.maxDepth})` : undefined
 }
 
 export const defaultDirectory = ".agentfx/sessions"
@@ -77,7 +87,7 @@ export const pathOf = (name: string): Effect.Effect<string, UsageError, Path.Pat
   })
 
 /** The text of `file`, or `None` when there is no such file. */
-export const read = (file: string): Effect.Effect<Option.Option<string>, InputError, FileSystem.FileSystem> =>
+export const read = (file: string, bounds: Limits = limits): Effect.Effect<Option.Option<string>, InputError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const exists = yield* Effect.orElseSucceed(fs.exists(file), () => false)
@@ -86,7 +96,7 @@ export const read = (file: string): Effect.Effect<Option.Option<string>, InputEr
     const info = yield* Effect.mapError(fs.stat(file), (error) => unreadable(error.message))
     // A FIFO would block forever and a device never end: refused before opening.
     if (info.type !== "File") return yield* Effect.fail(unreadable("it is not a regular file"))
-    if (Number(info.size) > limits.maxBytes) return yield* Effect.fail(unreadable(`it is larger than ${limits.maxBytes / 1024 / 1024} MiB`))
+    if (Number(info.size) > bounds.maxBytes) return yield* Effect.fail(unreadable(tooLarge(bounds)))
     return Option.some(yield* Effect.mapError(fs.readFileString(file), (error) => unreadable(error.message)))
   })
 
@@ -116,10 +126,10 @@ const SessionJson = Schema.parseJson(Chat.Session)
  * `InputError` of one line (the path, what is wrong, what to do) when it is not a session this version resumes.
  * The file is never touched.
  */
-export const load = (file: string): Effect.Effect<Option.Option<string>, InputError, FileSystem.FileSystem> =>
-  Effect.flatMap(read(file), (saved): Effect.Effect<Option.Option<string>, InputError> => {
+export const load = (file: string, bounds: Limits = limits): Effect.Effect<Option.Option<string>, InputError, FileSystem.FileSystem> =>
+  Effect.flatMap(read(file, bounds), (saved): Effect.Effect<Option.Option<string>, InputError> => {
     if (Option.isNone(saved)) return Effect.succeed(saved)
-    const beyond = beyondLimits(saved.value)
+    const beyond = beyondLimits(saved.value, bounds)
     if (beyond !== undefined) {
       return Effect.fail(new InputError({ message: `${file}: ${beyond}, so it could not be saved again — ${advice(file)}` }))
     }
@@ -167,13 +177,13 @@ export const write = (file: string, text: string): Effect.Effect<void, OutputErr
  * Saves a chat's session to `file`, within the `limits` (so it loads again): `export` is the chat's encoding,
  * which may fail on what it cannot encode. The error says the session was not saved; nothing else is lost.
  */
-export const save = (file: string, exported: Effect.Effect<string>): Effect.Effect<void, OutputError, FileSystem.FileSystem | Path.Path> =>
+export const save = (file: string, exported: Effect.Effect<string>, bounds: Limits = limits): Effect.Effect<void, OutputError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const notSaved = (why: string) => new OutputError({ message: `the session was not saved to ${file}: ${why}` })
     const text = yield* Effect.catchAllDefect(exported, (defect) =>
       Effect.fail(notSaved(`it cannot be encoded (${defect instanceof Error ? defect.message : String(defect)})`))
     )
-    const beyond = beyondLimits(text)
+    const beyond = beyondLimits(text, bounds)
     if (beyond !== undefined) return yield* Effect.fail(notSaved(beyond))
     yield* Effect.mapError(write(file, text), (error) => notSaved(error.message.replace(`${file} cannot be written: `, "")))
   })

@@ -107,15 +107,19 @@ const take = (session: string, sessionFile: string): Effect.Effect<Lock & { read
     /**
      * Moves a stale lock out of the way. It is renamed, not removed: of two processes recovering it at once, only
      * one can rename it; the other finds it gone, or renames the fresh lock the first just took — which it sees
-     * by its contents and puts back.
+     * by its contents and puts back. One that cannot be put back (a third process created a lock meanwhile, or
+     * the file system has no hard links) is left where it was moved: never removed while someone may hold it.
+     * Returns the text of such a lock, which ends the attempt.
      */
-    const takeOver = (staleText: string) =>
+    const takeOver = (staleText: string): Effect.Effect<string | undefined> =>
       Effect.gen(function* () {
         const aside = `${lockFile}.${process.pid}.stale`
-        if (Either.isLeft(yield* Effect.either(fs.rename(lockFile, aside)))) return
-        const moved = yield* Effect.orElseSucceed(fs.readFileString(aside), () => "")
-        if (moved !== staleText) yield* Effect.ignore(fs.link(aside, lockFile))
+        if (Either.isLeft(yield* Effect.either(fs.rename(lockFile, aside)))) return undefined
+        const moved = yield* Effect.either(fs.readFileString(aside))
+        const stale = Either.isRight(moved) && moved.right === staleText
+        if (!stale && Either.isLeft(yield* Effect.either(fs.link(aside, lockFile)))) return Either.getOrElse(moved, () => "")
         yield* Effect.ignore(fs.remove(aside))
+        return undefined
       })
 
     let tookOver = Option.none<Holder>()
@@ -130,7 +134,11 @@ const take = (session: string, sessionFile: string): Effect.Effect<Lock & { read
       if (result._tag === "Gone") continue
       last = result.holder
       if (Option.isNone(result.holder) || !isStale(result.holder.value, lockFile)) break
-      yield* takeOver(result.text)
+      const stuck = yield* takeOver(result.text)
+      if (stuck !== undefined) {
+        last = Either.getRight(Schema.decodeEither(HolderJson)(stuck))
+        break
+      }
       tookOver = result.holder
     }
     return yield* Effect.fail(

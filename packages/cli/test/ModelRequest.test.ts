@@ -120,6 +120,24 @@ describe("the bounds on a model answer, from the command line", () => {
       expect(yield* Queue.size(server.held)).toBe(4)
     }))
 
+  it.scoped("a policy that runs out: the last attempt's partial answer is marked void, but no retry is announced for it", () =>
+    Effect.gen(function* () {
+      const server = yield* holding
+      // Every attempt prints a part, then stalls.
+      yield* Effect.forkScoped(
+        Effect.forever(Effect.map(Queue.take(server.held), (response) => response.writeHead(200, { "content-type": "text/event-stream" }).write(chunk("Part "))))
+      )
+      const fiber = yield* Effect.fork(
+        agentfx(["run", "--provider", "gemini", "--base-url", server.origin, "--idle-timeout", "2s", "hi"], { env: { GEMINI_API_KEY: sentinel } })
+      )
+      const result = yield* untilEnd(fiber)
+      expect(result.code).toBe(1)
+      expect(server.bodies.length).toBe(4)
+      expect(result.stdout).toBe(`${`Part \n${Screen.discardedText}\n`.repeat(3)}Part \n${Screen.voidText}\n`)
+      expect(result.stderr.match(/retrying/g)?.length).toBe(3)
+      expect(result.stderr).toContain("ModelTimeout")
+    }))
+
   it.scoped("--max-response-bytes caps what is read of an answer (exit 1, naming the limit)", () =>
     Effect.gen(function* () {
       const fiber = yield* Effect.fork(agentfx(["run", "--max-response-bytes", "64", "what", "is", "2 + 3 * 4?"]))

@@ -13,6 +13,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -97,6 +98,35 @@ describe("agentfx chat --session: the lock", () => {
       expect(result.code).toBe(0)
       expect(result.stderr).toContain(`took over the lock left by pid ${process.pid}`)
       expect(fs.existsSync(SessionLock.fileOf(file))).toBe(false)
+    })
+  )
+
+  it.scopedLive("a fresh lock moved aside by a takeover that cannot be put back (a third lock took its place) is left, not removed: SessionInUse", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "race.json")
+      const lockFile = SessionLock.fileOf(file)
+      const stale = lockText({ pid: deadPid(), hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" })
+      const fresh = lockText({ pid: process.pid, hostname: os.hostname(), startedAt: "2026-02-02T00:00:00.000Z" })
+      const third = lockText({ pid: process.pid, hostname: os.hostname(), startedAt: "2026-03-03T00:00:00.000Z" })
+      fs.writeFileSync(lockFile, stale)
+      // Between the read and the rename another process took the stale lock over (a fresh lock is renamed); between
+      // the rename and the put-back a third created one, so the put-back fails with EEXIST.
+      const racing = Layer.effect(
+        FileSystem.FileSystem,
+        Effect.map(FileSystem.FileSystem, (real) => ({
+          ...real,
+          rename: (from: string, to: string) =>
+            Effect.sync(() => fs.writeFileSync(from, fresh)).pipe(
+              Effect.zipRight(real.rename(from, to)),
+              Effect.tap(() => Effect.sync(() => fs.writeFileSync(from, third)))
+            )
+        }))
+      ).pipe(Layer.provideMerge(NodeContext.layer))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("race", file)).pipe(Effect.provide(racing)))
+      expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "SessionInUse", startedAt: "2026-02-02T00:00:00.000Z" } } })
+      expect(fs.readFileSync(lockFile, "utf8")).toBe(third)
+      expect(leftovers(dir).map((name) => fs.readFileSync(path.join(dir, name), "utf8"))).toEqual([fresh])
     })
   )
 
@@ -210,6 +240,28 @@ describe("SessionFile", () => {
     expect(SessionFile.depthOf(`{"a":[1,{"b":"[[{{\\"]]"}]}`)).toBe(3)
     expect(SessionFile.depthOf(`${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`)).toBe(10_000)
   })
+
+  it.scopedLive("the size limit counts bytes on save as on load: multi-byte text within the limit in characters but not in bytes is not saved", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const bounds = { maxBytes: 12, maxDepth: 512 }
+      // 7 characters, 12 bytes: at the limit.
+      const fits = JSON.stringify("ééééé")
+      expect(SessionFile.beyondLimits(fits, bounds)).toBeUndefined()
+      // 8 characters, 14 bytes.
+      const over = JSON.stringify("éééééé")
+      expect(SessionFile.beyondLimits(over, bounds)).toBe("it is larger than 12 bytes")
+      const file = path.join(dir, "s.json")
+      yield* SessionFile.save(file, Effect.succeed(fits), bounds).pipe(Effect.provide(NodeContext.layer))
+      expect(Option.isSome(yield* SessionFile.read(file, bounds).pipe(Effect.provide(NodeContext.layer)))).toBe(true)
+      const refused = yield* Effect.flip(SessionFile.save(file, Effect.succeed(over), bounds).pipe(Effect.provide(NodeContext.layer)))
+      expect(refused.message).toBe(`the session was not saved to ${file}: it is larger than 12 bytes`)
+      fs.writeFileSync(file, over)
+      const unreadable = yield* Effect.flip(SessionFile.read(file, bounds).pipe(Effect.provide(NodeContext.layer)))
+      expect(unreadable.message).toBe(`${file} cannot be read: it is larger than 12 bytes`)
+      expect(SessionFile.beyondLimits("x".repeat(SessionFile.limits.maxBytes + 1))).toBe("it is larger than 64 MiB")
+    })
+  )
 
   /** The real file system, with every fsync and rename recorded in order. */
   const recording = (log: Array<string>) =>

@@ -1,9 +1,11 @@
-import { Policy } from "@agentfx/emulator"
+import { LiveRepl, Repl } from "@agentfx/cli"
+import { Fault, Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as path from "node:path"
 import { escapeAll, escapeLines, escapeName } from "../src/internal/terminalText.js"
-import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { agentfx, emulator, startInteractive, tempDir, typeAt as typeAtPrompt, viaGemini, writeFiles } from "./support/cli.js"
 
 const esc = String.fromCharCode(27)
 const bel = String.fromCharCode(7)
@@ -22,6 +24,52 @@ describe("terminal text", () => {
     expect(escapeLines(`one${esc}[31m\ntwo\tthree`)).toBe("one\\u001b[31m\ntwo\tthree")
     expect(escapeAll({ id: `x${esc}`, list: [`y${bel}`, 3, null], nested: { ok: true } })).toEqual({ id: "x\\u001b", list: ["y\\u0007", 3, null], nested: { ok: true } })
   })
+
+  it("escapeAll puts ids and names on one line (a line break in one is escaped), keys too; other text keeps its lines", () => {
+    expect(
+      escapeAll({
+        id: "case\nPASS fake",
+        description: "two\nlines",
+        calls: [{ name: "f\r\n✓ g", args: { [`k${esc}`]: "v\nw" } }],
+        mismatches: [{ functionName: "h\n", expectedNames: ["a\nb"] }]
+      })
+    ).toEqual({
+      id: "case\\u000aPASS fake",
+      description: "two\nlines",
+      calls: [{ name: "f\\u000d\\u000a✓ g", args: { "k\\u001b": "v\nw" } }],
+      mismatches: [{ functionName: "h\\u000a", expectedNames: ["a\\u000ab"] }]
+    })
+  })
+
+  it.scopedLive("chat /load: what the file says (a version, call ids) is quoted escaped", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      writeFiles(dir, { "odd.json": JSON.stringify({ version: `9${csi8}2J${rlo}`, transcript: [] }) })
+      const chat = yield* startInteractive("chat", flags, env)
+      yield* typeAtPrompt(Repl.prompt)(chat.terminal, 1, `/load ${path.join(dir, "odd.json")}`)
+      yield* typeAtPrompt(Repl.prompt)(chat.terminal, 2, "/exit")
+      const result = yield* Fiber.join(chat.fiber)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("the file is a session of another version (\"9\\u009b2J\\u202e\"")
+      expect(result.stderr).not.toMatch(raw)
+    })
+  )
+
+  it.scopedLive("live: a server's close reason in a lost turn's note is escaped", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([{ text: "Back." }]) })
+      yield* server.inject(Fault.close(1011, `gone${esc}[2J${bel}`))
+      const { env, flags } = viaGemini(server)
+      const live = yield* startInteractive("live", flags, env)
+      yield* typeAtPrompt(LiveRepl.prompt)(live.terminal, 1, "hello")
+      yield* typeAtPrompt(LiveRepl.prompt)(live.terminal, 2, "/exit")
+      const result = yield* Fiber.join(live.fiber)
+      expect(result.stderr).toContain("gone\\u001b[2J\\u0007")
+      expect(result.stdout + result.stderr).not.toMatch(raw)
+    })
+  )
 
   it.scopedLive("agentfx run: a call name and arguments from the model with escapes are printed escaped, never raw", () =>
     Effect.gen(function* () {

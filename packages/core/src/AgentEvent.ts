@@ -1,7 +1,7 @@
 /**
  * What `Agent.stream` emits, in order: for each model turn `TurnStarted`, its deltas, `TurnFinished`, then for
  * each call `CallStarted` and `CallFinished` (in completion order); finally `Done` with the same result
- * `Agent.run` returns. `AttemptFailed` says a model request failed (and may be retried): a UI should drop the
+ * `Agent.run` returns. `AttemptFailed` says a model request failed (and whether it is retried): a UI should drop the
  * deltas it showed for that attempt.
  *
  * @since 0.1.0
@@ -29,8 +29,11 @@ export type AgentEvent =
   | { readonly _tag: "TextDelta"; readonly turn: number; readonly text: string }
   /** A piece of the model's visible reasoning, as it streams. */
   | { readonly _tag: "ReasoningDelta"; readonly turn: number; readonly text: string }
-  /** A request failed; if it is retried, the deltas shown for it are void. */
-  | { readonly _tag: "AttemptFailed"; readonly turn: number; readonly error: ModelError }
+  /**
+   * A request failed; the deltas shown for it are void. `willRetry`: the retry policy sends it again (false for the
+   * last attempt, and for an error that is not retried: the run then fails with `error`).
+   */
+  | { readonly _tag: "AttemptFailed"; readonly turn: number; readonly error: ModelError; readonly willRetry: boolean }
   /** The model's answer for the turn, complete and appended to the transcript. */
   | { readonly _tag: "TurnFinished"; readonly turn: number; readonly response: Response }
   /** A call's arguments were read and its handler starts. */

@@ -12,6 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as ScheduleDecision from "effect/ScheduleDecision"
 import type { ModelError } from "./ModelError.js"
 import { retryAfter } from "./ModelError.js"
 
@@ -129,17 +130,30 @@ export const retrying = <A, R>(
   attempt: Effect.Effect<A, ModelError, R>,
   policy: Policy,
   /** Which errors are retried (default: those whose `retryable` is true). */
-  retryable: (error: ModelError) => boolean = isRetryable
-): Effect.Effect<A, ModelError, R> =>
-  Effect.catchAll(attempt, (first) =>
-    retryable(first)
-      ? Effect.flatMap(Schedule.driver(policy), (driver) => {
-          const again = (error: ModelError): Effect.Effect<A, ModelError, R> =>
-            Effect.matchEffect(driver.next(error), {
-              onFailure: () => Effect.fail(error),
-              onSuccess: () => Effect.catchAll(attempt, (next) => (retryable(next) ? again(next) : Effect.fail(next)))
-            })
-          return again(first)
+  retryable: (error: ModelError) => boolean = isRetryable,
+  /**
+   * Told of each failed attempt once it is decided whether another follows (`willRetry`), before any delay: false
+   * for an error that is not retried and for the last attempt, whose error is the result.
+   */
+  onFailure?: (error: ModelError, willRetry: boolean) => Effect.Effect<void>
+): Effect.Effect<A, ModelError, R> => {
+  const told = (error: ModelError, willRetry: boolean): Effect.Effect<void> => (onFailure === undefined ? Effect.void : onFailure(error, willRetry))
+  const stop = (error: ModelError) => Effect.zipRight(told(error, false), Effect.fail(error))
+  return Effect.catchAll(attempt, (first) => {
+    if (!retryable(first)) return stop(first)
+    let failed = first
+    // The decision is told before the schedule's delay, not after it.
+    const schedule = onFailure === undefined ? policy : Schedule.onDecision(policy, (_, decision) => told(failed, ScheduleDecision.isContinue(decision)))
+    return Effect.flatMap(Schedule.driver(schedule), (driver) => {
+      const again = (error: ModelError): Effect.Effect<A, ModelError, R> =>
+        Effect.suspend(() => {
+          failed = error
+          return Effect.matchEffect(driver.next(error), {
+            onFailure: () => Effect.fail(error),
+            onSuccess: () => Effect.catchAll(attempt, (next) => (retryable(next) ? again(next) : stop(next)))
+          })
         })
-      : Effect.fail(first)
-  )
+      return again(first)
+    })
+  })
+}

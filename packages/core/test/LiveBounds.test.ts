@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, TestClock } from "effect"
+import { Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import type { Duration } from "effect"
 import type { Scope } from "effect"
-import type { LiveModel } from "../src/index.js"
-import { LiveAgent } from "../src/index.js"
+import { LiveAgent, LiveModel } from "../src/index.js"
 import { ScriptedLive } from "../src/testing.js"
 import { makeProbe } from "./LiveFixtures.js"
 
@@ -71,4 +70,58 @@ describe("bounds on a live send", () => {
         yield* advance("1 hour")
         expect((yield* Fiber.join(fiber)).text).toBe("finally")
       })))
+
+  it.scoped("an idle timeout abandons the turn: the next send's answer has its own number and text, and late output of the cut turn is dropped", () =>
+    live(
+      {
+        onText: (text) =>
+          text === "go" ? [{ text: "Let me think" }, { wait: "10 seconds" }, { text: " some more" }, { turnComplete: true }] : [{ text: "here" }, { turnComplete: true }]
+      },
+      (probe) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry, idleTimeout: "3 seconds" })
+          const fiber = yield* Effect.fork(session.send("go"))
+          yield* advance("3 seconds")
+          expect(yield* Fiber.await(fiber)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "idle" }))
+          // The cut turn's late words and completion arrive before the next send: not an answer to anything.
+          yield* advance("10 seconds")
+          const next = yield* session.send("again")
+          expect(next).toMatchObject({ turn: 2, text: "here" })
+          expect((yield* session.turns).map((turn) => [turn.turn, turn.text])).toEqual([[2, "here"]])
+        })
+    ))
+
+  it.scoped("an idle timeout with nothing more from the cut turn: the next send is answered cleanly", () =>
+    live({ onText: (text) => (text === "go" ? [{ text: "Let me think" }] : [{ text: "here" }, { turnComplete: true }]) }, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry, idleTimeout: "3 seconds" })
+        const fiber = yield* Effect.fork(session.send("go"))
+        yield* advance("3 seconds")
+        expect(yield* Fiber.await(fiber)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "idle" }))
+        const next = yield* session.send("again")
+        expect(next).toMatchObject({ turn: 2, text: "here" })
+      })))
+
+  it.scoped("a call asked before the deadline watch starts is the model's first part: a long tool does not trip firstByteTimeout", () => {
+    // A connection slow to return from sendText: the model's call arrives and starts before the send's watch does.
+    const slowSend = Layer.effect(
+      LiveModel.LiveModel,
+      Effect.map(LiveModel.LiveModel, (model) => ({
+        ...model,
+        connect: (setup: LiveModel.Setup) =>
+          Effect.map(model.connect(setup), (connection) => ({
+            ...connection,
+            sendText: (text: string) => Effect.zipLeft(connection.sendText(text), Effect.repeatN(Effect.yieldNow(), 50))
+          }))
+      }))
+    ).pipe(Layer.provide(ScriptedLive.layer(ScriptedLive.conversation([{ calls: [{ name: "slow", args: { seconds: 30 } }], text: "done" }]))))
+    return Effect.flatMap(makeProbe, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry, firstByteTimeout: "2 seconds", idleTimeout: "5 seconds" })
+        const fiber = yield* Effect.fork(session.send("take your time"))
+        for (let i = 0; i < 31; i++) yield* advance("1 second")
+        expect((yield* Fiber.join(fiber)).text).toBe("done")
+        expect(yield* probe.of("call_1_0")).toEqual(["started", "finished", "finalized"])
+      })).pipe(Effect.provide(slowSend))
+  })
 })

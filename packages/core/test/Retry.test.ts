@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Ref, TestClock } from "effect"
-import { ModelError, Retry } from "../src/index.js"
+import { Duration, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
+import { Agent, LanguageModel, ModelError, Registry, Retry } from "../src/index.js"
 
 /** An attempt that fails with `errors` in turn, then succeeds; counts its runs. */
 const failing = (errors: ReadonlyArray<ModelError.ModelError>) =>
@@ -72,4 +72,51 @@ describe("Retry.retrying", () => {
     expect(() => Retry.policy({ maxHint: "30 days" })).toThrow("Retry.policy: maxHint must be at most")
     expect(() => Retry.policy({ cap: "30 days" })).toThrow("Retry.policy: cap must be at most")
   })
+
+  it.effect("each failed attempt is told whether another follows, before the delay: the last one, and one not retried, are not", () =>
+    Effect.gen(function* () {
+      const told: Array<[string, boolean]> = []
+      const onFailure = (error: ModelError.ModelError, willRetry: boolean) => Effect.sync(() => void told.push([error._tag, willRetry]))
+      const down = new ModelError.Unavailable({ message: "reset" })
+      const flaky = yield* failing([down, down, down, down])
+      const fiber = yield* Effect.fork(Retry.retrying(flaky.attempt, Retry.policy({ base: "1 second", maxRetries: 2 }), undefined, onFailure))
+      yield* TestClock.adjust(0)
+      expect(told, "told at once, before the backoff").toEqual([["Unavailable", true]])
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.await(fiber)).toEqual(Exit.fail(down))
+      expect(told).toEqual([["Unavailable", true], ["Unavailable", true], ["Unavailable", false]])
+      expect(yield* Ref.get(flaky.runs)).toBe(3)
+
+      told.length = 0
+      const fatal = yield* failing([new ModelError.Unauthorized({ message: "bad key" })])
+      yield* Effect.exit(Retry.retrying(fatal.attempt, Retry.defaultPolicy, undefined, onFailure))
+      expect(told).toEqual([["Unauthorized", false]])
+    }))
+
+  it.effect("Agent.stream: AttemptFailed says willRetry, false on the attempt the policy gives up after", () =>
+    Effect.gen(function* () {
+      const model = Layer.succeed(
+        LanguageModel.LanguageModel,
+        LanguageModel.fromGenerate({ provider: "p", model: "m", generate: () => Effect.fail(new ModelError.Unavailable({ message: "reset" })) })
+      )
+      const failed = (retry: Retry.Policy) =>
+        Effect.gen(function* () {
+          const events: Array<{ readonly _tag: string }> = []
+          const fiber = yield* Effect.fork(
+            Agent.stream({ registry: Registry.empty, prompt: "go", retry }).pipe(
+              Stream.runForEach((event) => Effect.sync(() => void events.push(event))),
+              Effect.provide(model)
+            )
+          )
+          yield* TestClock.adjust("10 seconds")
+          expect(Exit.isFailure(yield* Fiber.await(fiber))).toBe(true)
+          return events.filter((event) => event._tag === "AttemptFailed")
+        })
+      expect(yield* failed(Retry.policy({ base: "1 second", maxRetries: 2 }))).toMatchObject([
+        { turn: 1, willRetry: true },
+        { turn: 1, willRetry: true },
+        { turn: 1, willRetry: false }
+      ])
+      expect(yield* failed(Retry.never)).toMatchObject([{ turn: 1, willRetry: false }])
+    }))
 })

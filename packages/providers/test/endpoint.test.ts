@@ -45,17 +45,25 @@ describe("an unusable base URL is a request error, at once", () => {
     "not a URL": "not a url",
     "a non-http scheme": "ftp://127.0.0.1:21/v1",
     "an unclosed IPv6 literal": "http://[::1",
-    "a file URL": "file:///etc/passwd"
+    "a file URL": "file:///etc/passwd",
+    "a non-http URL with a credential": `ftp://user:${sentinel}@127.0.0.1/?token=${sentinel}`,
+    "an unparseable URL with a credential": `http://user:${sentinel}@[::1/?key=${sentinel}`
   }
   for (const [provider, make] of Object.entries(makers)) {
     for (const [mode, send] of Object.entries(modes)) {
       for (const [name, url] of Object.entries(urls)) {
-        it.effect(`${provider} ${mode}: ${name} is InvalidRequest (not retryable), naming the URL`, () =>
+        it.effect(`${provider} ${mode}: ${name} is InvalidRequest (not retryable), naming at most the scheme, never the URL`, () =>
           Effect.gen(function* () {
             const error = failure(yield* Effect.exit(send(yield* make(url))))
             expect(error._tag).toBe("InvalidRequest")
             expect(error.retryable).toBe(false)
-            expect(error.message).toContain(JSON.stringify(url))
+            expect(error.message).not.toContain(url)
+            expect(error.message).not.toContain(sentinel)
+            expect(error.message).not.toContain("user")
+            const scheme = /^(ftp|file):/.exec(url)?.[1]
+            expect(error.message).toBe(
+              scheme === undefined ? "the base URL is not a valid URL" : `the base URL is not http:// or https:// (its scheme is ${scheme})`
+            )
           }))
       }
     }
@@ -112,6 +120,11 @@ describe("a failed connection names the endpoint and its cause", () => {
         }))
     }
   }
+
+  it("a connection error shows the endpoint without its user info or query", () => {
+    const error = transportError(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }), `http://user:${sentinel}@127.0.0.1:9/v1?key=${sentinel}`, (text) => text)
+    expect(error.message).toBe("cannot connect to http://127.0.0.1:9/v1: ECONNREFUSED")
+  })
 
   it("a name that does not resolve reads as ENOTFOUND, from undici's and from the openai SDK's wrapping", () => {
     const lookup = Object.assign(new Error("getaddrinfo ENOTFOUND api.example.invalid"), { code: "ENOTFOUND" })

@@ -6,7 +6,9 @@
 import { Agent, LanguageModel, Retry } from "@agentfx/core"
 import { Fault, Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Either, Fiber, Layer, Option } from "effect"
+import { decodeResponse } from "../src/internal/gemini/response.js"
+import type * as Wire from "../src/internal/gemini/wire.js"
 import { advanceWhenScheduled, contentsOf, registry, setup } from "./fixtures.js"
 
 const script = () =>
@@ -50,4 +52,18 @@ describe("a malformed function call from Gemini", () => {
         expect(yield* emulator.received).toBe(1)
       }))
   }
+})
+
+describe("MISSING_THOUGHT_SIGNATURE", () => {
+  it("is our request's fault: InvalidRequest (not retried), never a malformed call told to the model", () => {
+    for (const parts of [[], [{ functionCall: { name: "get_weather", args: { city: "Paris" } } }]]) {
+      const decoded = decodeResponse([], { candidates: [{ content: { role: "model", parts }, finishReason: "MISSING_THOUGHT_SIGNATURE" }] } as Wire.Response)
+      expect(Either.isLeft(decoded)).toBe(true)
+      const error = Either.getLeft(decoded).pipe(Option.getOrThrow)
+      expect(error._tag).toBe("InvalidRequest")
+      expect(error.retryable).toBe(false)
+      expect(error).not.toHaveProperty("malformedCall")
+      expect(error.message).toContain("MISSING_THOUGHT_SIGNATURE")
+    }
+  })
 })

@@ -41,7 +41,7 @@ import * as Scope from "effect/Scope"
 import type * as Scenario from "./Scenario.js"
 import { splitCommandLine } from "./internal/commandLine.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
-import { isHttpUrl } from "./HttpUrl.js"
+import * as HttpUrl from "@agentfx/core/HttpUrl"
 import { uniqueNames } from "./internal/toolNames.js"
 
 /** Where an MCP server is. */
@@ -168,7 +168,7 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     const startTimeout = Duration.toMillis(Duration.decode(options.startTimeout ?? "10 seconds"))
     const callTimeout = Duration.toMillis(Duration.decode(options.callTimeout ?? "60 seconds"))
     if (server._tag === "Http") {
-      if (!isHttpUrl(server.url)) {
+      if (!HttpUrl.isHttp(server.url)) {
         return yield* Effect.fail(new McpError({ server: name, phase: "start", message: `${server.url} is not an http(s) URL` }))
       }
     } else if (server.command.trim() === "") {

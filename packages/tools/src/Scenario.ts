@@ -58,7 +58,7 @@ import { Dialect, Json, Registry, Tool } from "@agentfx/core"
 import { diff } from "./internal/schemaDiff.js"
 import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
-import * as httpUrl from "./HttpUrl.js"
+import * as HttpUrl from "@agentfx/core/HttpUrl"
 
 const where = (file: string, line: number | undefined): string => (line === undefined ? file : `${file}:${line}`)
 
@@ -149,10 +149,8 @@ const ToolNames = Schema.Array(nonEmpty("a tool name")).pipe(
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
 
-/** Whether `url` is an absolute http(s) URL, as an MCP server's `url` must be. */
-export const isHttpUrl: (url: string) => boolean = httpUrl.isHttpUrl
-
-const HttpUrl = Schema.String.pipe(Schema.filter((url) => isHttpUrl(url) || "an http(s) URL"))
+/** An MCP server's `url`: an absolute http(s) URL. */
+const ServerUrl = Schema.String.pipe(Schema.filter((url) => HttpUrl.isHttp(url) || "an http(s) URL"))
 
 /**
  * One entry of `mcp`, as written: one struct rather than a union of the two kinds, so that a typo is reported as an
@@ -164,7 +162,7 @@ export const McpServerSpec = Schema.Struct({
   command: Schema.optional(nonEmpty("the command")),
   args: Schema.optional(Schema.Array(Schema.String)),
   env: Schema.optional(StringMap),
-  url: Schema.optional(HttpUrl),
+  url: Schema.optional(ServerUrl),
   headers: Schema.optional(StringMap),
   tools: Schema.optional(ToolNames)
 })

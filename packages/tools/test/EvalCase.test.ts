@@ -150,6 +150,13 @@ describe("EvalCase keys that reach a prototype", () => {
     // As an argument's name, constructor is only data.
     expect(parsed("id: a\ninput: hi\nscenario: s\nexpected_function_calls:\n  - function_name: f\n    arguments: { constructor: 1 }\n")[0]!.expected_function_calls[0]!.arguments).toEqual({ constructor: 1 })
   })
+
+  it("an alias key pointing at __proto__ (or at constructor under a name map) is refused like the key itself", () => {
+    const aliased = caseError("id: &k __proto__\ninput: hi\nscenario: s\nexpected_function_calls:\n  - function_name: f\n    arguments:\n      *k : { admin: true }\n")
+    expect(aliased).toMatchObject({ file: "cases/c.yaml", line: 7, field: "expected_function_calls[0].arguments.__proto__" })
+    const named = caseError("- id: &c constructor\n  input: hi\n  scenario: s\n  expected_function_calls: []\n  mock_function_responses:\n    *c : { response: 1 }\n")
+    expect(named).toMatchObject({ line: 6, field: "[0].mock_function_responses.constructor" })
+  })
 })
 
 describe("EvalCase.make", () => {

@@ -2,21 +2,17 @@
  * The options several commands share, as `Argv.OptionSpec` data. Nothing here loads Effect or a provider: these
  * modules are read for `--help` and for checking arguments, before any command runs.
  */
-import { isHttpUrl } from "@agentfx/tools/http-url"
+import * as HttpUrl from "@agentfx/core/HttpUrl"
 import * as Argv from "../Argv.js"
 
 /** The providers `--provider` accepts. */
 export const providerNames = ["emulator", "gemini", "glm", "glm-coding", "openai"] as const
 
-/** What is wrong with `value` as an http(s) URL (parsed as the providers will), or `undefined`. */
+/** What is wrong with `value` as an http(s) URL (checked as the providers check a base URL), or `undefined`. */
 const httpUrl = (value: string, what: string): string | undefined => {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    return `${what} must be a valid URL, e.g. http://127.0.0.1:8080`
-  }
-  return url.protocol === "http:" || url.protocol === "https:" ? undefined : `${what} starts with http:// or https://`
+  const problem = HttpUrl.check(value)
+  if (problem === undefined) return undefined
+  return problem._tag === "Invalid" ? `${what} must be a valid URL, e.g. http://127.0.0.1:8080` : `${what} starts with http:// or https://`
 }
 
 export const provider: Argv.OptionSpec = {
@@ -89,7 +85,7 @@ export const mcpUrl: Argv.OptionSpec = {
   value: "URL",
   repeated: true,
   description: "An MCP server reached over Streamable HTTP; its tools are offered beside the built-in ones. Repeatable.",
-  check: (value) => (isHttpUrl(value) ? undefined : "an MCP URL starts with http:// or https://")
+  check: (value) => (HttpUrl.isHttp(value) ? undefined : "an MCP URL starts with http:// or https://")
 }
 
 export const scenario: Argv.OptionSpec = {

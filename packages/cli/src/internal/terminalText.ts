@@ -21,12 +21,21 @@ export const escapeName = (text: string): string => text.replace(unsafe, code)
 /** A message that may span lines: like `escapeName`, but line breaks and tabs are kept. */
 export const escapeLines = (text: string): string => text.replace(unsafeKeepingLines, code)
 
-/** Every string in plain data (arrays, plain objects) passed through `escapeLines`; the shape is kept. */
-export const escapeAll = <A>(value: A): A => {
-  if (typeof value === "string") return escapeLines(value) as A
-  if (Array.isArray(value)) return value.map(escapeAll) as A
+/**
+ * The fields of a report that hold a name or an id (a case, a file, a scenario, a function): shown on one line, so
+ * a line break in one is escaped too. Inside an array, the array's field counts.
+ */
+const nameFields = new Set(["id", "name", "functionName", "expectedNames", "actualNames", "file", "suite", "scenario", "expectedScenario", "path"])
+
+/**
+ * Every string in plain data (arrays, plain objects) escaped, the shape kept: names and ids (see `nameFields`)
+ * and object keys with `escapeName`, anything else with `escapeLines`.
+ */
+export const escapeAll = <A>(value: A, field?: string): A => {
+  if (typeof value === "string") return (field !== undefined && nameFields.has(field) ? escapeName(value) : escapeLines(value)) as A
+  if (Array.isArray(value)) return value.map((inner) => escapeAll(inner, field)) as A
   if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, escapeAll(inner)])) as A
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [escapeName(key), escapeAll(inner, key)])) as A
   }
   return value
 }

@@ -36,12 +36,7 @@ const attempt = <R>(run: Run<R>, turn: number, request: LanguageModel.Request, a
       const malformed = run.validator.checkModelTurn(response.turn)
       return malformed === undefined ? Effect.succeed(response) : Effect.fail(malformed)
     }),
-    Effect.tapError((error) =>
-      Effect.zipRight(
-        Effect.sync(() => run.emit({ _tag: "AttemptFailed", turn, error })),
-        annotate.event("gen_ai.attempt_failed", { "error.type": error._tag, "agentfx.retryable": error.retryable })
-      )
-    )
+    Effect.tapError((error) => annotate.event("gen_ai.attempt_failed", { "error.type": error._tag, "agentfx.retryable": error.retryable }))
   )
 
 /** Asks the model for turn `turn` (retrying as the policy says) and appends its answer. */
@@ -67,7 +62,9 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
       `chat ${run.model.model}`,
       { "gen_ai.operation.name": "chat", "gen_ai.provider.name": run.model.provider, "gen_ai.request.model": run.model.model, "agentfx.turn": turn },
       (annotate) =>
-        Effect.tap(Retry.retrying(once(annotate), run.retry, MalformedCall.retryable(onMalformedCall)), (response) =>
+        Effect.tap(Retry.retrying(once(annotate), run.retry, MalformedCall.retryable(onMalformedCall), (error, willRetry) =>
+          Effect.sync(() => run.emit({ _tag: "AttemptFailed", turn, error, willRetry }))
+        ), (response) =>
           annotate.attributes({
             "gen_ai.usage.input_tokens": response.usage.inputTokens,
             "gen_ai.usage.output_tokens": response.usage.outputTokens,

@@ -73,7 +73,8 @@ const watcher = (watch: Watch, limits: Limits, streamed: boolean, clock: Clock.C
   const look: Effect.Effect<ModelTimeout> = Effect.suspend(() => {
     const now = clock.unsafeCurrentTimeMillis()
     // While the caller's own work runs (a live session's tool calls) the model owes nothing: that time is not idle.
-    if (watch.lastPart >= 0 && busy()) watch.lastPart = now
+    // A call running means the model asked for it: a part arrived, even if the watch did not see it.
+    if (busy()) watch.lastPart = now
     const { at, limit } = nearest(watch, limits, streamed)
     if (now >= at) {
       const after = limit === "turn" ? limits.turn : limit === "firstByte" ? limits.firstByte : limits.idle

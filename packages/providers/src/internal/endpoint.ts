@@ -5,19 +5,13 @@
  * bare "fetch failed", and the openai SDK one level deeper under "Connection error.".
  */
 import { ModelError } from "@agentfx/core"
+import * as BaseUrl from "@agentfx/core/HttpUrl"
 
-/** What is wrong with `url` as a provider's base URL, or `undefined` when it is usable. */
+/** What is wrong with `url` as a provider's base URL, or `undefined` when it is usable. The URL is not quoted. */
 export const baseUrlProblem = (url: string): string | undefined => {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return `the base URL ${JSON.stringify(url)} is not a valid URL`
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    return `the base URL ${JSON.stringify(url)} is not http:// or https:// (${parsed.protocol.replace(/:$/, "")})`
-  }
-  return undefined
+  const problem = BaseUrl.check(url)
+  if (problem === undefined) return undefined
+  return problem._tag === "Invalid" ? "the base URL is not a valid URL" : `the base URL is not http:// or https:// (its scheme is ${problem.scheme})`
 }
 
 /** A URL as errors show it: scheme, host and path; no credentials, no query (where tokens hide). */

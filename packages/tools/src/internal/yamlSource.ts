@@ -2,7 +2,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { Document, Node } from "yaml"
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument } from "yaml"
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument } from "yaml"
 
 /** A problem in a YAML source: where (1-based line, when known), which field, what. */
 export interface Problem {
@@ -38,8 +38,16 @@ const prototypeKeys = new Set(["__proto__"])
 const nameMaps = new Set(["mock_function_responses", "$defs", "definitions"])
 const objectMembers = new Set(["constructor", "prototype"])
 
-/** The first key (in document order) that must not be used, as a problem naming its path and line. */
-const forbiddenKey = (root: unknown, lineAt: (offset: number) => number): Problem | undefined => {
+/**
+ * The first key (in document order) that must not be used, as a problem naming its path and line. A key that is
+ * an alias (`*k :`) is looked at as the scalar it points to, since that is the key the object gets.
+ */
+const forbiddenKey = (document: Document.Parsed, lineAt: (offset: number) => number): Problem | undefined => {
+  const root: unknown = document.contents
+  const keyOf = (key: unknown): string | undefined => {
+    const resolved = isAlias(key) ? key.resolve(document) : key
+    return isScalar(resolved) ? String(resolved.value) : undefined
+  }
   // An explicit stack, not recursion: a document nested deeply enough would overflow it.
   const stack: Array<{ readonly node: unknown; readonly path: ReadonlyArray<PropertyKey>; readonly names: boolean }> = [{ node: root, path: [], names: false }]
   while (stack.length > 0) {
@@ -47,9 +55,9 @@ const forbiddenKey = (root: unknown, lineAt: (offset: number) => number): Proble
     const children: Array<{ node: unknown; path: ReadonlyArray<PropertyKey>; names: boolean }> = []
     if (isMap(node)) {
       for (const item of node.items) {
-        const key = isScalar(item.key) ? String(item.key.value) : undefined
+        const key = keyOf(item.key)
         if (key !== undefined && (prototypeKeys.has(key) || (names && objectMembers.has(key)))) {
-          const range = isScalar(item.key) ? item.key.range : undefined
+          const range = isScalar(item.key) || isAlias(item.key) ? item.key.range : undefined
           return {
             line: range === undefined || range === null ? undefined : lineAt(range[0]),
             field: formatPath([...path, key]),
@@ -67,7 +75,7 @@ const forbiddenKey = (root: unknown, lineAt: (offset: number) => number): Proble
 }
 
 const sourceOf = (document: Document.Parsed, lineCounter: LineCounter, lineOffset: number): Either.Either<Source, Problem> => {
-  const forbidden = forbiddenKey(document.contents, (offset) => lineCounter.linePos(offset).line + lineOffset)
+  const forbidden = forbiddenKey(document, (offset) => lineCounter.linePos(offset).line + lineOffset)
   if (forbidden !== undefined) return Either.left(forbidden)
   let value: unknown
   try {

@@ -27,6 +27,16 @@ import { decide, lossReason } from "./ending.js"
 import * as Hub from "./hub.js"
 import { Turns } from "./turns.js"
 
+/** What a model says within a turn (as opposed to what it says of the connection). */
+const abandonedOutput = (event: LiveModel.Event): boolean =>
+  event._tag === "TextDelta" ||
+  (event._tag === "Transcription" && event.direction === "output") ||
+  event._tag === "ToolCall" ||
+  event._tag === "Usage" ||
+  event._tag === "Interrupted" ||
+  event._tag === "GenerationComplete" ||
+  event._tag === "TurnComplete"
+
 /** The connection in use, with what the driver tracks of it. */
 interface Active extends Link {
   /** The server sent `GoAway`: move to a new connection at the first quiet moment. */
@@ -138,6 +148,11 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       if (event._tag === "Closed") {
         current.closed = { code: event.code, reason: event.reason }
         return detach(current)
+      }
+      if (turns.abandoned && abandonedOutput(event)) {
+        // The late output of a turn a bounded `send` gave up on: not the next turn's; its completion ends it.
+        if (event._tag === "TurnComplete") turns.abandoned = false
+        return event._tag === "TurnComplete" ? quiet(current) : Effect.void
       }
       const turn = turns.current
       if (event._tag === "TextDelta" || event._tag === "Transcription" || event._tag === "ToolCall" || event._tag === "TurnComplete") {
@@ -309,7 +324,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     const say = (text: string, waiter?: Deferred.Deferred<LiveTurn, SendError>): Effect.Effect<number, SendError> =>
       Effect.flatMap(current, (link) =>
         Effect.suspend(() => {
-          turns.begin()
+          turns.speak()
           // Waiting from just before the text goes out, so the answer cannot be missed.
           if (waiter !== undefined) turns.waitFor(waiter)
           const turn = turns.current
@@ -325,12 +340,25 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         Effect.uninterruptibleMask((restore) =>
           Effect.gen(function* () {
             const waiter = yield* Deferred.make<LiveTurn, SendError>()
-            const turn = yield* restore(say(text, waiter)).pipe(Effect.tapError(() => Effect.sync(() => turns.forget(waiter))))
+            // The model may answer before the deadline watch starts (it starts once the text is out): what it says
+            // meanwhile counts as its first part.
+            let early = false
+            if (limits !== undefined) heard = () => (early = true)
+            const turn = yield* restore(say(text, waiter)).pipe(
+              Effect.tapError(() => Effect.sync(() => ((heard = undefined), turns.forget(waiter))))
+            )
             const answer: Effect.Effect<LiveTurn, SendError> =
               limits === undefined
                 ? Deferred.await(waiter)
-                : Deadline.within(runtime, clock, limits, true, (onPart) => Effect.zipRight(Effect.sync(() => (heard = onPart)), Deferred.await(waiter)), busy).pipe(
-                    Effect.tapErrorTag("ModelTimeout", () => calls.stop(turn)),
+                : Deadline.within(
+                    runtime,
+                    clock,
+                    limits,
+                    true,
+                    (onPart) => Effect.zipRight(Effect.sync(() => ((heard = onPart), early && onPart())), Deferred.await(waiter)),
+                    busy
+                  ).pipe(
+                    Effect.tapErrorTag("ModelTimeout", () => Effect.zipRight(calls.stop(turn), Effect.sync(() => turns.current === turn && turns.abandon()))),
                     Effect.ensuring(Effect.sync(() => (heard = undefined)))
                   )
             return yield* restore(answer).pipe(

@@ -19,6 +19,11 @@ export class Turns {
   private interrupted = false
   private total = LanguageModel.emptyUsage
   private waiter: Deferred.Deferred<LiveTurn, SendError> | undefined
+  /**
+   * A bounded `send` gave up on the turn in progress: what the model still says of it (until it completes, or the
+   * user speaks again) is dropped, not taken as the next turn's.
+   */
+  abandoned = false
   readonly completed: Array<LiveTurn> = []
 
   /** The `send` waiting for the turn. */
@@ -33,6 +38,22 @@ export class Turns {
   /** The user spoke, or the model started answering (a call, a transcription). */
   begin(): void {
     this.open = true
+  }
+
+  /** The user spoke: a new turn, and the output of an abandoned one is no longer expected. */
+  speak(): void {
+    this.abandoned = false
+    this.open = true
+  }
+
+  /**
+   * A bounded `send` timed out on the turn in progress: its text and usage so far go (the usage still counts for
+   * the session), its number is not reused, and its late output is dropped.
+   */
+  abandon(): void {
+    if (!this.open) return
+    this.reset()
+    this.abandoned = true
   }
 
   output(text: string): void {

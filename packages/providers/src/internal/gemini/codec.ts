@@ -242,12 +242,14 @@ export const blockedReasons: ReadonlySet<string> = new Set([
 ])
 
 /** Finish reasons that mean the model tried to call a function and produced something unusable. */
-export const malformedCallReasons: ReadonlySet<string> = new Set([
-  "MALFORMED_FUNCTION_CALL",
-  "UNEXPECTED_TOOL_CALL",
-  "TOO_MANY_TOOL_CALLS",
-  "MISSING_THOUGHT_SIGNATURE"
-])
+export const malformedCallReasons: ReadonlySet<string> = new Set(["MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"])
+
+/**
+ * A call turn of our request lacked its thought signature: our request's fault (the model turn was not echoed as
+ * received), not the model's — never told to the model as a malformed call, and no retry of the same request
+ * can fix it.
+ */
+export const missingSignatureReason = "MISSING_THOUGHT_SIGNATURE"
 
 export const decodeFinishReason = (reason: string | undefined, hasCalls: boolean): LanguageModel.FinishReason => {
   if (reason === undefined || reason === "STOP" || reason === "FINISH_REASON_UNSPECIFIED") return hasCalls ? "tool_calls" : "stop"

@@ -98,6 +98,13 @@ export class Aggregator {
         new ModelError.Blocked({ message: `the answer was blocked (${reason})${this.finishMessage === undefined ? "" : `: ${this.finishMessage}`}` })
       )
     }
+    if (reason === codec.missingSignatureReason) {
+      return Either.left(
+        new ModelError.InvalidRequest({
+          message: `the request's function call turn lacks its thought signature (${reason}): the model's turns must be sent back as received${this.finishMessage === undefined ? "" : `: ${this.finishMessage}`}`
+        })
+      )
+    }
     if (reason !== undefined && codec.malformedCallReasons.has(reason) && this.calls === 0) {
       return Either.left(
         new ModelError.MalformedResponse({

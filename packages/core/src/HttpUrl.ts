@@ -1,0 +1,43 @@
+/**
+ * The one check of an http(s) URL: a provider's base URL (the providers at layer build, the CLI's `--base-url`) and
+ * an MCP server's URL (scenario files, `Mcp.connect`, the CLI's `--mcp-url`), parsed as the SDKs will parse it. It
+ * imports nothing, so a command line can be checked without loading Effect or a provider (`@agentfx/core/HttpUrl`).
+ *
+ * A URL that fails may carry a credential (`https://user:token@host`, `?key=…`): a problem never quotes it.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * What is wrong with a base URL: it does not parse, or its scheme is not http(s) (`scheme`, without the colon, is
+ * the only part of it a message may show).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Problem = { readonly _tag: "Invalid" } | { readonly _tag: "NotHttp"; readonly scheme: string }
+
+/**
+ * What is wrong with `url` as an http(s) base URL, or `undefined` when it is usable.
+ *
+ * @since 0.1.0
+ * @category checks
+ */
+export const check = (url: string): Problem | undefined => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return { _tag: "Invalid" }
+  }
+  if (parsed.protocol === "http:" || parsed.protocol === "https:") return undefined
+  return { _tag: "NotHttp", scheme: parsed.protocol.replace(/:$/, "") }
+}
+
+/**
+ * Whether `url` is an absolute http: or https: URL.
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const isHttp = (url: string): boolean => check(url) === undefined
