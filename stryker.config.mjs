@@ -18,7 +18,7 @@ const config = {
   jsonReporter: { fileName: `reports/mutation/${pkg}/mutation.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
   tempDirName: ".stryker-tmp",
-  ignorePatterns: ["reports", ".vitest", "coverage", "**/dist", "**/.tsbuild", "apps", "bench"],
+  ignorePatterns: [".stryker-tmp*", "reports", ".vitest", "coverage", "**/dist", "**/.tsbuild", "apps", "bench"],
   timeoutMS: 20_000,
   // The first run, of every test with coverage per test, is slow on a loaded machine.
   dryRunTimeoutMinutes: 30,

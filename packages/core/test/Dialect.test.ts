@@ -349,4 +349,38 @@ describe("Dialect: references and keywords", () => {
     const geminiError = Dialect.gemini(declare({ type: "array" }))
     expect(Either.isLeft(geminiError) && geminiError.left.dialect).toBe("Gemini")
   })
+
+  it("a DeclarationError is a tagged, serialisable error", () => {
+    const refused = Dialect.openAI(declare({ type: "string" }))
+    if (Either.isRight(refused)) throw new Error("expected a DeclarationError")
+    expect(refused.left._tag).toBe("DeclarationError")
+    const encoded = Schema.encodeSync(Dialect.DeclarationError)(refused.left)
+    expect(encoded).toEqual({ _tag: "DeclarationError", name: "x", dialect: "OpenAI", reason: 'parameters must be an object schema, got "string"' })
+    expect(Either.isLeft(Schema.decodeUnknownEither(Dialect.DeclarationError)({ _tag: "DeclarationError", name: "x", dialect: "OpenAI" }))).toBe(true)
+  })
+
+  it("a recursive reference kept for OpenAI points into $defs (even from definitions) and keeps its sibling keywords", () => {
+    const parameters = {
+      type: "object",
+      properties: { tree: { $ref: "#/definitions/Tree", description: "the root", $id: "dropped" } },
+      definitions: { Tree: { type: "array", items: { $ref: "#/definitions/Tree" } } }
+    }
+    expect(openAI(parameters)).toEqual({
+      type: "object",
+      properties: { tree: { $ref: "#/$defs/Tree", description: "the root" } },
+      $defs: { Tree: { type: "array", items: { $ref: "#/$defs/Tree" } } }
+    })
+    expect(reasonOf(Dialect.gemini(declare(parameters)))).toBe(
+      'the schema is recursive through "Tree", which Gemini\'s parametersJsonSchema cannot inline'
+    )
+  })
+
+  it("definitions or $defs that are not maps are ignored, not spread", () => {
+    const parameters = { type: "object", properties: { a: { $ref: "#/definitions/0" } }, definitions: "ab", $defs: ["x"] }
+    expect(reasonOf(Dialect.gemini(declare(parameters)))).toBe("unresolvable reference #/definitions/0")
+  })
+
+  it("a $ref that is not a string is an ordinary keyword", () => {
+    expect(gemini({ type: "object", properties: { a: { $ref: 7 } } })).toEqual({ type: "object", properties: { a: { $ref: 7 } } })
+  })
 })
