@@ -4,7 +4,9 @@ import { Dialect, Tool } from "../src/index.js"
 
 const Address = Schema.Struct({ street: Schema.String, city: Schema.String }).annotations({ identifier: "Address" })
 
-const ship = Tool.make("ship_order", {
+// Tools are built in the tests, not at import: a compiler that fails then fails a test, not the whole file's import
+// (which a mutation run counts as a surviving mutant).
+const ship = (() => Tool.make("ship_order", {
   description: "Ships an order",
   parameters: Schema.Struct({
     orderId: Schema.String.annotations({ description: "The order to ship" }),
@@ -14,9 +16,9 @@ const ship = Tool.make("ship_order", {
     items: Schema.Array(Schema.Struct({ sku: Schema.String, quantity: Schema.Int }))
   }),
   handler: () => Effect.void
-})
+}))
 
-const noArgs = Tool.make("get_time", { description: "Current time", parameters: Schema.Struct({}), handler: () => Effect.succeed("noon") })
+const noArgs = (() => Tool.make("get_time", { description: "Current time", parameters: Schema.Struct({}), handler: () => Effect.succeed("noon") }))
 
 interface Category {
   readonly name: string
@@ -26,7 +28,7 @@ const Category: Schema.Schema<Category> = Schema.Struct({
   name: Schema.String,
   children: Schema.Array(Schema.suspend((): Schema.Schema<Category> => Category))
 }).annotations({ identifier: "Category" })
-const recursive = Tool.make("save_tree", { description: "Saves a tree", parameters: Schema.Struct({ root: Category }), handler: () => Effect.void })
+const recursive = (() => Tool.make("save_tree", { description: "Saves a tree", parameters: Schema.Struct({ root: Category }), handler: () => Effect.void }))
 
 const addressSchema = {
   type: "object",
@@ -58,7 +60,7 @@ const shipParameters = {
 
 describe("Dialect", () => {
   it("Gemini: parametersJsonSchema with every $ref inlined (golden)", () => {
-    expect(Either.getOrThrow(Dialect.gemini(ship.declaration))).toEqual({
+    expect(Either.getOrThrow(Dialect.gemini(ship().declaration))).toEqual({
       name: "ship_order",
       description: "Ships an order",
       parametersJsonSchema: shipParameters
@@ -66,23 +68,23 @@ describe("Dialect", () => {
   })
 
   it("OpenAI / GLM: a function tool with a plain JSON Schema object (golden)", () => {
-    expect(Either.getOrThrow(Dialect.openAI(ship.declaration))).toEqual({
+    expect(Either.getOrThrow(Dialect.openAI(ship().declaration))).toEqual({
       type: "function",
       function: { name: "ship_order", description: "Ships an order", parameters: shipParameters }
     })
   })
 
   it("a tool without parameters gets a valid empty object schema in both dialects", () => {
-    expect(Either.getOrThrow(Dialect.gemini(noArgs.declaration)).parametersJsonSchema).toEqual({ type: "object", properties: {} })
-    expect(Either.getOrThrow(Dialect.openAI(noArgs.declaration)).function.parameters).toEqual({ type: "object", properties: {} })
+    expect(Either.getOrThrow(Dialect.gemini(noArgs().declaration)).parametersJsonSchema).toEqual({ type: "object", properties: {} })
+    expect(Either.getOrThrow(Dialect.openAI(noArgs().declaration)).function.parameters).toEqual({ type: "object", properties: {} })
   })
 
   it("a recursive schema is a clear DeclarationError for Gemini and keeps its $defs for OpenAI", () => {
-    const gemini = Dialect.gemini(recursive.declaration)
+    const gemini = Dialect.gemini(recursive().declaration)
     expect(Either.isLeft(gemini) && gemini.left.message).toBe(
       'function "save_tree" cannot be declared for Gemini: the schema is recursive through "Category", which Gemini\'s parametersJsonSchema cannot inline'
     )
-    const openAI = Either.getOrThrow(Dialect.openAI(recursive.declaration)).function.parameters
+    const openAI = Either.getOrThrow(Dialect.openAI(recursive().declaration)).function.parameters
     expect(openAI).toEqual({
       type: "object",
       required: ["root"],
@@ -340,7 +342,7 @@ describe("Dialect: references and keywords", () => {
   })
 
   it("normalise is the OpenAI form of the parameters, with recursive $defs kept", () => {
-    expect(Either.getOrThrow(Dialect.normalise(recursive.declaration))).toEqual(Either.getOrThrow(Dialect.openAI(recursive.declaration)).function.parameters)
+    expect(Either.getOrThrow(Dialect.normalise(recursive().declaration))).toEqual(Either.getOrThrow(Dialect.openAI(recursive().declaration)).function.parameters)
   })
 
   it("a DeclarationError names the function and the dialect", () => {
