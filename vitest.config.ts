@@ -19,6 +19,7 @@ export default defineConfig({
   },
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", ".stryker-tmp*/**", "reports/**"],
     passWithNoTests: false,
     testTimeout: 30_000,
     pool: "forks",

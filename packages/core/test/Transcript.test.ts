@@ -36,6 +36,93 @@ describe("Transcript.validate", () => {
   })
 })
 
+describe("Transcript.Validator", () => {
+  const violationOf = (either: Either.Either<unknown, Transcript.TranscriptViolation>) => (Either.isLeft(either) ? either.left.message : "valid")
+
+  it.each([
+    ["a model answer right after a call turn", [Turn.user("hi"), modelCalls("a"), Turn.model("done")]],
+    ["another call turn right after a call turn", [Turn.user("hi"), modelCalls("a"), modelCalls("b")]],
+    ["an empty user turn right after a call turn", [Turn.user("hi"), modelCalls("a"), { role: "user", parts: [] }]]
+  ] as const)("a call turn must be followed by its response turn: refuses %s", (_, transcript) => {
+    expect(violation(transcript as unknown as Transcript.Transcript)).toBe("transcript turn 2: a function call turn is not followed by its response turn")
+  })
+
+  it("a call turn may follow a response turn, and text may follow a response turn", () => {
+    expect(violation([Turn.user("hi"), modelCalls("a"), responses("a"), modelCalls("b", "c"), responses("b", "c"), Turn.model("ok"), Turn.user("more")])).toBe("valid")
+  })
+
+  it("a call turn after a model turn is refused", () => {
+    expect(violation([Turn.user("hi"), Turn.model("thinking"), modelCalls("a"), responses("a")])).toBe(
+      "transcript turn 2: a function call turn must follow a user turn or a response turn"
+    )
+  })
+
+  it("a call id repeated within one turn is refused, and a refused turn leaves the validator unchanged", () => {
+    const validator = Either.getOrThrow(Transcript.Validator.of([Turn.user("hi")]))
+    expect(violationOf(validator.push(modelCalls("a", "a")))).toBe('transcript turn 1: call id "a" is not unique')
+    expect(validator.hasCallId("a")).toBe(false)
+    expect(violationOf(validator.complete())).toBe("valid")
+    expect(violationOf(validator.push(modelCalls("a", "b")))).toBe("valid")
+    expect(validator.hasCallId("a") && validator.hasCallId("b")).toBe(true)
+    expect(violationOf(validator.complete())).toBe("transcript turn 1: 2 calls are unanswered")
+    expect(violationOf(validator.push(responses("a", "b")))).toBe("valid")
+    expect(violationOf(validator.complete())).toBe("valid")
+  })
+
+  it("Validator.of fails with the first violation of the transcript", () => {
+    expect(violationOf(Transcript.Validator.of([Turn.user("hi"), responses("a"), modelCalls("a", "a")]))).toBe(
+      "transcript turn 1: function responses do not follow a function call turn"
+    )
+  })
+
+  it("checkModelTurn: a user turn, a function response, an id seen before or repeated are MalformedResponses", () => {
+    const validator = Either.getOrThrow(Transcript.Validator.of([Turn.user("hi"), modelCalls("a"), responses("a")]))
+    const message = (turn: Turn.Turn) => validator.checkModelTurn(turn)?.message ?? "fine"
+    expect(message(Turn.user("hello"))).toBe('the model answered with a "user" turn')
+    expect(message({ role: "model", parts: [Turn.Text.make({ text: "x" }), response("b")] })).toBe("the model turn holds a function response")
+    expect(message(modelCalls("b", "a"))).toBe('the model reused the call id "a"')
+    expect(message(modelCalls("b", "b"))).toBe('the model reused the call id "b"')
+    expect(message(modelCalls("b", "c"))).toBe("fine")
+    expect(message(Turn.model("just text"))).toBe("fine")
+    expect(validator.checkModelTurn(Turn.user("hello"))?._tag).toBe("MalformedResponse")
+  })
+
+  it("a handed-over validator is taken over by Validator.of on a continuation, and only the new turns are checked", () => {
+    const history = Transcript.append([], [Turn.user("hi"), modelCalls("a"), responses("a"), Turn.model("done")])
+    const first = Either.getOrThrow(Transcript.Validator.of(history))
+    first.handOver(history)
+    const next = Transcript.append(history, [Turn.user("again")])
+    const second = Either.getOrThrow(Transcript.Validator.of(next))
+    expect(second).toBe(first)
+    expect(second.hasCallId("a")).toBe(true)
+    // Taken once: a second continuation of the same line gets a fresh validator, which checks everything.
+    const third = Either.getOrThrow(Transcript.Validator.of(next))
+    expect(third).not.toBe(first)
+    expect(third.hasCallId("a")).toBe(true)
+  })
+
+  it("a validator is not handed over for a transcript it has not checked to its end", () => {
+    const history = Transcript.append([], [Turn.user("hi"), modelCalls("a"), responses("a")])
+    const validator = Either.getOrThrow(Transcript.Validator.of(Transcript.append([], [Turn.user("other")])))
+    validator.handOver(history)
+    expect(Either.getOrThrow(Transcript.Validator.of(history))).not.toBe(validator)
+    const plain = [Turn.user("hi")]
+    const fromPlain = Either.getOrThrow(Transcript.Validator.of(plain))
+    fromPlain.handOver(plain)
+    expect(Either.getOrThrow(Transcript.Validator.of(plain))).not.toBe(fromPlain)
+  })
+
+  it("a handed-over validator is not reused for a shorter transcript of the same line", () => {
+    const short = Transcript.append([], [Turn.user("hi")])
+    const long = Transcript.append(short, [modelCalls("a"), responses("a")])
+    const validator = Either.getOrThrow(Transcript.Validator.of(long))
+    validator.handOver(long)
+    const again = Either.getOrThrow(Transcript.Validator.of(short))
+    expect(again).not.toBe(validator)
+    expect(again.hasCallId("a")).toBe(false)
+  })
+})
+
 /** JSON as it crosses the wire: JSON has no -0, so a generated -0 could never round-trip. */
 const json = fc.jsonValue().map((value): unknown => JSON.parse(JSON.stringify(value)))
 

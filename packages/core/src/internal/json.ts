@@ -89,6 +89,8 @@ export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<ArgumentI
 
 const isJsonTree = (value: unknown): boolean => {
   const stack: Array<unknown> = [value]
+  // An object met twice may be a cycle: JSON's own conversion then says which (a shared value is merely copied).
+  const seen = new Set<object>()
   while (stack.length > 0) {
     const next = stack.pop()
     if (next === null || typeof next === "string" || typeof next === "boolean") continue
@@ -97,10 +99,13 @@ const isJsonTree = (value: unknown): boolean => {
       continue
     }
     if (Array.isArray(next)) {
+      if (seen.has(next)) return false
+      seen.add(next)
       for (const item of next) stack.push(item)
       continue
     }
-    if (!isPlainObject(next)) return false
+    if (!isPlainObject(next) || seen.has(next)) return false
+    seen.add(next)
     for (const key of Object.keys(next)) stack.push(next[key])
   }
   return true
@@ -112,6 +117,7 @@ const isJsonTree = (value: unknown): boolean => {
  * rather than a silent `null`.
  */
 export const toJson = (value: unknown): Either.Either<unknown, string> => {
+  // Stryker disable next-line ConditionalExpression: a fast path; JSON's own conversion also makes undefined null
   if (value === undefined) return Either.right(null)
   if (isJsonTree(value)) return Either.right(value)
   try {

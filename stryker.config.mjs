@@ -1,0 +1,28 @@
+// @ts-check
+// Mutation testing (`pnpm mutation [package] [stryker options]`, see scripts/mutation.mjs and the README).
+const pkg = process.env.MUTATION_PACKAGE ?? "core"
+
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+const config = {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.mutation.config.ts", related: false },
+  plugins: ["@stryker-mutator/vitest-runner"],
+  coverageAnalysis: "perTest",
+  mutate: [`packages/${pkg}/src/**/*.ts`, `!packages/${pkg}/src/index.ts`, `!packages/${pkg}/src/testing.ts`],
+  // Two cores at most: the run shares the machine.
+  concurrency: 2,
+  incremental: true,
+  incrementalFile: `reports/mutation/${pkg}/stryker-incremental.json`,
+  reporters: ["html", "json", "clear-text", "progress"],
+  htmlReporter: { fileName: `reports/mutation/${pkg}/index.html` },
+  jsonReporter: { fileName: `reports/mutation/${pkg}/mutation.json` },
+  clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
+  tempDirName: ".stryker-tmp",
+  ignorePatterns: [".stryker-tmp*", "reports", ".vitest", "coverage", "**/dist", "**/.tsbuild", "apps", "bench"],
+  timeoutMS: 20_000,
+  // The first run, of every test with coverage per test, is slow on a loaded machine.
+  dryRunTimeoutMinutes: 30,
+  thresholds: { high: 90, low: 80, break: null }
+}
+
+export default config

@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config"
+import base from "./vitest.config.js"
+
+// Stryker's vitest config: only the tests of the package under mutation (MUTATION_PACKAGE, set by
+// scripts/mutation.mjs), so a mutant is checked against the tests that can kill it and nothing else.
+// MUTATION_TESTS (comma-separated globs) narrows that further, to iterate quickly on one file.
+const pkg = process.env.MUTATION_PACKAGE ?? "core"
+const tests = process.env.MUTATION_TESTS?.split(",").filter((glob) => glob !== "")
+
+export default defineConfig({ ...base, test: { ...base.test, include: tests ?? [`packages/${pkg}/test/**/*.test.ts`] } })
