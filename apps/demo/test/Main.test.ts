@@ -10,14 +10,13 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { sourcesPlugin } from "../../../scripts/agentfxSources.mjs"
 
 const demo = fileURLToPath(new URL("..", import.meta.url))
 const packages = path.resolve(demo, "../../packages")
 // A folder beside src/ (main.ts finds its data as ../scenarios and so on), removed afterwards.
 const out = fs.mkdtempSync(path.join(demo, ".main-test-"))
 const main = path.join(out, "main.js")
-
-const entries: Record<string, string> = { core: "index", "core/testing": "testing", providers: "index", emulator: "index", tools: "index", cli: "index" }
 
 beforeAll(async () => {
   await build({
@@ -29,16 +28,7 @@ beforeAll(async () => {
     target: "node20.19",
     logLevel: "warning",
     banner: { js: 'import { createRequire as __demoRequire } from "node:module"; const require = __demoRequire(import.meta.url);' },
-    plugins: [
-      {
-        name: "agentfx-sources",
-        setup: (build) =>
-          build.onResolve({ filter: /^@agentfx\// }, (args) => {
-            const name = args.path.slice("@agentfx/".length)
-            return { path: path.join(packages, name.split("/")[0]!, "src", `${entries[name] ?? "index"}.ts`) }
-          })
-      }
-    ]
+    plugins: [sourcesPlugin(packages)]
   })
 }, 120_000)
 

@@ -11,25 +11,12 @@ import { execFileSync } from "node:child_process"
 import { chmod, mkdir, readdir, rm, writeFile } from "node:fs/promises"
 import { resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { sourcesPlugin } from "../../../scripts/agentfxSources.mjs"
 
 const cli = fileURLToPath(new URL("..", import.meta.url))
 const packages = fileURLToPath(new URL("../..", import.meta.url))
 
-/** Our packages from their TypeScript sources, as the tests see them: the bundle needs no `tsc` output. */
-const sources = {
-  name: "agentfx-sources",
-  setup(build) {
-    const entries = { core: "index", "core/testing": "testing", providers: "index", emulator: "index", tools: "index", "tools/mcp": "Mcp", cli: "index" }
-    build.onResolve({ filter: /^@agentfx\// }, (args) => {
-      const name = args.path.slice("@agentfx/".length)
-      const entry = entries[name]
-      if (entry === undefined) return { errors: [{ text: `unknown @agentfx package: ${args.path}` }] }
-      // Our packages say "sideEffects": false; a path resolved here must say it again, or esbuild keeps every
-      // module a barrel re-exports (the whole eval harness and its YAML parser for `agentfx tools`).
-      return { path: `${packages}${name.split("/")[0]}/src/${entry}.ts`, sideEffects: false }
-    })
-  }
-}
+const sources = sourcesPlugin(packages)
 
 const common = {
   absWorkingDir: cli,

@@ -252,7 +252,7 @@ describe("the loop: prompts and requests", () => {
       expect(requests[0]).toMatchObject({ system: "sys", toolChoice: "any", temperature: 0.7, maxOutputTokens: 99 })
       expect(requests[0]!.declarations).toBe(registry.declarations)
       const defaults = yield* runWith({ registry, prompt: "go" }, [{ text: "x" }])
-      expect(defaults.requests[0]).toMatchObject({ system: undefined, toolChoice: undefined, temperature: 0, maxOutputTokens: undefined })
+      expect(defaults.requests[0]).toMatchObject({ system: undefined, toolChoice: undefined, temperature: undefined, maxOutputTokens: undefined })
     }))
 
   it.effect("usage is summed over every turn and the text is the last turn's", () =>

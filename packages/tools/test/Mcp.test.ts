@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Either, Fiber, Schema } from "effect"
+import { Effect, Either, Fiber, Logger, Schema } from "effect"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -209,7 +209,15 @@ describe("MCP tools: list changes", () => {
       const registry = yield* Mcp.toRegistry([connection])
       expect(registry.names).toEqual(["first", "second"])
       yield* callAndWait(registry, Executor.execute(registry, call("first", {})))
-      expect((yield* registry.source!.current).names).toEqual(["first"])
+      const warnings: Array<string> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) => {
+          warnings.push(`${logLevel.label}: ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+        })
+      )
+      expect((yield* Effect.provide(registry.source!.current, capture)).names).toEqual(["first"])
+      expect(warnings).toEqual([`WARN: shrinking no longer offers "second"; its other listed tools are still offered`])
     }))
 
   it.scopedLive("a listing that is interrupted leaves the change to be listed next time", () =>
