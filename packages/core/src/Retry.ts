@@ -143,6 +143,7 @@ export const retrying = <A, R>(
     if (!retryable(first)) return stop(first)
     let failed = first
     // The decision is told before the schedule's delay, not after it.
+    // Stryker disable next-line ConditionalExpression: without onFailure, told is Effect.void; the shortcut only saves the hook
     const schedule = onFailure === undefined ? policy : Schedule.onDecision(policy, (_, decision) => told(failed, ScheduleDecision.isContinue(decision)))
     return Effect.flatMap(Schedule.driver(schedule), (driver) => {
       const again = (error: ModelError): Effect.Effect<A, ModelError, R> =>

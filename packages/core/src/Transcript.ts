@@ -85,8 +85,10 @@ export class Validator {
    */
   static of(transcript: Transcript): Either.Either<Validator, TranscriptViolation> {
     const tip = AppendOnly.tipOf(transcript)
+    // Stryker disable next-line ConditionalExpression: a WeakMap has no entry for undefined either
     const kept = tip === undefined ? undefined : handedOver.get(tip)
     let validator = new Validator()
+    // Stryker disable next-line ConditionalExpression: a kept validator implies a tip; a tip is its backing's newest view, never shorter than at hand-over
     if (tip !== undefined && kept !== undefined && kept.index <= transcript.length) {
       handedOver.delete(tip)
       validator = kept

@@ -68,9 +68,47 @@ describe("Retry.retrying", () => {
       expect(yield* Ref.get(flaky.runs)).toBe(3)
     }))
 
+  it.effect("policy's defaults: a 1 s first delay, jittered between 0.8 and 1.2 s", () =>
+    Effect.gen(function* () {
+      const flaky = yield* failing([new ModelError.Unavailable({ message: "reset" })])
+      const fiber = yield* Effect.fork(Retry.retrying(flaky.attempt, Retry.policy()))
+      yield* TestClock.adjust("799 millis")
+      expect(yield* Ref.get(flaky.runs)).toBe(1)
+      yield* TestClock.adjust("401 millis")
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+      expect(yield* Ref.get(flaky.runs)).toBe(2)
+    }))
+
+  it.effect("policy's defaults: the backoff is capped at 30 s", () =>
+    Effect.gen(function* () {
+      const down = new ModelError.Unavailable({ message: "reset" })
+      const flaky = yield* failing([down, down])
+      const fiber = yield* Effect.fork(Retry.retrying(flaky.attempt, Retry.policy({ base: "40 seconds", maxRetries: 2 })))
+      // At most 48 s (40 s jittered), then 30 s (80 s jittered, capped); uncapped, the second wait is at least 64 s.
+      yield* TestClock.adjust("78 seconds")
+      expect(fiber.unsafePoll(), "both retries were made").not.toBeNull()
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+      expect(yield* Ref.get(flaky.runs)).toBe(3)
+    }))
+
+  it.effect("policy's defaults: a hint of 60 s is obeyed, a hint over 60 s ends the retries", () =>
+    Effect.gen(function* () {
+      const obeyed = yield* failing([rateLimited("60 seconds")])
+      const fiber = yield* Effect.fork(Retry.retrying(obeyed.attempt, Retry.policy()))
+      yield* TestClock.adjust("60 seconds")
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+      const refused = yield* failing([rateLimited("60001 millis")])
+      expect(yield* Effect.exit(Retry.retrying(refused.attempt, Retry.policy()))).toEqual(Exit.fail(rateLimited("60001 millis")))
+      expect(yield* Ref.get(refused.runs)).toBe(1)
+    }))
+
   it("a cap or maxHint longer than a timer can hold is refused when the policy is built", () => {
     expect(() => Retry.policy({ maxHint: "30 days" })).toThrow("Retry.policy: maxHint must be at most")
     expect(() => Retry.policy({ cap: "30 days" })).toThrow("Retry.policy: cap must be at most")
+    // The longest timer is 2^31 - 1 ms: that is accepted, one millisecond more is not.
+    expect(() => Retry.policy({ maxHint: Duration.millis(2 ** 31 - 1), cap: Duration.millis(2 ** 31 - 1) })).not.toThrow()
+    expect(() => Retry.policy({ maxHint: Duration.millis(2 ** 31) })).toThrow("Retry.policy: maxHint must be at most")
+    expect(() => Retry.policy({ cap: Duration.millis(2 ** 31) })).toThrow("Retry.policy: cap must be at most")
   })
 
   it.effect("each failed attempt is told whether another follows, before the delay: the last one, and one not retried, are not", () =>

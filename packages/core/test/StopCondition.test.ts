@@ -34,6 +34,11 @@ describe("StopCondition", () => {
     expect(StopCondition.startAll([])(step)).toBeUndefined()
   })
 
+  it("each condition is tagged with its kind and keeps its setting", () => {
+    expect(StopCondition.toolCalled("send")).toMatchObject({ _tag: "ToolCalled", name: "send" })
+    expect(StopCondition.repeatedCall(4)).toMatchObject({ _tag: "RepeatedCall", times: 4 })
+  })
+
   it("repeatedCall refuses a count below 2", () => {
     expect(() => StopCondition.repeatedCall(1)).toThrow("repeatedCall needs an integer ≥ 2, got 1")
     expect(() => StopCondition.repeatedCall(2.5)).toThrow(RangeError)

@@ -20,6 +20,24 @@ describe("Transcript.validate", () => {
     expect(violation([])).toBe("valid")
   })
 
+  it("returns the transcript it was given, and a violation tagged TranscriptViolation", () => {
+    const transcript = [Turn.user("hi"), Turn.model("hello")]
+    expect(Transcript.validate(transcript)).toEqual(Either.right(transcript))
+    expect(Either.getOrThrow(Transcript.validate(transcript))).toBe(transcript)
+    const refused = Transcript.validate([responses("a")])
+    expect(Either.isLeft(refused) && refused.left._tag).toBe("TranscriptViolation")
+  })
+
+  it("accepts model turns in a row when they hold no calls", () => {
+    expect(violation([Turn.user("hi"), Turn.model("a"), Turn.model("b"), Turn.user("c")])).toBe("valid")
+  })
+
+  it("refuses a response in a model turn right after a call turn as an unanswered call turn", () => {
+    expect(violation([Turn.user("hi"), modelCalls("a"), { role: "model", parts: [response("a")] }] as unknown as Transcript.Transcript)).toBe(
+      "transcript turn 2: a function call turn is not followed by its response turn"
+    )
+  })
+
   it.each([
     ["fewer responses than calls", [Turn.user("hi"), modelCalls("a", "b"), responses("a")], "transcript turn 2: 2 calls answered by 1 responses"],
     ["responses in another order", [Turn.user("hi"), modelCalls("a", "b"), responses("b", "a")], 'transcript turn 2: response 0 answers id "b", expected "a"'],
@@ -84,6 +102,7 @@ describe("Transcript.Validator", () => {
     expect(message(modelCalls("b", "b"))).toBe('the model reused the call id "b"')
     expect(message(modelCalls("b", "c"))).toBe("fine")
     expect(message(Turn.model("just text"))).toBe("fine")
+    expect(message({ role: "model", parts: [Turn.Text.make({ text: "x" }), Turn.Text.make({ text: "y" })] }), "parts without ids are no reused ids").toBe("fine")
     expect(validator.checkModelTurn(Turn.user("hello"))?._tag).toBe("MalformedResponse")
   })
 
@@ -99,6 +118,13 @@ describe("Transcript.Validator", () => {
     const third = Either.getOrThrow(Transcript.Validator.of(next))
     expect(third).not.toBe(first)
     expect(third.hasCallId("a")).toBe(true)
+  })
+
+  it("a handed-over validator is taken over by Validator.of on the very transcript it checked", () => {
+    const history = Transcript.append([], [Turn.user("hi"), modelCalls("a"), responses("a")])
+    const first = Either.getOrThrow(Transcript.Validator.of(history))
+    first.handOver(history)
+    expect(Either.getOrThrow(Transcript.Validator.of(history))).toBe(first)
   })
 
   it("a validator is not handed over for a transcript it has not checked to its end", () => {
@@ -154,6 +180,8 @@ describe("neutral schemas", () => {
     expect(Transcript.isPrefixOf([a], [a, b])).toBe(true)
     expect(Transcript.isPrefixOf([Turn.user("a")], [a, b])).toBe(false)
     expect(Transcript.isPrefixOf([a, b, a], [a, b])).toBe(false)
+    expect(Transcript.isPrefixOf([a, b], [a, b]), "a transcript is a prefix of itself").toBe(true)
+    expect(Transcript.isPrefixOf([a, Turn.user("b")], [a, b]), "every turn must match, not only the first").toBe(false)
   })
 })
 
