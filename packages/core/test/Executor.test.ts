@@ -168,6 +168,17 @@ describe("Executor.execute", () => {
       expect(denied).toMatchObject({ _tag: "ApprovalDenied", reason: "approval policy denies all calls" })
       yield* Executor.execute(reg, call("pay", { amount: 500 })).pipe(Effect.provide(Approval.allowAll))
       expect(yield* Ref.get(ran)).toBe(2)
+      const asked: Array<Approval.Request> = []
+      const refused = failureOf(
+        yield* Effect.either(
+          Executor.execute(reg, call("pay", { amount: 700 }, "p7")).pipe(
+            Effect.provide(Approval.layer((request) => Effect.sync(() => (asked.push(request), Approval.denied("too much")))))
+          )
+        )
+      )
+      expect(refused).toMatchObject({ _tag: "ApprovalDenied", name: "pay", reason: "too much" })
+      expect(asked).toEqual([{ call: call("pay", { amount: 700 }, "p7"), description: "Pays" }])
+      expect(yield* Ref.get(ran)).toBe(2)
     }))
 })
 
@@ -226,6 +237,50 @@ describe("Executor.executeAll", () => {
       expect(Exit.isFailure(exit) && String(exit.cause)).toContain("concurrency must be")
     }
   })
+
+  it.effect("each concurrency runs as many handlers at once as it says, and no more", () =>
+    Effect.gen(function* () {
+      const peakOf = (concurrency: Executor.BatchOptions["concurrency"], count: number) =>
+        Effect.gen(function* () {
+          const running = yield* Ref.make(0)
+          const peak = yield* Ref.make(0)
+          const wait = Tool.make("wait", {
+            description: "",
+            parameters: Schema.Struct({}),
+            handler: () =>
+              Effect.acquireUseRelease(
+                Ref.updateAndGet(running, (n) => n + 1).pipe(Effect.tap((n) => Ref.update(peak, (p) => Math.max(p, n)))),
+                () => Effect.sleep("10 millis"),
+                () => Ref.update(running, (n) => n - 1)
+              )
+          })
+          const calls = Array.from({ length: count }, (_, i) => call("wait", {}, `w${i}`))
+          const fiber = yield* Effect.fork(Executor.executeAll(Registry.unsafeMake(wait), calls, concurrency === undefined ? {} : { concurrency }))
+          yield* TestClock.adjust("1 second")
+          expect(yield* Fiber.join(fiber)).toHaveLength(count)
+          return yield* Ref.get(peak)
+        })
+      expect(yield* peakOf("unbounded", 15)).toBe(15)
+      expect(yield* peakOf("sequential", 4)).toBe(1)
+      expect(yield* peakOf(3, 7)).toBe(3)
+      expect(yield* peakOf(5, 2)).toBe(2)
+      expect(yield* peakOf(undefined, 25)).toBe(Executor.defaultConcurrency)
+      expect(Executor.defaultConcurrency).toBe(10)
+    }))
+
+  it.effect("onFinish is told how long each call took, by the clock", () =>
+    Effect.gen(function* () {
+      const durations: Array<number> = []
+      const nap = Tool.make("nap", { description: "", parameters: Schema.Struct({ ms: Schema.Number }), handler: ({ ms }) => Effect.sleep(Duration.millis(ms)) })
+      const fiber = yield* Effect.fork(
+        Executor.executeAll(Registry.unsafeMake(nap), [call("nap", { ms: 30 }, "a"), call("nap", { ms: 70 }, "b")], {
+          onFinish: (_c, _r, d, i) => Effect.sync(() => void (durations[i] = Duration.toMillis(d)))
+        })
+      )
+      yield* TestClock.adjust("100 millis")
+      yield* Fiber.join(fiber)
+      expect(durations).toEqual([30, 70])
+    }))
 
   it.effect("executeAllParallel runs ten at a time", () =>
     Effect.gen(function* () {
