@@ -450,5 +450,45 @@ describe("tool code that throws outside its handler", () => {
       const reg = Registry.unsafeMake(picky, broken, add)
       const results = yield* Executor.executeAll(reg, [call("picky"), call("broken", { a: 1, b: 2 }), call("add", { a: 1, b: 2 })])
       expect(results.map((r) => (Either.isRight(r) ? r.right : r.left.message))).toEqual(['"picky" failed: predicate broke', '"broken" failed: decoder broke', 3])
+      expect(results.slice(0, 2).map((r) => Either.isLeft(r) && r.left._tag === "ExecutionFailed" && r.left.defect)).toEqual([true, true])
     }))
+
+  it.effect("a handler that interrupts itself is ExecutionFailed, a defect", () =>
+    Effect.gen(function* () {
+      const quit = Tool.make("quit", { description: "", parameters: Schema.Struct({}), handler: () => Effect.interrupt })
+      const error = failureOf(yield* Effect.either(Executor.execute(Registry.unsafeMake(quit), call("quit"))))
+      expect(error).toMatchObject({ _tag: "ExecutionFailed", name: "quit", cause: { message: "the handler interrupted itself" }, defect: true })
+    }))
+
+  it.effect("a handler is told the id and name of the call it serves", () =>
+    Effect.gen(function* () {
+      const who = Tool.make("who", { description: "", parameters: Schema.Struct({}), handler: (_, context) => Effect.succeed({ ...context }) })
+      expect(yield* Executor.execute(Registry.unsafeMake(who), call("who", {}, "c9"))).toEqual({ callId: "c9", name: "who" })
+    }))
+
+  it.effect("each hook runs alone: onStart without onFinish, onFinish without onStart, also for one call", () =>
+    Effect.gen(function* () {
+      for (const calls of [[call("add", { a: 1, b: 1 }, "x")], [call("add", { a: 1, b: 1 }, "x"), call("add", { a: 2, b: 2 }, "y")]]) {
+        const started: Array<string> = []
+        const startOnly = yield* Executor.executeAll(registry, calls, { onStart: (c) => Effect.sync(() => void started.push(c.id)) })
+        expect(started).toEqual(calls.map((c) => c.id))
+        expect(startOnly.map((r) => Either.getOrThrow(r))).toEqual(calls.map((c) => (c.args as { a: number }).a * 2))
+        const finished: Array<string> = []
+        yield* Executor.executeAll(registry, calls, { onFinish: (c) => Effect.sync(() => void finished.push(c.id)) })
+        expect(finished).toEqual(calls.map((c) => c.id))
+        const parallel: Array<string> = []
+        yield* Executor.executeAllParallel(registry, calls, { onFinish: (c) => Effect.sync(() => void parallel.push(c.id)) })
+        expect(parallel, "executeAllParallel keeps the other options").toEqual(calls.map((c) => c.id))
+      }
+    }))
+
+  it.effect("an empty batch has no results, with or without hooks", () =>
+    Effect.gen(function* () {
+      expect(yield* Executor.executeAll(registry, [])).toEqual([])
+      expect(yield* Executor.executeAll(registry, [], { concurrency: "unbounded", onStart: () => Effect.void })).toEqual([])
+    }))
+
+  it("responseFor builds a FunctionResponse", () => {
+    expect(Executor.responseFor(call("add", {}, "r1"), Either.right(2))).toEqual({ _tag: "FunctionResponse", id: "r1", name: "add", response: { output: 2 }, isError: false })
+  })
 })
