@@ -134,6 +134,9 @@ describe("the loop: options refused", () => {
       const continued = yield* runWith({ registry, history }, [{ text: "yes" }])
       expect(continued.requests[0]!.transcript).toEqual(history)
       expect(Exit.isSuccess(continued.exit) && continued.exit.value.transcript.length).toBe(4)
+      const asked = yield* runWith({ registry, history: [Turn.user("hi"), Turn.model("hello")], prompt: "more" }, [{ text: "sure" }])
+      expect(asked.requests[0]!.transcript, "with a prompt, a history ending with the model's answer is continued").toEqual([Turn.user("hi"), Turn.model("hello"), Turn.user("more")])
+      expect(Exit.isSuccess(asked.exit) && asked.exit.value.text).toBe("sure")
     }))
 })
 

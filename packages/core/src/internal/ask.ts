@@ -45,6 +45,7 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
     yield* run.validator.complete()
     yield* run.room
     run.emit({ _tag: "TurnStarted", turn })
+    // Stryker disable next-line ConditionalExpression: without a source refreshTools does nothing; the flag only spares the call
     if (run.toolsMayChange) yield* run.refreshTools()
     const base = run.request()
     const onMalformedCall = run.options.onMalformedCall ?? "feedback"

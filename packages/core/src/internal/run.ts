@@ -72,6 +72,7 @@ export class Run<R> {
   readonly calls: Array<CallRecord> = []
   usage: LanguageModel.Usage = LanguageModel.emptyUsage
   /** Text of the latest model turn. */
+  // Stryker disable next-line StringLiteral: every result is built after at least one model turn has set it
   lastText = ""
   /** The tools of this turn: the options' registry, or what its source last gave. */
   registry: Registry<R>
@@ -100,6 +101,7 @@ export class Run<R> {
     readonly validator: Transcript.Validator
   ) {
     this.registry = options.registry
+    // Stryker disable next-line ConditionalExpression: without a source refreshTools does nothing; the flag only spares the call
     this.toolsMayChange = options.registry.source !== undefined
     // The version the registry's tools were read at, not the source's version now: a run that starts after a change
     // asks the source on its first turn.
@@ -148,6 +150,7 @@ export class Run<R> {
         limits,
         options.retry ?? Retry.defaultPolicy,
         StopCondition.startAll(options.stopWhen ?? []),
+        // Stryker disable next-line ConditionalExpression: without a listener the events go to noEmit; the flag only spares building them
         hooks.emit !== undefined,
         hooks.emit ?? noEmit,
         hooks.room ?? Effect.void,
@@ -203,6 +206,7 @@ export class Run<R> {
   /** Appends one turn, validated; a turn that breaks an invariant is not appended. */
   append(turn: Turn.Turn): Either.Either<void, Transcript.TranscriptViolation> {
     const pushed = this.validator.push(turn)
+    // Stryker disable next-line ConditionalExpression: a refused turn fails the run at once, so the transcript it would extend is never read
     if (Either.isRight(pushed)) this.transcript = Transcript.append(this.transcript, [turn])
     return pushed
   }
