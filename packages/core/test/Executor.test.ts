@@ -353,6 +353,7 @@ describe("Executor.buildResponses", () => {
   it("a length mismatch is ResponseCountMismatch", () => {
     const result = Executor.buildResponses([call("add")], [])
     expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "ResponseCountMismatch", calls: 1, results: 0 })
+    expect(Either.isLeft(result) && result.left.message).toBe("1 calls but 0 results: every call needs exactly one result")
   })
 
   it("timeouts and denials render what the model needs", () => {
