@@ -1,4 +1,5 @@
 import { NodeSdk } from "@effect/opentelemetry"
+import { SpanKind } from "@opentelemetry/api"
 import { describe, expect, it } from "@effect/vitest"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base"
@@ -55,9 +56,13 @@ describe("Telemetry: OpenTelemetry spans of a run", () => {
       expect(turns).toHaveLength(2)
       expect(tools.map((span) => span.name).sort()).toEqual(["execute_tool broken", "execute_tool get_weather"])
       for (const turn of turns) expect(parentOf(turn)).toBe(run!.spanContext().spanId)
+      // The GenAI conventions: a model call is a client span; the agent and its tools run inside this process.
+      expect(turns.map((turn) => turn.kind)).toEqual([SpanKind.CLIENT, SpanKind.CLIENT])
+      expect([run!, ...tools].map((span) => span.kind)).toEqual([SpanKind.INTERNAL, SpanKind.INTERNAL, SpanKind.INTERNAL])
       for (const tool of tools) expect(parentOf(tool)).toBe(run!.spanContext().spanId)
       expect(run!.attributes).toMatchObject({
         "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "agentfx",
         "gen_ai.provider.name": "scripted",
         "gen_ai.usage.input_tokens": 30,
         "gen_ai.usage.output_tokens": 9,
