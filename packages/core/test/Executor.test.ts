@@ -3,6 +3,23 @@ import { Duration, Effect, Either, Exit, Fiber, Ref, Schema, TestClock } from "e
 import { Approval, Executor, FunctionCall, Registry, Tool, ToolError } from "../src/index.js"
 import { add, boom, call, registry, reserve, slow } from "./fixtures.js"
 
+/** A tool `wait` that sleeps 10 ms, and `peak`: the most of its handlers that ever ran at once. */
+const waitingTool = Effect.gen(function* () {
+  const running = yield* Ref.make(0)
+  const peak = yield* Ref.make(0)
+  const wait = Tool.make("wait", {
+    description: "",
+    parameters: Schema.Struct({}),
+    handler: () =>
+      Effect.acquireUseRelease(
+        Ref.updateAndGet(running, (n) => n + 1).pipe(Effect.tap((n) => Ref.update(peak, (p) => Math.max(p, n)))),
+        () => Effect.sleep("10 millis"),
+        () => Ref.update(running, (n) => n - 1)
+      )
+  })
+  return { wait, peak }
+})
+
 const failureOf = <A, E>(exit: Either.Either<A, E>): E => {
   if (Either.isRight(exit)) throw new Error(`expected a failure, got ${JSON.stringify(exit.right)}`)
   return exit.left
@@ -242,18 +259,7 @@ describe("Executor.executeAll", () => {
     Effect.gen(function* () {
       const peakOf = (concurrency: Executor.BatchOptions["concurrency"], count: number) =>
         Effect.gen(function* () {
-          const running = yield* Ref.make(0)
-          const peak = yield* Ref.make(0)
-          const wait = Tool.make("wait", {
-            description: "",
-            parameters: Schema.Struct({}),
-            handler: () =>
-              Effect.acquireUseRelease(
-                Ref.updateAndGet(running, (n) => n + 1).pipe(Effect.tap((n) => Ref.update(peak, (p) => Math.max(p, n)))),
-                () => Effect.sleep("10 millis"),
-                () => Ref.update(running, (n) => n - 1)
-              )
-          })
+          const { wait, peak } = yield* waitingTool
           const calls = Array.from({ length: count }, (_, i) => call("wait", {}, `w${i}`))
           const fiber = yield* Effect.fork(Executor.executeAll(Registry.unsafeMake(wait), calls, concurrency === undefined ? {} : { concurrency }))
           yield* TestClock.adjust("1 second")
@@ -284,18 +290,7 @@ describe("Executor.executeAll", () => {
 
   it.effect("executeAllParallel runs ten at a time", () =>
     Effect.gen(function* () {
-      const running = yield* Ref.make(0)
-      const peak = yield* Ref.make(0)
-      const wait = Tool.make("wait", {
-        description: "",
-        parameters: Schema.Struct({}),
-        handler: () =>
-          Effect.acquireUseRelease(
-            Ref.updateAndGet(running, (n) => n + 1).pipe(Effect.tap((n) => Ref.update(peak, (p) => Math.max(p, n)))),
-            () => Effect.sleep("10 millis"),
-            () => Ref.update(running, (n) => n - 1)
-          )
-      })
+      const { wait, peak } = yield* waitingTool
       const fiber = yield* Effect.fork(Executor.executeAllParallel(Registry.unsafeMake(wait), Array.from({ length: 25 }, (_, i) => call("wait", {}, `w${i}`))))
       yield* TestClock.adjust("30 millis")
       const results = yield* Fiber.join(fiber)
