@@ -76,8 +76,8 @@ describe("a run's cost grows with what it adds", () => {
       for (let i = 0; i < 10; i++) short.push(yield* perStep(1_000))
       const long: Array<number> = []
       for (let i = 0; i < 3; i++) long.push(yield* perStep(20_000))
-      // Linear: about 1 (the first short runs only warm the JIT up). A loop that copied the transcript at each step
-      // costs several times more per step at 20,000 turns than at 1,000.
-      expect(Math.min(...long) / Math.min(...short.slice(5))).toBeLessThan(1.6)
+      // Linear: about 1 (the first short runs only warm the JIT up); a loaded CI machine measured 1.64 once. A loop
+      // that copied the transcript at each step costs about ten times more per step at 20,000 turns than at 1,000.
+      expect(Math.min(...long) / Math.min(...short.slice(5))).toBeLessThan(2.5)
     }), { timeout: 120_000 })
 })
