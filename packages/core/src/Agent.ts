@@ -14,7 +14,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { AgentEvent } from "./AgentEvent.js"
-import type { AgentResult } from "./AgentResult.js"
+import type { AgentResult, CallRecord } from "./AgentResult.js"
 import type * as Executor from "./Executor.js"
 import { loop, loopStream } from "./internal/loop.js"
 import type { LanguageModel, ToolChoice } from "./LanguageModel.js"
@@ -99,6 +99,15 @@ export interface Options<R> {
   readonly limits?: Executor.Options["limits"]
   /** Use the model's `stream` rather than `generate` (default false for `run`, true for `stream`). */
   readonly streaming?: boolean | undefined
+  /**
+   * Runs in the run's fiber as each call finishes, before the turn's answers go back to the model: to log or store
+   * calls as they happen, so none is lost when the run fails later. Cheaper than following `stream` for that alone
+   * (a stream has a fixed cost of several turns). It cannot fail; a slow one holds up its turn.
+   *
+   * @example
+   * Agent.run({ registry, prompt, onCallFinished: (call) => Effect.logInfo(`${call.name} took ${Duration.format(call.duration)}`) })
+   */
+  readonly onCallFinished?: ((call: CallRecord) => Effect.Effect<void, never, R>) | undefined
 }
 
 /**

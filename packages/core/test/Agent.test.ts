@@ -46,6 +46,36 @@ describe("Agent.run", () => {
       expect(requests[1]!.transcript).toEqual(result.transcript.slice(0, 3))
     }))
 
+  it.effect("onCallFinished sees each call as it finishes, before its turn is answered, and keeps them when the run fails later", () =>
+    Effect.gen(function* () {
+      const seen: Array<[string, number, unknown, number]> = []
+      const inspector = yield* Scripted.ScriptedModel
+      const error = yield* Effect.flip(
+        Agent.run({
+          registry,
+          prompt: "add twice",
+          onCallFinished: (call) =>
+            Effect.map(inspector.requests, (requests) => void seen.push([call.id, call.turn, Either.getOrNull(call.result), requests.length]))
+        })
+      )
+      expect(error._tag).toBe("InvalidRequest")
+      // Turn 1's two calls were seen while one request had been sent; turn 2's before the third.
+      expect(seen).toStrictEqual([
+        ["call_0_0", 1, 5, 1],
+        ["call_0_1", 1, 2, 1],
+        ["call_1_0", 2, 7, 2]
+      ])
+    }).pipe(
+      Effect.provide(
+        Scripted.layer([
+          { calls: [{ name: "add", args: { a: 2, b: 3 } }, { name: "add", args: { a: 1, b: 1 } }] },
+          { calls: [{ name: "add", args: { a: 3, b: 4 } }] },
+          { error: new ModelError.InvalidRequest({ message: "bad" }) }
+        ])
+      )
+    )
+  )
+
   it.effect("a ModelError given to the scripted model as a step is that error, not an empty turn", () =>
     Effect.gen(function* () {
       const { result, requests } = yield* run({ registry, prompt: "hi", retry: Retry.policy({ base: "1 millis", maxRetries: 1 }) }, [

@@ -14,7 +14,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
-import * as Stream from "effect/Stream"
 import type { FunctionCall, Json, LanguageModel, Registry, ToolError, Turn } from "@agentfx/core"
 import { Agent, Executor } from "@agentfx/core"
 import type * as Scenario from "./Scenario.js"
@@ -90,37 +89,29 @@ export const make = <R>(scenario: Scenario.Scenario<R>): Effect.Effect<Dispatche
         onFinish: (call, result, duration) => record(entryOf(call, result, duration))
       })
 
-    const run: Dispatcher<R>["run"] = (options) =>
-      Effect.gen(function* () {
-        const done = yield* Ref.make<Agent.AgentResult | undefined>(undefined)
-        yield* Agent.stream({
-          ...options,
-          // `run` semantics: the model's `generate`, unless the caller asks for streaming.
-          streaming: options.streaming ?? false,
-          registry,
-          system: options.system ?? scenario.instructions
-        }).pipe(
-          Stream.runForEach((event) => {
-            if (event._tag === "CallFinished") {
-              const { record: call } = event
-              return record({
-                id: call.id,
-                name: call.name,
-                args: call.args,
-                result: call.result,
-                response: call.response.response,
-                isError: call.response.isError,
-                duration: call.duration,
-                turn: call.turn
-              })
-            }
-            return event._tag === "Done" ? Ref.set(done, event.result) : Effect.void
+    // Each call is logged as it finishes, so a run that fails later keeps its log. `Agent.run` with a per-call hook,
+    // not `Agent.stream`: a stream's fixed cost was most of a short eval case's.
+    const run: Dispatcher<R>["run"] = (options) => {
+      const theirs = options.onCallFinished
+      return Agent.run({
+        ...options,
+        registry,
+        system: options.system ?? scenario.instructions,
+        onCallFinished: (call) => {
+          const logged = record({
+            id: call.id,
+            name: call.name,
+            args: call.args,
+            result: call.result,
+            response: call.response.response,
+            isError: call.response.isError,
+            duration: call.duration,
+            turn: call.turn
           })
-        )
-        const result = yield* Ref.get(done)
-        // Agent.stream always ends with Done when it succeeds.
-        return result ?? (yield* Effect.dieMessage("the agent stream ended without a result"))
+          return theirs === undefined ? logged : Effect.zipRight(logged, theirs(call))
+        }
       })
+    }
 
     return {
       scenario,

@@ -145,6 +145,18 @@ describe("Dispatcher", () => {
     )
   )
 
+  it.effect("runs the caller's onCallFinished after logging each call", () =>
+    Effect.gen(function* () {
+      const dispatcher = yield* Dispatcher.make(scenarioOf([checkWarrantyYaml]))
+      const seen: Array<[string, number]> = []
+      yield* dispatcher.run({
+        prompt: "My kettle SN-1 broke",
+        onCallFinished: (call) => Effect.map(dispatcher.calls, (logged) => void seen.push([call.name, logged.length]))
+      })
+      expect(seen).toStrictEqual([["check_warranty", 1]])
+    }).pipe(Effect.provide(Scripted.layer([Scripted.call("check_warranty", { serial_number: "SN-1" }), Scripted.text("Done.")])))
+  )
+
   it.effect("lets the caller override the system prompt and stop early", () =>
     Effect.gen(function* () {
       const dispatcher = yield* Dispatcher.make(scenarioOf([checkWarrantyYaml]))

@@ -19,6 +19,7 @@ export const answer = <R>(
   Effect.gen(function* () {
     // Stryker disable next-line ArrayDeclaration: every index is written before the array is read; presizing only saves growth
     const records = new Array<CallRecord>(calls.length)
+    const onCallFinished = run.options.onCallFinished
     const results = yield* Executor.executeAll(run.registry, calls, {
       concurrency: run.options.concurrency,
       timeout: run.options.toolTimeout,
@@ -27,7 +28,8 @@ export const answer = <R>(
       onFinish: (call, result, duration, index) => {
         const record: CallRecord = { id: call.id, name: call.name, args: call.args, result, response: Executor.responseFor(call, result), duration, turn }
         records[index] = record
-        return run.emits ? Effect.sync(() => run.emit({ _tag: "CallFinished", turn, record })) : Effect.void
+        const emitted = run.emits ? Effect.sync(() => run.emit({ _tag: "CallFinished", turn, record })) : Effect.void
+        return onCallFinished === undefined ? emitted : Effect.zipRight(emitted, onCallFinished(record))
       }
     })
     yield* run.append({ role: "user", parts: records.map((record) => record.response) })

@@ -79,32 +79,27 @@ export const handle = (exchange: Exchange, ctx: Context, match: RegExpExecArray)
     const drop = has(faults, "DropMidStream")
     const stallAt = has(faults, "StallMidStream")
 
-    let body: unknown
-    let chunks: Array<unknown>
+    // A special body (an error the protocol sends as a 200), else the answer: whole for `generateContent`, in
+    // chunks for a stream, each built only when it is the one sent.
+    let special: unknown
     if (decision._tag === "Error") {
-      const special = specialBody(decision.error, model, id)
+      special = specialBody(decision.error, model, id)
       if (special === undefined) return yield* answerFault(exchange, faultOfError(decision.error), model)
-      body = special
-      chunks = [special]
     } else if (has(faults, "MalformedArguments") !== undefined && Turn.calls(decision.answer.turn).length > 0) {
       // Gemini's arguments are objects: its form of a broken call is this finish reason, with nothing usable.
-      body = specialBody(new ModelError.MalformedResponse({ message: "the arguments could not be parsed" }), model, id)
-      chunks = [body]
-    } else {
-      body = completeBody(decision.answer, ctx, faults, model, id)
-      chunks = streamChunks(decision.answer, ctx, faults, model, id)
+      special = specialBody(new ModelError.MalformedResponse({ message: "the arguments could not be parsed" }), model, id)
     }
-    // Without `alt=sse` Gemini streams one JSON array of the chunks (the SDK always asks for SSE).
-    if (streaming && exchange.query.get("alt") !== "sse") return yield* respond.json(exchange, 200, chunks, { split })
-    const frames = chunks.map(frame)
+    const answer = special === undefined && decision._tag === "Answer" ? decision.answer : undefined
     if (!streaming) {
-      if (drop !== undefined || stallAt !== undefined) {
-        if (stallAt !== undefined) return yield* respond.stall(exchange)
-        return yield* respond.json(exchange, 200, body, { cutHalfway: true })
-      }
+      const body = answer === undefined ? special : completeBody(answer, ctx, faults, model, id)
+      if (stallAt !== undefined) return yield* respond.stall(exchange)
+      if (drop !== undefined) return yield* respond.json(exchange, 200, body, { cutHalfway: true })
       return yield* respond.json(exchange, 200, body, { split })
     }
-    return yield* respond.stream(exchange, frames, {
+    const chunks = answer === undefined ? [special] : streamChunks(answer, ctx, faults, model, id)
+    // Without `alt=sse` Gemini streams one JSON array of the chunks (the SDK always asks for SSE).
+    if (exchange.query.get("alt") !== "sse") return yield* respond.json(exchange, 200, chunks, { split })
+    return yield* respond.stream(exchange, chunks.map(frame), {
       split,
       delay: ctx.frameDelay,
       stop: streamStop(faults, (fault) => frame(errorOf(fault.error, model)?.body ?? envelope(500, defaultMessage(500))))
