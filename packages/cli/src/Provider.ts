@@ -145,29 +145,33 @@ export const baseUrlWithEmulator = (): UsageError =>
  */
 export type Transport = "socket" | "in-process"
 
-/** The Gemini provider layer pointed at a running emulator: the real client code, the emulator's wire. */
 /** How the provider layer reaches the emulator, and how much of one answer it reads. */
 export interface Reach {
   readonly transport?: Transport
   readonly maxResponseBytes?: number | undefined
 }
 
-export const emulated = (emulator: Emulator.Service, model: string, reach: Reach = {}): Layer.Layer<LanguageModel.LanguageModel> =>
-  Layer.unwrapEffect(
-    Effect.map(providers, ({ Gemini }) =>
-      Gemini.layer({
-        apiKey: Redacted.make(emulator.apiKey),
-        baseUrl: emulator.geminiBaseUrl,
-        model,
-        maxResponseBytes: reach.maxResponseBytes,
-        ...(reach.transport === "in-process" ? { fetch: emulator.fetch } : {})
-      })
-    )
+const emulatedModel = (emulator: Emulator.Service, model: string, reach: Reach): Effect.Effect<LanguageModel.Service> =>
+  Effect.flatMap(providers, ({ Gemini }) =>
+    Gemini.make({
+      apiKey: Redacted.make(emulator.apiKey),
+      baseUrl: emulator.geminiBaseUrl,
+      model,
+      maxResponseBytes: reach.maxResponseBytes,
+      ...(reach.transport === "in-process" ? { fetch: emulator.fetch } : {})
+    })
   )
 
-/** The Gemini provider layer pointed at the emulator in context. */
+/** The Gemini provider layer pointed at a running emulator: the real client code, the emulator's wire. */
+export const emulated = (emulator: Emulator.Service, model: string, reach: Reach = {}): Layer.Layer<LanguageModel.LanguageModel> =>
+  Layer.effect(LanguageModel.LanguageModel, emulatedModel(emulator, model, reach))
+
+/**
+ * The Gemini provider layer pointed at the emulator in context. One `Layer.effect`, not layers unwrapped from
+ * effects: an eval suite builds one per case, and each unwrapping cost more than the SDK client.
+ */
 export const onEmulator = (model: string, reach: Reach = {}): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
-  Layer.unwrapEffect(Effect.map(Emulator.Emulator, (emulator) => emulated(emulator, model, reach)))
+  Layer.effect(LanguageModel.LanguageModel, Effect.flatMap(Emulator.Emulator, (emulator) => emulatedModel(emulator, model, reach)))
 
 /** A real provider's layer from its configuration, a blank key and a bad setting each said in one line. */
 const configured = (
