@@ -1,6 +1,6 @@
 // The README's example, kept compiling and true.
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Duration, Effect, Logger, Schema } from "effect"
 import { Agent, Registry, Tool } from "../src/index.js"
 import { Scripted } from "../src/testing.js"
 
@@ -18,5 +18,17 @@ describe("README example", () => {
       const result = yield* Agent.run({ registry, system: "Be brief.", prompt: "Weather in Oslo?" })
       expect(result.text).toBe("7 °C in Oslo.")
       expect(result.calls[0]?.response.response).toEqual({ celsius: 7 })
+    }).pipe(Effect.provide(Scripted.layer([{ calls: [{ name: "get_weather", args: { city: "Oslo" } }] }, { text: "7 °C in Oslo." }]))))
+
+  it.effect("onCallFinished, as written, logs each call as it finishes", () =>
+    Effect.gen(function* () {
+      const registry = yield* Registry.make(getWeather)
+      const prompt = "Weather in Oslo?"
+      const lines: Array<unknown> = []
+      const logger = Logger.make(({ message }) => void lines.push(message))
+      yield* Agent.run({ registry, prompt, onCallFinished: (call) => Effect.logInfo(`${call.name}: ${Duration.format(call.duration)}`) }).pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      )
+      expect(lines).toStrictEqual([["get_weather: 0"]])
     }).pipe(Effect.provide(Scripted.layer([{ calls: [{ name: "get_weather", args: { city: "Oslo" } }] }, { text: "7 °C in Oslo." }]))))
 })
