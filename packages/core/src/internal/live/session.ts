@@ -26,6 +26,7 @@ import type { Ending } from "./ending.js"
 import { decide, lossReason } from "./ending.js"
 import * as Hub from "./hub.js"
 import { Tools } from "./tools.js"
+import { spanEvent } from "./trace.js"
 import { Turns } from "./turns.js"
 
 /** What a model says within a turn (as opposed to what it says of the connection). */
@@ -328,7 +329,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         yield* Deferred.done(done, outcome)
       })
 
-    // The session's span covers its connections; each reconnect is an event on it.
+    // The session's span covers its connections; each reconnect and each change of the tools is an event on it.
     const traced = Telemetry.span(
       "live_session agentfx",
       { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentfx", "gen_ai.provider.name": live.provider, "gen_ai.request.model": live.model },
@@ -336,15 +337,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         Effect.gen(function* () {
           if (!annotate.active) return yield* main
           const events = yield* hub.subscribe
-          yield* Effect.forkScoped(
-            Stream.runForEach(events, (event) =>
-              event._tag === "Reconnecting"
-                ? annotate.event("agentfx.live.reconnecting", { "agentfx.attempt": event.attempt, "agentfx.reason": event.reason, "agentfx.close_code": event.code })
-                : event._tag === "GoAway"
-                  ? annotate.event("agentfx.live.go_away")
-                  : Effect.void
-            ).pipe(Effect.ignore)
-          )
+          yield* Effect.forkScoped(Effect.ignore(Stream.runForEach(events, (event) => spanEvent(annotate, event))))
           return yield* main
         }).pipe(Effect.scoped)
     )
