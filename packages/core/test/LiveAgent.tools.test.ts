@@ -4,38 +4,24 @@ import type { Scope } from "effect"
 import type { LiveModel } from "../src/index.js"
 import { LiveAgent, ModelError, Registry, Tool } from "../src/index.js"
 import { ScriptedLive } from "../src/testing.js"
+import { echo, fakeSource } from "./fixtures.js"
 import { eventually, record } from "./LiveFixtures.js"
 
 // A live session whose registry follows a source: changed tools are declared on a connection resumed from the
 // last handle, at a turn boundary with no call outstanding.
 
-const echo = (name: string, description = `echoes as ${name}`) =>
-  Tool.make(name, { description, parameters: Schema.Struct({ a: Schema.Number }), handler: ({ a }) => Effect.succeed({ from: name, a }) })
-
-/** A source a test changes: `set` bumps the version; `current` counts its listings and fails while `failing` > 0. */
-const fakeSource = () => {
-  const state: { tools: ReadonlyArray<Tool.Tool>; version: number; listed: number; failing: number } = { tools: [echo("first")], version: 0, listed: 0, failing: 0 }
-  const source: Registry.Source = {
-    version: () => state.version,
-    current: Effect.suspend(() => {
-      state.listed++
-      if (state.failing > 0) {
-        state.failing--
-        return Effect.fail(new Error("the server did not answer"))
-      }
-      return Effect.succeed(Registry.unsafeMake(...state.tools))
-    })
-  }
-  return {
-    state,
-    registry: Registry.dynamic(Registry.unsafeMake(...state.tools), source),
-    set: (...tools: ReadonlyArray<Tool.Tool>) =>
-      Effect.sync(() => {
-        state.tools = [...tools]
-        state.version++
+/** A registry following `fake` whose tool `first`, when called, changes the source's tools to `tools`. */
+const changingOnCall = (fake: ReturnType<typeof fakeSource>, ...tools: ReadonlyArray<Tool.Tool>) =>
+  Registry.dynamic(
+    Registry.unsafeMake(
+      Tool.make("first", {
+        description: "echoes as first",
+        parameters: Schema.Struct({ a: Schema.Number }),
+        handler: ({ a }) => Effect.as(fake.set(...tools), { from: "first", a })
       })
-  }
-}
+    ),
+    fake.source
+  )
 
 type Log = Array<{ readonly level: string; readonly message: string }>
 
@@ -77,13 +63,8 @@ const answering = (
 describe("LiveAgent.session with a registry that follows its source", () => {
   it.scoped("a tool added during a turn is declared on a connection resumed from the turn's handle, and its calls are answered there by id", () => {
     const fake = fakeSource()
-    const adding = Tool.make("first", {
-      description: "echoes as first",
-      parameters: Schema.Struct({ a: Schema.Number }),
-      // The tool list changes while this call runs: nothing may move before it is answered and the turn is over.
-      handler: ({ a }) => Effect.as(fake.set(echo("first"), echo("second")), { from: "first", a })
-    })
-    const registry = Registry.dynamic(Registry.unsafeMake(adding), fake.registry.source!)
+    // The tool list changes while this call runs: nothing may move before it is answered and the turn is over.
+    const registry = changingOnCall(fake, echo("first"), echo("second"))
     return live(
       answering((message) => (message === 0 ? [{ name: "first", args: { a: 1 } }] : [{ name: "second", args: { a: 2 }, id: "s" }])),
       (server) =>
@@ -182,15 +163,12 @@ describe("LiveAgent.session with a registry that follows its source", () => {
 
   it.scoped("a listing that fails is logged, the tools are kept, and it is tried again after the next turn", () => {
     const fake = fakeSource()
-    const changing = Tool.make("first", {
-      description: "echoes as first",
-      parameters: Schema.Struct({ a: Schema.Number }),
-      handler: ({ a }) => Effect.as(Effect.zipRight(fake.set(echo("first"), echo("second")), Effect.sync(() => (fake.state.failing = 1))), { from: "first", a })
-    })
-    const registry = Registry.dynamic(Registry.unsafeMake(changing), fake.registry.source!)
+    const registry = changingOnCall(fake, echo("first"), echo("second"))
     return live(answering((message) => (message === 0 ? [{ name: "first", args: { a: 1 } }] : [])), (server, logs) =>
       Effect.gen(function* () {
         const session = yield* LiveAgent.session({ registry })
+        // The listing after turn 1 fails.
+        fake.state.failing = 1
         yield* session.send("one")
         yield* eventually(session.resumptionHandle, Option.isSome)
         // Failed at the end of turn 1; neither the handle after it nor the next message is a reason to list again.
@@ -211,12 +189,7 @@ describe("LiveAgent.session with a registry that follows its source", () => {
 
   it.scoped("a stale handle is not resumed from: the change waits for the handle that covers the last answers", () => {
     const fake = fakeSource()
-    const changing = Tool.make("first", {
-      description: "echoes as first",
-      parameters: Schema.Struct({ a: Schema.Number }),
-      handler: ({ a }) => Effect.as(fake.set(echo("first"), echo("second")), { from: "first", a })
-    })
-    const registry = Registry.dynamic(Registry.unsafeMake(changing), fake.registry.source!)
+    const registry = changingOnCall(fake, echo("first"), echo("second"))
     return live(
       {
         onSetup: [{ resumption: "h0" }],
