@@ -1,5 +1,7 @@
+import { NodeSdk } from "@effect/opentelemetry"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Logger, Option, Schema, TestClock } from "effect"
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { Effect, Layer, Logger, Option, Schema, TestClock } from "effect"
 import type { Scope } from "effect"
 import type { LiveModel } from "../src/index.js"
 import { LiveAgent, ModelError, Registry, Tool } from "../src/index.js"
@@ -246,6 +248,27 @@ describe("LiveAgent.session with a registry that follows its source", () => {
           expect((yield* server.setups).map(names).at(-1)).toEqual(["first", "good"])
         })
     )
+  })
+
+  it.live("the session's span shows each change of the tools as an event naming them", () => {
+    const fake = fakeSource()
+    const exporter = new InMemorySpanExporter()
+    const tracing = NodeSdk.layer(() => ({ resource: { serviceName: "agentfx-test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
+    return Effect.gen(function* () {
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: fake.registry })
+          yield* session.send("one")
+          yield* fake.set(echo("first", "echoes, differently"), echo("second"))
+          yield* session.send("two")
+        })
+      )
+      // Read before the SDK shuts down with the layer: shutting down empties the in-memory exporter.
+      const [span] = exporter.getFinishedSpans().filter((span) => span.name === "live_session agentfx")
+      expect(span!.events.map((event) => [event.name, event.attributes])).toEqual([
+        ["agentfx.live.tools_changed", { "agentfx.tools.added": "second", "agentfx.tools.changed": "first" }]
+      ])
+    }).pipe(Effect.provide(Layer.merge(ScriptedLive.layer(answering(() => [])), tracing)))
   })
 
   it.scoped("a static registry is never asked anything and never reconnects", () =>

@@ -10,8 +10,11 @@ export const spanEvent = (annotate: Telemetry.Annotate, event: LiveAgentEvent): 
     case "GoAway":
       return annotate.event("agentfx.live.go_away")
     case "ToolsChanged":
-      return annotate.event("agentfx.live.tools_changed", { "agentfx.tools.added": event.added, "agentfx.tools.removed": event.removed, "agentfx.tools.changed": event.changed })
+      return annotate.event("agentfx.live.tools_changed", { "agentfx.tools.added": names(event.added), "agentfx.tools.removed": names(event.removed), "agentfx.tools.changed": names(event.changed) })
     default:
       return Effect.void
   }
 }
+
+// Joined: the tracer bridge would write an array as indented JSON text.
+const names = (list: ReadonlyArray<string>): string | undefined => (list.length === 0 ? undefined : list.join(", "))
