@@ -3,8 +3,8 @@
  * call as it starts and ends (answered, cancelled, lost), and each completed turn.
  *
  * A CLI prints `TextDelta`s as they come, a line per `CallStarted` / `CallFinished` / `CallCancelled` /
- * `CallLost`, and `Reconnecting` / `Connected` / `ToolsChanged` as status; after `Reconnecting` it should drop the partial text
- * of an unfinished turn (that turn is lost).
+ * `CallLost`, and `Reconnecting` / `Connected` / `ToolsChanged` as status; after `Reconnecting` it should drop the
+ * partial text of an unfinished turn (that turn is lost).
  *
  * @since 0.2.0
  */
