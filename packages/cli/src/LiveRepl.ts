@@ -1,7 +1,8 @@
 /**
  * The interactive chat behind `agentfx live`: reads lines from `Io` and sends each on one `LiveAgent` session,
  * showing the model's text as it streams, each call as it starts (`→`), is answered (`←`), cancelled by the
- * server or lost with its connection (`✗`), and each reconnect. Ctrl-C during a turn stops the turn and its calls
+ * server or lost with its connection (`✗`), each reconnect, and each change of the tools (a registry that follows its
+ * MCP servers: the session resumes on a new connection to declare them). Ctrl-C during a turn stops the turn and its calls
  * (they are answered with an error, so the model does not wait) and the session goes on; Ctrl-C twice at an empty
  * prompt, `/exit` or the end of input quits. A session the server ends, or that cannot reconnect, ends the command.
  *
@@ -73,6 +74,14 @@ export const lineOf = (event: LiveAgent.LiveAgentEvent): string | undefined => {
       return `(connection lost — ${event.reason}${event.code === undefined ? "" : `, code ${event.code}`}; reconnecting, attempt ${event.attempt}${event.fresh ? "; no resumption handle, so the conversation starts afresh" : ""})`
     case "Connected":
       return event.resumed ? `(reconnected: the session resumed on connection ${event.connection})` : undefined
+    case "ToolsChanged": {
+      const change = [
+        ...(event.added.length === 0 ? [] : [`added ${event.added.map(escapeName).join(", ")}`]),
+        ...(event.removed.length === 0 ? [] : [`removed ${event.removed.map(escapeName).join(", ")}`]),
+        ...(event.changed.length === 0 ? [] : [`changed ${event.changed.map(escapeName).join(", ")}`])
+      ].join("; ")
+      return `(the tools changed — ${change}; the session resumes on connection ${event.connection} to declare them)`
+    }
     case "Interrupted":
       return "(the model was interrupted)"
     default:
@@ -101,12 +110,15 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
           if (event._tag === "TurnComplete") return Effect.zipRight(screen.endLine, Queue.offer(completed, event.turn.turn))
           const line = lineOf(event)
           if (line === undefined) return Effect.void
-          return event._tag === "Reconnecting" || event._tag === "GoAway" || event._tag === "Connected" ? screen.note(line) : screen.line(line)
+          return event._tag === "Reconnecting" || event._tag === "GoAway" || event._tag === "Connected" || event._tag === "ToolsChanged" ? screen.note(line) : screen.line(line)
         }).pipe(Effect.ignore)
       )
       yield* io.out("agentfx live — /help for commands; Ctrl-C stops a turn; /exit or Ctrl-D quits.\n")
 
-      const tools = Effect.forEach(options.registry.names, (name) => io.out(`  ${escapeName(name)} — ${escapeLines(options.registry.tools.get(name)!.description)}\n`))
+      // The tools declared now: a registry that follows its MCP servers may have changed them since the start.
+      const tools = Effect.flatMap(session.declarations, (declarations) =>
+        Effect.forEach(declarations, (declaration) => io.out(`  ${escapeName(declaration.name)} — ${escapeLines(declaration.description)}\n`))
+      )
 
       /** Sends one message and waits until its turn is on screen; a session that ended is the command's end. */
       const send = (message: string): Effect.Effect<void, RunFailed> =>

@@ -115,6 +115,12 @@ describe("agentfx live", () => {
       expect(typo.stderr).toContain("--system")
     }))
 
+  it("a change of the tools is one status line naming them (escaped) and the connection that declares them", () => {
+    expect(LiveRepl.lineOf({ _tag: "ToolsChanged", added: ["notes_search", "evil\u001b[2J"], removed: ["old"], changed: [], connection: 3 })).toBe(
+      "(the tools changed — added notes_search, evil\\u001b[2J; removed old; the session resumes on connection 3 to declare them)"
+    )
+  })
+
   it.effect("--base-url with the in-process emulator is a usage error", () =>
     Effect.gen(function* () {
       const result = yield* agentfx(["live", "--provider", "emulator", "--base-url", "http://127.0.0.1:1"])

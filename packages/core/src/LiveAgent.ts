@@ -21,6 +21,7 @@ import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type * as Executor from "./Executor.js"
+import type { FunctionDeclaration } from "./FunctionDeclaration.js"
 import { make } from "./internal/live/session.js"
 import type { Usage } from "./LanguageModel.js"
 import type { LiveAgentEvent } from "./LiveAgentEvent.js"
@@ -38,7 +39,11 @@ export type { CallOutcome, CallRecord, LiveTurn } from "./LiveTurn.js"
  * Options of a session.
  *
  * - `registry`: the tools, declared at every (re)connect; a `Tool.nonBlocking` tool is declared non-blocking and
- *   its answers carry its scheduling.
+ *   its answers carry its scheduling. A registry with a source (`Registry.dynamic`, MCP servers) is followed: when
+ *   its version moved, at the next turn boundary with no call outstanding (a turn completed, or before a `send`)
+ *   the session lists the tools again and, if the declarations changed, moves to a connection resumed from the last
+ *   handle whose setup declares them (`ToolsChanged`). Without a handle yet it keeps its tools and warns once; a
+ *   listing that fails is logged and tried again after the next turn.
  * - `system`, `temperature`, `maxOutputTokens`: the setup.
  * - `concurrency` (default 10): handlers running at once over the session; `"sequential"`, `"unbounded"`.
  * - `toolTimeout` (default none; a tool's own timeout wins) and `limits`: as for `Agent.run`.
@@ -100,6 +105,8 @@ export interface Session {
   readonly turns: Effect.Effect<ReadonlyArray<LiveTurn>>
   /** Usage summed over the turns. */
   readonly usage: Effect.Effect<Usage>
+  /** The tools declared on the connection in use (a registry with a source may change them between turns). */
+  readonly declarations: Effect.Effect<ReadonlyArray<FunctionDeclaration>>
   /** The last resumable handle the server gave (save it to resume the session later). */
   readonly resumptionHandle: Effect.Effect<Option.Option<string>>
   /** Ends the session now: running handlers are interrupted, the connection is closed. Idempotent. */

@@ -3,8 +3,8 @@
  * call as it starts and ends (answered, cancelled, lost), and each completed turn.
  *
  * A CLI prints `TextDelta`s as they come, a line per `CallStarted` / `CallFinished` / `CallCancelled` /
- * `CallLost`, and `Reconnecting` / `Connected` as status; after `Reconnecting` it should drop the partial text
- * of an unfinished turn (that turn is lost).
+ * `CallLost`, and `Reconnecting` / `Connected` / `ToolsChanged` as status; after `Reconnecting` it should drop the
+ * partial text of an unfinished turn (that turn is lost).
  *
  * @since 0.2.0
  */
@@ -27,6 +27,17 @@ export type LiveAgentEvent =
       readonly reason: string
       readonly code?: number | undefined
       readonly fresh: boolean
+    }
+  /**
+   * The registry's source changed the tools (names added, removed, or declared differently): the session moves to
+   * connection `connection`, resumed from the last handle, whose setup declares them. Calls from then on run with them.
+   */
+  | {
+      readonly _tag: "ToolsChanged"
+      readonly added: ReadonlyArray<string>
+      readonly removed: ReadonlyArray<string>
+      readonly changed: ReadonlyArray<string>
+      readonly connection: number
     }
   /** The server will close this connection after `timeLeft`; the session moves to a new one at a quiet moment. */
   | { readonly _tag: "GoAway"; readonly timeLeft: Duration.Duration }

@@ -31,7 +31,8 @@ export interface Registry<out R = never> {
   readonly declarations: ReadonlyArray<FunctionDeclaration>
   /**
    * Where the tools come from when they may change while the registry is in use (an MCP server that announces a
-   * new tool list). The loop asks it before every model turn; a registry without one is static and costs nothing.
+   * new tool list). The loop asks it before every model turn, a live session at each turn boundary; a registry
+   * without one is static and costs nothing.
    */
   readonly source?: Source<R> | undefined
   /** The source's version these tools were read at: a run starting later asks the source again if it moved since. */

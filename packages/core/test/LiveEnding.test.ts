@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { decide } from "../src/internal/live/ending.js"
+import { decide, lossReason } from "../src/internal/live/ending.js"
 import { ModelError } from "../src/index.js"
 
 const closed = (code: number, progressed = true, leaving = false) => decide({ _tag: "Closed", code, reason: "r", progressed, leaving })
@@ -36,5 +36,10 @@ describe("how a live connection's end is decided", () => {
 
   it("moving on after GoAway reconnects without counting as a failure", () => {
     expect(decide({ _tag: "MovedOn" })).toMatchObject({ _tag: "Reconnect", code: 1001, failed: false })
+  })
+
+  it("leaving to declare changed tools resumes at once, as no failure, and says why a late call would be lost", () => {
+    expect(decide({ _tag: "Redeclared" })).toEqual({ _tag: "Redeclare" })
+    expect(lossReason({ _tag: "Redeclared" })).toBe("the connection was replaced to declare the changed tools")
   })
 })

@@ -1,37 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Either, Logger, Schema } from "effect"
-import { Agent, Registry, Tool } from "../src/index.js"
+import { Context, Effect, Either, Logger } from "effect"
+import { Agent, Registry } from "../src/index.js"
 import { Scripted } from "../src/testing.js"
-
-const echo = (name: string) =>
-  Tool.make(name, { description: `echoes as ${name}`, parameters: Schema.Struct({ a: Schema.Number }), handler: ({ a }) => Effect.succeed({ from: name, a }) })
-
-/**
- * A source whose tools a test changes: `add` bumps the version; `current` counts how often it is asked, and fails
- * while `failing` is above 0 (counting it down).
- */
-const fakeSource = () => {
-  const state = { tools: [echo("first")], version: 0, listed: 0, failing: 0 }
-  const source: Registry.Source = {
-    version: () => state.version,
-    current: Effect.suspend(() => {
-      state.listed++
-      if (state.failing > 0) {
-        state.failing--
-        return Effect.fail(new Error("the server did not answer"))
-      }
-      return Effect.succeed(Registry.unsafeMake(...state.tools))
-    })
-  }
-  return {
-    state,
-    registry: Registry.dynamic(Registry.unsafeMake(...state.tools), source),
-    add: (name: string) => {
-      state.tools = [...state.tools, echo(name)]
-      state.version++
-    }
-  }
-}
+import { fakeSource } from "./fixtures.js"
 
 describe("Registry.dynamic in the loop", () => {
   it.effect("a tool added during a run is declared on the next turn and can be called there", () =>

@@ -37,3 +37,37 @@ export const slow = Tool.make("slow", {
 })
 
 export const registry = Registry.unsafeMake(add, reserve, boom, slow)
+
+/** A tool answering `{from: name, a}`. */
+export const echo = (name: string, description = `echoes as ${name}`) =>
+  Tool.make(name, { description, parameters: Schema.Struct({ a: Schema.Number }), handler: ({ a }) => Effect.succeed({ from: name, a }) })
+
+/**
+ * A source whose tools a test changes: `add` and `set` bump the version; `current` counts how often it is asked, and
+ * fails while `failing` is above 0 (counting it down). `registry` starts with one tool, `first`.
+ */
+export const fakeSource = () => {
+  const state: { tools: ReadonlyArray<Tool.Tool>; version: number; listed: number; failing: number } = { tools: [echo("first")], version: 0, listed: 0, failing: 0 }
+  const source: Registry.Source = {
+    version: () => state.version,
+    current: Effect.suspend(() => {
+      state.listed++
+      if (state.failing > 0) {
+        state.failing--
+        return Effect.fail(new Error("the server did not answer"))
+      }
+      return Effect.succeed(Registry.unsafeMake(...state.tools))
+    })
+  }
+  const set = (...tools: ReadonlyArray<Tool.Tool>) => {
+    state.tools = tools
+    state.version++
+  }
+  return {
+    state,
+    source,
+    registry: Registry.dynamic(Registry.unsafeMake(...state.tools), source),
+    add: (name: string) => set(...state.tools, echo(name)),
+    set: (...tools: ReadonlyArray<Tool.Tool>) => Effect.sync(() => set(...tools))
+  }
+}

@@ -67,10 +67,9 @@ export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): 
   }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
 
 /**
- * The built-in tools and the MCP servers' tools in one registry, which follows the servers in `run` and `chat`: a
- * tool a server adds while a run is going is offered from the run's next model turn. `live` does not follow them:
- * a Live session declares the tools the servers listed when they started, and keeps them (a tool a server adds
- * later is not offered; one it removes fails when called).
+ * The built-in tools and the MCP servers' tools in one registry, which follows the servers: in `run` and `chat` a
+ * tool a server adds while a run is going is offered from the run's next model turn; in `live` from the next turn
+ * boundary, on a connection resumed from the session's handle whose setup declares it.
  */
 export const registry = (
   options: Argv.Values,

@@ -27,7 +27,8 @@ interface Entry {
 }
 
 export interface Settings<R> {
-  readonly registry: Registry<R>
+  /** The tools calls run with: asked for each call, as a session may change its tools between turns. */
+  readonly registry: () => Registry<R>
   readonly execute: Executor.Options
   /** At most this many handlers at once; undefined is unbounded. */
   readonly permits: Effect.Semaphore | undefined
@@ -121,7 +122,7 @@ export class Calls<R> {
     const { registry, execute, permits } = this.settings
     const body = Effect.gen(this, function* () {
       entry.startedAt = yield* Clock.currentTimeMillis
-      const result = yield* Effect.either(Executor.execute(registry, entry.call, execute))
+      const result = yield* Effect.either(Executor.execute(registry(), entry.call, execute))
       yield* this.answer(entry, result)
     })
     return permits === undefined ? body : permits.withPermits(1)(body)
@@ -184,7 +185,7 @@ export class Calls<R> {
     rendered: JsonObject,
     outcome: (response: LiveModel.ToolResponse) => CallOutcome
   ): Effect.Effect<CallOutcome> {
-    const scheduling = this.settings.registry.tools.get(call.name)?.scheduling
+    const scheduling = this.settings.registry().tools.get(call.name)?.scheduling
     const response: LiveModel.ToolResponse = { id: call.id, name: call.name, response: rendered, ...(scheduling === undefined ? {} : { scheduling }) }
     return Effect.match(link.connection.sendToolResponses([response]), {
       onFailure: (error): CallOutcome => ({ _tag: "Lost", reason: `the answer could not be sent: ${error.message}` }),

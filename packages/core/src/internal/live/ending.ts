@@ -13,12 +13,16 @@ export type Ending =
   | { readonly _tag: "Failed"; readonly error: ModelError.ModelError; readonly progressed: boolean }
   /** After `GoAway`, the driver left it at a quiet moment (or when the time left ran out). */
   | { readonly _tag: "MovedOn" }
+  /** The driver left it at a quiet moment to declare changed tools on a resumed connection. */
+  | { readonly _tag: "Redeclared" }
 
 /** What the session does next. `failed` reconnects count against the reconnect schedule; others start afresh. */
 export type Decision =
   | { readonly _tag: "End"; readonly reason: string }
   | { readonly _tag: "Fail"; readonly error: SessionError }
   | { readonly _tag: "Reconnect"; readonly error: ModelError.ModelError; readonly code?: number | undefined; readonly failed: boolean }
+  /** Resume at once on a new connection: nothing failed, nothing was lost (the tools changed). */
+  | { readonly _tag: "Redeclare" }
 
 /** Closes worth a reconnect with the last resumption handle: the server or the network failed, not the request. */
 const transient: ReadonlySet<number> = new Set([
@@ -43,6 +47,8 @@ export const decide = (ending: Ending): Decision => {
         code: CloseCode.goingAway,
         failed: false
       }
+    case "Redeclared":
+      return { _tag: "Redeclare" }
     case "Failed":
       return ending.error.retryable ? { _tag: "Reconnect", error: ending.error, failed: !ending.progressed } : { _tag: "Fail", error: ending.error }
     case "Closed": {
@@ -64,6 +70,8 @@ export const lossReason = (ending: Ending): string => {
       return ending.error.message
     case "MovedOn":
       return "the connection was replaced after the server's GoAway"
+    case "Redeclared":
+      return "the connection was replaced to declare the changed tools"
     case "Failed":
       return `the connection failed: ${ending.error.message}`
     case "Closed":

@@ -25,6 +25,8 @@ import * as Deadline from "../deadline.js"
 import type { Ending } from "./ending.js"
 import { decide, lossReason } from "./ending.js"
 import * as Hub from "./hub.js"
+import { Tools } from "./tools.js"
+import { spanEvent } from "./trace.js"
 import { Turns } from "./turns.js"
 
 /** What a model says within a turn (as opposed to what it says of the connection). */
@@ -55,7 +57,8 @@ interface Active extends Link {
   lost: string
   /** The session goes on after it (so a turn under way is lost, rather than ended with the session). */
   replaced: boolean
-  readonly moveOn: Deferred.Deferred<void>
+  /** The driver leaves it, after `GoAway` or to declare changed tools. */
+  readonly moveOn: Deferred.Deferred<"MovedOn" | "Redeclared">
 }
 
 const boundOf = (concurrency: Options<never>["concurrency"]): Effect.Effect<number | undefined> => {
@@ -93,16 +96,20 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       })
 
     /** Leaves a connection for a new one (its scope, socket and outstanding calls are closed after). */
-    const moveOn = (current: Active): Effect.Effect<void> =>
-      Effect.suspend(() => (current.left ? Effect.void : Effect.zipRight(detach(current), Deferred.succeed(current.moveOn, undefined))))
+    const moveOn = (current: Active, why: "MovedOn" | "Redeclared" = "MovedOn"): Effect.Effect<void> =>
+      Effect.suspend(() => (current.left ? Effect.void : Effect.zipRight(detach(current), Deferred.succeed(current.moveOn, why))))
 
-    /** After `GoAway`, the moment to move: no call outstanding, no turn under way, nothing the handle lacks. */
+    /**
+     * A quiet moment on a connection: no call outstanding, no turn under way. After `GoAway` it is the moment to move
+     * (once nothing the handle lacks was sent); else the moment to follow changed tools.
+     */
     const quiet = (link: Link): Effect.Effect<void> =>
       Effect.suspend(() => {
         const current = active
-        if (current === undefined || current.epoch !== link.epoch || !current.leaving) return Effect.void
-        if (calls.outstanding(current.epoch) > 0 || turns.open || !(current.fresh || handle === undefined)) return Effect.void
-        return moveOn(current)
+        if (current === undefined || current.epoch !== link.epoch) return Effect.void
+        if (calls.outstanding(current.epoch) > 0 || turns.open) return Effect.void
+        if (!current.leaving) return tools.check()
+        return current.fresh || handle === undefined ? moveOn(current) : Effect.void
       })
 
     // The bounds on a `send` (none unless asked for), and what tells the watcher the model said something.
@@ -122,7 +129,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     const clock = yield* Effect.clock
 
     const calls = new Calls<R>({
-      registry: options.registry,
+      registry: () => tools.current,
       execute: {
         ...(options.toolTimeout === undefined ? {} : { timeout: options.toolTimeout }),
         ...(options.limits === undefined ? {} : { limits: options.limits })
@@ -133,9 +140,22 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       settled: (link) => Effect.zipRight(Effect.sync(() => heard?.()), quiet(link))
     })
 
+    const tools: Tools<R> = new Tools(options.registry, {
+      quiet: () => active !== undefined && !active.leaving && calls.outstanding(active.epoch) === 0 && !turns.open && !turns.abandoned,
+      resumable: () => (handle === undefined ? "none" : active?.fresh === true ? "fresh" : "stale"),
+      turn: () => turns.current,
+      redeclare: (change) =>
+        Effect.suspend(() => {
+          const current = active
+          if (current === undefined) return Effect.void
+          return Effect.zipRight(hub.publish({ _tag: "ToolsChanged", ...change, connection: current.epoch + 1 }), moveOn(current, "Redeclared"))
+        }),
+      scope: yield* Effect.scope
+    })
+
     const setup = (resumptionHandle: string | undefined): LiveModel.Setup => ({
       system: options.system,
-      declarations: options.registry.declarations,
+      declarations: tools.current.declarations,
       resumptionHandle,
       temperature: options.temperature,
       maxOutputTokens: options.maxOutputTokens
@@ -214,6 +234,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         const scope = yield* Effect.scope
         const connected = yield* Effect.either(live.connect(setup(resumptionHandle)))
         if (Either.isLeft(connected)) return { _tag: "ConnectFailed", error: connected.left } satisfies Ending
+        tools.confirm()
         const self: Active = {
           epoch: ++epochs,
           connection: watched(connected.right, () => self),
@@ -224,7 +245,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           closed: undefined,
           lost: "the session was closed",
           replaced: false,
-          moveOn: yield* Deferred.make<void>()
+          moveOn: yield* Deferred.make<"MovedOn" | "Redeclared">()
         }
         // When this scope closes (the connection ended, or the session did) its outstanding calls are lost, and so
         // is the turn under way; the scope then interrupts their fibers and closes the socket.
@@ -248,9 +269,10 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           })),
           Effect.catchAll((error) => Effect.succeed<Ending>({ _tag: "Failed", error, progressed: self.progressed }))
         )
-        const ending = yield* Effect.raceFirst(reading, Effect.as(Deferred.await(self.moveOn), { _tag: "MovedOn" } satisfies Ending))
+        const ending = yield* Effect.raceFirst(reading, Effect.map(Deferred.await(self.moveOn), (why): Ending => ({ _tag: why })))
         self.lost = lossReason(ending)
-        self.replaced = decide(ending)._tag === "Reconnect"
+        const decision = decide(ending)._tag
+        self.replaced = decision === "Reconnect" || decision === "Redeclare"
         return ending
       })
 
@@ -259,9 +281,21 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       let driver: Schedule.ScheduleDriver<unknown, ModelError.ModelError> | undefined
       let failures = 0
       for (;;) {
-        const decision = decide(yield* Effect.scoped(connection(handle)))
+        const ending = yield* Effect.scoped(connection(handle))
+        const decision = decide(ending)
         if (decision._tag === "End") return decision.reason
-        if (decision._tag === "Fail") return yield* Effect.fail(decision.error)
+        if (decision._tag === "Fail") {
+          const back = ending._tag === "ConnectFailed" ? yield* tools.refused(ending.error) : undefined
+          if (back === undefined) return yield* Effect.fail(decision.error)
+          yield* hub.publish({ _tag: "ToolsChanged", ...back, connection: epochs + 1 })
+          continue
+        }
+        // Announced as `ToolsChanged`: the session resumes at once, and nothing failed.
+        if (decision._tag === "Redeclare") {
+          driver = undefined
+          failures = 0
+          continue
+        }
         if (decision.failed) {
           failures += 1
           driver ??= yield* Schedule.driver(reconnect)
@@ -295,7 +329,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         yield* Deferred.done(done, outcome)
       })
 
-    // The session's span covers its connections; each reconnect is an event on it.
+    // The session's span covers its connections; each reconnect and each change of the tools is an event on it.
     const traced = Telemetry.span(
       "live_session agentfx",
       { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "agentfx", "gen_ai.provider.name": live.provider, "gen_ai.request.model": live.model },
@@ -303,15 +337,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         Effect.gen(function* () {
           if (!annotate.active) return yield* main
           const events = yield* hub.subscribe
-          yield* Effect.forkScoped(
-            Stream.runForEach(events, (event) =>
-              event._tag === "Reconnecting"
-                ? annotate.event("agentfx.live.reconnecting", { "agentfx.attempt": event.attempt, "agentfx.reason": event.reason, "agentfx.close_code": event.code })
-                : event._tag === "GoAway"
-                  ? annotate.event("agentfx.live.go_away")
-                  : Effect.void
-            ).pipe(Effect.ignore)
-          )
+          yield* Effect.forkScoped(Effect.ignore(Stream.runForEach(events, (event) => spanEvent(annotate, event))))
           return yield* main
         }).pipe(Effect.scoped)
     )
@@ -322,7 +348,8 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     )
     /** Sends a user text on the connection in use (waiting for one while reconnecting); returns its turn. */
     const say = (text: string, waiter?: Deferred.Deferred<LiveTurn, SendError>): Effect.Effect<number, SendError> =>
-      Effect.flatMap(current, (link) =>
+      // A turn boundary: tools that changed meanwhile are declared before the text goes out (on a resumed connection).
+      Effect.flatMap(Effect.zipRight(tools.settled, current), (link) =>
         Effect.suspend(() => {
           turns.speak()
           // Waiting from just before the text goes out, so the answer cannot be missed.
@@ -381,6 +408,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       calls: Effect.sync(() => [...calls.records]),
       turns: Effect.sync(() => [...turns.completed]),
       usage: Effect.sync(() => turns.sessionUsage),
+      declarations: Effect.sync(() => tools.current.declarations),
       resumptionHandle: Effect.sync(() => Option.fromNullable(handle)),
       close: Effect.asVoid(Fiber.interrupt(fiber)),
       await: Deferred.await(done)
