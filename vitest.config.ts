@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
@@ -23,6 +24,9 @@ export default defineConfig({
     passWithNoTests: false,
     testTimeout: 30_000,
     pool: "forks",
+    // Vitest's default is one worker less than the cores: a single one on two, and the files then run one after
+    // another while most of them wait on timers, sockets and child processes. Two at least overlap that waiting.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { hooks: "list" }
   }
 })
