@@ -7,7 +7,7 @@
 import { Emulator, Policy } from "@agentfx/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { execFileSync, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -56,8 +56,15 @@ const agentfx = (args: ReadonlyArray<string>, options: Spawn = {}): Promise<Outc
 const lines = (text: string): ReadonlyArray<string> => text.split("\n").filter((line) => line !== "")
 const ansi = new RegExp(String.fromCharCode(27) + "\\[")
 
-beforeAll(() => {
-  execFileSync(process.execPath, [path.join(cli, "scripts", "bundle.mjs"), path.join(work, "dist")], { stdio: "inherit" })
+// Not execFileSync: a bundle can take a minute on a busy machine, and a test worker that blocks that long misses
+// Vitest's 60 s deadline for its own messages (an unhandled "Timeout calling onTaskUpdate" that fails the run).
+beforeAll(async () => {
+  const bundler = spawn(process.execPath, [path.join(cli, "scripts", "bundle.mjs"), path.join(work, "dist")], { stdio: "inherit" })
+  const code = await new Promise<number | null>((resolve, reject) => {
+    bundler.on("error", reject)
+    bundler.on("exit", resolve)
+  })
+  if (code !== 0) throw new Error(`scripts/bundle.mjs exited with ${code}`)
 }, 180_000)
 
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }))

@@ -9,7 +9,9 @@ const modules = readdirSync(src, { recursive: true, encoding: "utf8" }).filter((
 
 describe("core's modules", () => {
   it.each(modules)("%s loads", async (file) => {
-    const loaded: unknown = await import(`../src/${file.replace(/\.ts$/, ".js")}`)
+    // The path is known only at run time, so Vite cannot analyse the import; it is told so, rather than warning on stderr.
+    const path = `../src/${file.replace(/\.ts$/, ".js")}`
+    const loaded: unknown = await import(/* @vite-ignore */ path)
     expect(typeof loaded).toBe("object")
   })
 })
