@@ -165,4 +165,23 @@ describe("Telemetry: OpenTelemetry spans of a run", () => {
       const seen = yield* Telemetry.span("nothing", {}, (annotate) => Effect.succeed(annotate.active))
       expect(seen).toBe(false)
     }))
+
+  it("errorType is a failure's tag, else an Error's name, else unknown", () => {
+    expect(Telemetry.errorType(new ModelError.Unavailable({ message: "down" }))).toBe("Unavailable")
+    expect(Telemetry.errorType({ _tag: "Custom" })).toBe("Custom")
+    expect(Telemetry.errorType(new TypeError("x"))).toBe("TypeError")
+    expect(Telemetry.errorType(Object.assign(new RangeError("x"), { _tag: 3 }))).toBe("RangeError")
+    expect(Telemetry.errorType({ _tag: 3 })).toBe("unknown")
+    expect(Telemetry.errorType(null)).toBe("unknown")
+    expect(Telemetry.errorType("Unavailable")).toBe("unknown")
+  })
+
+  it("contentJson is the JSON, cut to max characters with an ellipsis", () => {
+    expect(Telemetry.contentJson({ a: [1, "x"] })).toBe('{"a":[1,"x"]}')
+    expect(Telemetry.contentJson(undefined)).toBe("null")
+    expect(Telemetry.contentJson("abcdef", 8)).toBe('"abcdef"')
+    expect(Telemetry.contentJson("abcdefg", 8)).toBe('"abcdefg…')
+    expect(Telemetry.contentJson("x".repeat(8190))).toBe(`"${"x".repeat(8190)}"`)
+    expect(Telemetry.contentJson("x".repeat(8200))).toBe(`"${"x".repeat(8191)}…`)
+  })
 })
