@@ -112,4 +112,13 @@ describe("streamOf", () => {
       const stream = Events.streamOf<string, never>(() => Effect.fail("broken"))
       expect(yield* Effect.flip(Stream.runCollect(stream))).toBe("broken")
     }))
+
+  it.effect("a stream closed before its first pull never starts the run, and closes cleanly", () =>
+    Effect.gen(function* () {
+      let runs = 0
+      const stream = Events.streamOf<string, never>(() => Effect.sync(() => (runs++, result)))
+      const exit = yield* Effect.exit(Effect.scoped(Effect.asVoid(Stream.toPull(stream))))
+      expect(exit).toEqual(Exit.void)
+      expect(runs).toBe(0)
+    }))
 })
