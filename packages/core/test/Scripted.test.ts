@@ -45,8 +45,11 @@ describe("Scripted model", () => {
       expect(fourth.usage).toEqual({ inputTokens: 5, outputTokens: 2, totalTokens: 7 })
       const fifth = yield* generate()
       expect(fifth.usage).toEqual({ inputTokens: 1, outputTokens: 4, totalTokens: 99 })
+      const sixth = yield* generate()
+      expect(sixth.usage).toEqual({ inputTokens: 1, outputTokens: 1, totalTokens: 2 })
       const beyond = yield* Effect.flip(generate())
-      expect(beyond).toEqual(new ModelError.InvalidRequest({ message: "the script has no step 6 (it has 5)" }))
+      expect(beyond).toBeInstanceOf(ModelError.InvalidRequest)
+      expect(beyond.message).toBe("the script has no step 7 (it has 6)")
       const model = yield* LanguageModel.LanguageModel
       expect([model.provider, model.model]).toEqual(["scripted", "scripted"])
     }).pipe(
@@ -56,7 +59,8 @@ describe("Scripted model", () => {
           Scripted.call("f"),
           { text: "x", finishReason: "length", usage: { inputTokens: 7, outputTokens: 3 } },
           { text: "abcde", usage: { inputTokens: 5 } },
-          { text: "x", usage: { outputTokens: 4, totalTokens: 99 } }
+          { text: "x", usage: { outputTokens: 4, totalTokens: 99 } },
+          { text: "abcd", usage: undefined } as Scripted.Step
         ])
       )
     ))
@@ -91,6 +95,8 @@ describe("Scripted model", () => {
       const error = yield* Effect.flip(inspector.assertConsumed)
       expect(error).toEqual(new Scripted.ScriptIncomplete({ used: 1, total: 2 }))
       expect(error.message).toBe("the script has 2 steps but only 1 were used")
+      expect(error._tag).toBe("ScriptIncomplete")
+      expect(Scripted.ScriptedModel.key).toBe("@agentfx/core/testing/ScriptedModel")
       yield* generate(request([Turn.user("two")]))
       yield* inspector.assertConsumed
       expect((yield* inspector.requests).map((r) => Turn.text(r.transcript[0]!))).toEqual(["one", "two"])
@@ -99,6 +105,8 @@ describe("Scripted model", () => {
   it.effect("a responder answers from the request and its index, and is always consumed", () =>
     Effect.gen(function* () {
       const first = yield* generate(request([Turn.user("ping")]))
+      // A responder is never used up, even after fewer requests than it has parameters.
+      yield* (yield* Scripted.ScriptedModel).assertConsumed
       const second = yield* generate(request([Turn.user("pong")]))
       expect([Turn.text(first.turn), Turn.text(second.turn)]).toEqual(["0:ping", "1:pong"])
       yield* (yield* Scripted.ScriptedModel).assertConsumed
@@ -119,6 +127,16 @@ describe("Scripted model", () => {
       const fresh = yield* generate(request([Turn.user("c")]))
       expect(Turn.calls(fresh.turn).map((call) => call.id)).toEqual(["call_3_0"])
     }).pipe(Effect.provide(Scripted.layer([Scripted.call("f"), Scripted.call("f"), Scripted.call("f"), { calls: [{ name: "f" }], text: "" }]))))
+
+  it.effect("a transcript that does not extend the last one is read afresh, from its first turn", () =>
+    Effect.gen(function* () {
+      const withCall = (id: string): Turn.Turn => ({ role: "model", parts: [{ _tag: "FunctionCall", id, name: "f", args: {} }] })
+      yield* generate(request([Turn.user("a"), withCall("call_1_0")]))
+      const longer = yield* generate(request([Turn.user("b"), Turn.model("x"), Turn.user("c")]))
+      expect(Turn.calls(longer.turn).map((call) => call.id)).toEqual(["call_1_0"])
+      const opening = yield* generate(request([withCall("call_2_0")]))
+      expect(Turn.calls(opening.turn).map((call) => call.id)).toEqual(["call_2_0_2"])
+    }).pipe(Effect.provide(Scripted.layer([Scripted.call("f"), Scripted.call("f"), Scripted.call("f")]))))
 
   it.effect("streams the text word by word, spaces kept, then the calls and the whole response", () =>
     Effect.gen(function* () {
