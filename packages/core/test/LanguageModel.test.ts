@@ -21,7 +21,9 @@ describe("LanguageModel", () => {
       cachedTokens: 5
     })
     expect(LanguageModel.addUsage({ ...base, cachedTokens: 1 }, { ...base, cachedTokens: 2, reasoningTokens: 3 })).toMatchObject({ cachedTokens: 3, reasoningTokens: 3 })
+    expect(LanguageModel.addUsage({ ...base, cachedTokens: 7 }, base)).toEqual({ inputTokens: 2, outputTokens: 4, totalTokens: 6, cachedTokens: 7 })
     expect("reasoningTokens" in LanguageModel.addUsage(base, LanguageModel.emptyUsage)).toBe(false)
+    expect(LanguageModel.LanguageModel.key).toBe("@agentfx/core/LanguageModel")
     expect(LanguageModel.emptyUsage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
   })
 

@@ -20,6 +20,7 @@ describe("LiveError", () => {
       new LiveError.TurnLost({ turn: 1, reason: "r" }),
       new LiveError.SessionEnded({ reason: "r" })
     ]
+    expect(errors.map((error) => error._tag)).toEqual(["LiveClosed", "ReconnectFailed", "TurnLost", "SessionEnded"])
     for (const error of errors) {
       const schema = error.constructor as unknown as Schema.Schema<typeof error, unknown>
       expect(Schema.decodeUnknownSync(schema)(Schema.encodeSync(schema)(error))).toEqual(error)

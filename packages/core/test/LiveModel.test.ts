@@ -2,6 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { LiveModel } from "../src/index.js"
 
 describe("LiveModel", () => {
+  it("the service's tag key", () => {
+    expect(LiveModel.LiveModel.key).toBe("@agentfx/core/LiveModel")
+  })
+
   it("CloseCode names the WebSocket close codes (RFC 6455 and the IANA registry)", () => {
     expect(LiveModel.CloseCode).toEqual({
       normal: 1000,
