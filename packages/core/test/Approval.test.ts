@@ -9,6 +9,7 @@ describe("Approval", () => {
   it("approved and denied are the two decisions", () => {
     expect(Approval.approved).toEqual({ approved: true })
     expect(Approval.denied("no")).toEqual({ approved: false, reason: "no" })
+    expect(Approval.Approval.key).toBe("@agentfx/core/Approval")
   })
 
   it.effect("allowAll approves, denyAll denies saying so, layer asks the function given the request", () =>
