@@ -22,6 +22,14 @@ describe("ModelError", () => {
     expect(final.map((error) => [error._tag, error.retryable])).toEqual(final.map((error) => [error._tag, false]))
   })
 
+  it("each error has its tag, and keeps the provider's message and status", () => {
+    expect([...transient, ...final].map((error) => error._tag)).toEqual([
+      "RateLimited", "Overloaded", "Unavailable", "ModelTimeout", "MalformedResponse", "QuotaExhausted", "InvalidRequest", "Unauthorized", "Blocked"
+    ])
+    const errors = [ModelError.QuotaExhausted, ModelError.Unavailable, ModelError.InvalidRequest, ModelError.Unauthorized, ModelError.Blocked]
+    for (const make of errors) expect(new make({ message: "said", status: 418 })).toMatchObject({ message: "said", status: 418 })
+  })
+
   it("a timeout's message names the bound that was hit and how long it is", () => {
     const after = Duration.millis(1500)
     expect(new ModelError.ModelTimeout({ after }).message).toBe("the model did not finish its answer within 1s 500ms (turnTimeout)")

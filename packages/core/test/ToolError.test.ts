@@ -49,6 +49,8 @@ describe("ToolError", () => {
       new ToolError.ToolTimeout({ name: "x", after: Duration.millis(5) }),
       new ToolError.ApprovalDenied({ name: "x", reason: "r" })
     ]
+    expect(errors.map((error) => error._tag)).toEqual(["UnknownFunction", "InvalidArguments", "ExecutionFailed", "ToolTimeout", "ApprovalDenied"])
+    expect(Schema.decodeUnknownSync(ToolError.ArgumentIssue)({ path: "a", message: "m" })).toStrictEqual({ path: "a", message: "m" })
     for (const error of errors) {
       expect(Schema.decodeUnknownSync(ToolError.ToolError)(Schema.encodeSync(ToolError.ToolError)(error))).toEqual(error)
     }
