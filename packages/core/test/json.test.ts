@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Either, Option, Schema, SchemaAST } from "effect"
 import type { ArgumentLimits } from "../src/internal/json.js"
 import { checkArguments, defaultLimits, describeFailure, issuesOf, toJson } from "../src/internal/json.js"
 import * as Json from "../src/Json.js"
@@ -177,6 +177,8 @@ describe("Json", () => {
     expect(Either.isRight(decoded) && decoded.right).toBe(value)
     expect(Either.isLeft(Schema.decodeUnknownEither(Json.JsonObject)([1]))).toBe(true)
     expect(Either.isLeft(Schema.decodeUnknownEither(Json.JsonObject)(null))).toBe(true)
+    expect(String(Json.JsonObject)).toBe("JsonObject")
+    expect(SchemaAST.getDescriptionAnnotation(Json.JsonObject.ast)).toEqual(Option.some("a JSON object"))
   })
 
   it("canonical is JSON with sorted keys and undefined fields left out, at every depth", () => {
