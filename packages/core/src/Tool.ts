@@ -128,7 +128,7 @@ export type NonBlocking = boolean | { readonly scheduling: Scheduling }
 
 /** The scheduling of a `NonBlocking` option: undefined for a blocking tool. */
 const schedulingOf = (option: NonBlocking | undefined): Scheduling | undefined =>
-  option === undefined || option === false ? undefined : option === true ? "whenIdle" : option.scheduling
+  typeof option === "object" ? option.scheduling : option === true ? "whenIdle" : undefined
 
 /** A declaration with the behavior its scheduling implies (unchanged for a blocking tool). */
 const declare = (declaration: FunctionDeclaration, scheduling: Scheduling | undefined): FunctionDeclaration =>
@@ -159,6 +159,7 @@ const parametersJsonSchema = (name: string, schema: Schema.Schema.AnyNoContext):
     })
   }
   return Either.getOrThrowWith(
+    // Stryker disable next-line StringLiteral: normalise compiles the parameters only; the description is not read
     Dialect.normalise({ name, description: "", parameters: raw }),
     (error) => new InvalidToolDefinition({ name, reason: error.reason })
   )
@@ -261,6 +262,7 @@ export const fromFunction = (name: string, spec: FunctionSpec | FunctionSpec["ru
   const full: FunctionSpec = typeof spec === "function" ? { run: spec } : spec
   return Either.flatMap(validateName(name), () => {
     const declared = full.parameters ?? { type: "object", properties: {}, additionalProperties: true }
+    // Stryker disable next-line StringLiteral: normalise compiles the parameters only; the description is not read
     const parameters = Dialect.normalise({ name, description: "", parameters: declared })
     if (Either.isLeft(parameters)) return Either.left(new InvalidToolDefinition({ name, reason: parameters.left.reason }))
     const needsApproval = full.needsApproval === true

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Exit, Fiber, Schema, TestClock } from "effect"
+import { Chunk, Effect, Either, Exit, Fiber, Schema, Stream, TestClock } from "effect"
 import { Chat, ModelError, Registry, Retry, Tool, Transcript, Turn } from "../src/index.js"
 import { Scripted } from "../src/testing.js"
 import { add, registry } from "./fixtures.js"
@@ -133,5 +133,87 @@ describe("Chat", () => {
       expect(error._tag).toBe("TranscriptViolation")
       yield* chat.setHistory([Turn.user("hello"), Turn.model("hi")])
       expect(yield* chat.transcript).toHaveLength(2)
+    }))
+
+  it.effect("stream sends a message as events and keeps its transcript, like send", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry, system: "s" })
+      const events = yield* Stream.runCollect(chat.stream("2+2?"))
+      expect(Chunk.toReadonlyArray(events).map((event) => event._tag).at(-1)).toBe("Done")
+      expect((yield* chat.transcript).map(Turn.text)).toEqual(["2+2?", "", "", "4"])
+      const next = yield* chat.send("thanks")
+      expect(next.text).toBe("bye")
+      const requests = yield* (yield* Scripted.ScriptedModel).requests
+      expect(requests.map((r) => [r.system, r.transcript.length])).toEqual([["s", 1], ["s", 3], ["s", 5]])
+    }).pipe(Effect.provide(Scripted.layer([Scripted.call("add", { a: 2, b: 2 }), Scripted.text("4"), Scripted.text("bye")]))))
+
+  it.effect("one message at a time: a send or a stream waits for the one before it, and sees its answer", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry })
+      const first = yield* Effect.fork(chat.send("one"))
+      yield* TestClock.adjust("10 millis")
+      const second = yield* Effect.fork(Stream.runDrain(chat.stream("two")))
+      yield* TestClock.adjust("10 millis")
+      const third = yield* Effect.fork(chat.send("three"))
+      yield* TestClock.adjust("10 millis")
+      const history = yield* Effect.fork(chat.setHistory([Turn.user("reset"), Turn.model("ok")]))
+      yield* TestClock.adjust("970 millis")
+      expect((yield* chat.transcript).map(Turn.text)).toEqual(["one", "1"])
+      yield* TestClock.adjust("1 second")
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(first)
+      yield* Fiber.join(second)
+      yield* Fiber.join(third)
+      yield* Fiber.join(history)
+      const requests = yield* (yield* Scripted.ScriptedModel).requests
+      expect(requests.map((r) => r.transcript.map(Turn.text))).toEqual([["one"], ["one", "1", "two"], ["one", "1", "two", "2", "three"]])
+      expect((yield* chat.transcript).map(Turn.text)).toEqual(["reset", "ok"])
+    }).pipe(
+      Effect.provide(Scripted.layer([{ text: "1", delay: "1 second" }, { text: "2", delay: "1 second" }, { text: "3", delay: "1 second" }]))
+    ))
+
+  it.effect("update changes only what it names: options stay, system can be removed", () =>
+    Effect.gen(function* () {
+      const chat = yield* Chat.make({ registry: Registry.unsafeMake(add), system: "first", maxTurns: 1 })
+      yield* chat.update({})
+      const stopped = yield* chat.send("one")
+      expect(stopped.stopReason).toEqual({ _tag: "MaxTurns", maxTurns: 1 })
+      yield* chat.update({ options: { maxTurns: 5 } })
+      yield* chat.resume
+      yield* chat.update({ system: undefined })
+      yield* chat.send("two")
+      const requests = yield* (yield* Scripted.ScriptedModel).requests
+      expect(requests.map((r) => [r.system, r.declarations.map((d) => d.name)])).toEqual([
+        ["first", ["add"]],
+        ["first", ["add"]],
+        [undefined, ["add"]]
+      ])
+      expect(JSON.parse(yield* chat.export)).not.toHaveProperty("system")
+    }).pipe(Effect.provide(Scripted.layer([Scripted.call("add", { a: 1, b: 1 }), Scripted.text("2"), Scripted.text("b")]))))
+
+  it.effect("export is version 1 with the system and transcript; fromJson prefers the system it is given", () =>
+    Effect.gen(function* () {
+      const history = [Turn.user("hello"), Turn.model("hi")]
+      const chat = yield* Chat.make({ registry, system: "saved", history })
+      const saved = yield* chat.export
+      expect(JSON.parse(saved)).toEqual({ version: 1, system: "saved", transcript: JSON.parse(JSON.stringify(history)) })
+      const kept = yield* Chat.fromJson(saved, { registry })
+      const replaced = yield* Chat.fromJson(saved, { registry, system: "given" })
+      yield* kept.send("a")
+      yield* replaced.send("b")
+      const requests = yield* (yield* Scripted.ScriptedModel).requests
+      expect(requests.map((r) => [r.system, r.transcript.map(Turn.text)])).toEqual([
+        ["saved", ["hello", "hi", "a"]],
+        ["given", ["hello", "hi", "b"]]
+      ])
+      const wrongVersion = yield* Effect.flip(Chat.fromJson(JSON.stringify({ version: 2, transcript: [] }), { registry }))
+      expect(wrongVersion).toBeInstanceOf(Chat.SessionDecodeError)
+      expect(wrongVersion.message).toContain("version")
+    }).pipe(Effect.provide(Scripted.layer([Scripted.text("x"), Scripted.text("y")]))))
+
+  it.effect("make refuses an invalid history", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Chat.make({ registry, history: [{ role: "user", parts: [{ _tag: "FunctionResponse", id: "x", name: "f", response: {}, isError: false }] }] }))
+      expect(error._tag).toBe("TranscriptViolation")
     }))
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
 import { Agent, LanguageModel, ModelError, Registry, Retry, Turn } from "../src/index.js"
 
 const usage = LanguageModel.emptyUsage
@@ -89,6 +89,33 @@ describe("bounded waits for the model", () => {
       const error = new ModelError.ModelTimeout({ after: Duration.seconds(10), limit: "firstByte" })
       expect(yield* Fiber.await(fiber)).toEqual(Exit.fail(error))
       expect(error.message).toBe("the model sent nothing within 10s (firstByteTimeout)")
+    }))
+
+  it.effect("a part at the clock's zero counts as a part: the stall after it is an idle timeout", () =>
+    Effect.gen(function* () {
+      const model = yield* timedModel({ gaps: [0, "1 hour"] })
+      const fiber = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", streaming: true, idleTimeout: "2 seconds", firstByteTimeout: "10 seconds", retry: never }).pipe(
+          Effect.provide(model.layer)
+        )
+      )
+      yield* TestClock.adjust("2 seconds")
+      const exit = yield* Fiber.await(fiber)
+      expect(exit).toEqual(Exit.fail(new ModelError.ModelTimeout({ after: Duration.seconds(2), limit: "idle" })))
+      expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toMatchObject({ limit: "idle" })
+    }))
+
+  it.effect("when two bounds fall due together, the turn's is the one named", () =>
+    Effect.gen(function* () {
+      const model = yield* timedModel({ gaps: ["1 hour"] })
+      const fiber = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", streaming: true, firstByteTimeout: "5 seconds", turnTimeout: "5 seconds", retry: never }).pipe(
+          Effect.provide(model.layer)
+        )
+      )
+      yield* TestClock.adjust("5 seconds")
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toMatchObject({ _tag: "ModelTimeout", limit: "turn" })
     }))
 
   it.effect("a healthy stream that goes on too long is cut at turnTimeout, as a turn timeout", () =>

@@ -43,7 +43,10 @@ describe("a malformed function call", () => {
       const retried = requests[1]!
       expect(retried.transcript.slice(0, 1)).toEqual(requests[0]!.transcript)
       expect(lastTurn(retried).role).toBe("user")
-      expect(Turn.text(lastTurn(retried))).toContain("Your last function call was malformed and was not executed (MALFORMED_FUNCTION_CALL: Malformed function call: add(a=1, b=))")
+      expect(Turn.text(lastTurn(retried))).toBe(
+        "Your last function call was malformed and was not executed (MALFORMED_FUNCTION_CALL: Malformed function call: add(a=1, b=)). Try again: " +
+          "call the function with arguments that are one valid JSON object matching its declared parameters, or answer in text."
+      )
       expect(result.right.transcript.map((turn) => turn.role)).toEqual(["user", "model", "user", "model"])
       expect(result.right.transcript.some((turn) => Turn.text(turn).includes("malformed"))).toBe(false)
       // The next turn's request continues the transcript, without the note.

@@ -160,9 +160,59 @@ describe("Telemetry: OpenTelemetry spans of a run", () => {
       expect(ours.find((span) => span.name === "outer")!.attributes["code.stacktrace"]).toBeUndefined()
     }))
 
-  it.effect("without a tracer nothing is traced: the body runs with an inactive annotator", () =>
+  it.effect("without a tracer nothing is traced: the body runs with an inactive annotator that records nothing", () =>
     Effect.gen(function* () {
-      const seen = yield* Telemetry.span("nothing", {}, (annotate) => Effect.succeed(annotate.active))
-      expect(seen).toBe(false)
+      const seen = yield* Telemetry.withContent(
+        Telemetry.span("nothing", {}, (annotate) =>
+          Effect.gen(function* () {
+            yield* annotate.attributes({ a: 1 })
+            yield* annotate.event("e", { b: 2 })
+            return [annotate.active, annotate.content]
+          })
+        )
+      )
+      expect(seen).toEqual([false, false])
     }))
+
+  it.live("a traced body's annotator is active; attributes and events leave undefined values out", () =>
+    Effect.gen(function* () {
+      const exporter = new InMemorySpanExporter()
+      const tracing = NodeSdk.layer(() => ({ resource: { serviceName: "agentfx-test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
+      const [seen, spans] = yield* Telemetry.span("traced", { kept: "k", left: undefined }, (annotate) =>
+        Effect.gen(function* () {
+          yield* annotate.attributes({ added: 1, skipped: undefined })
+          yield* annotate.event("happened", { n: 2, none: undefined })
+          yield* annotate.event("bare")
+          return [annotate.active, annotate.content]
+        })
+      ).pipe(
+        // Read before the SDK shuts down with the layer: shutting down empties the in-memory exporter.
+        Effect.map((seen) => [seen, [...exporter.getFinishedSpans()]] as const),
+        Effect.provide(tracing)
+      )
+      expect(seen).toEqual([true, false])
+      expect(spans).toHaveLength(1)
+      const span = spans[0]
+      expect(span?.attributes).toEqual({ kept: "k", added: 1 })
+      expect(span?.events.map((event) => [event.name, event.attributes])).toEqual([["happened", { n: 2 }], ["bare", {}]])
+    }))
+
+  it("errorType is a failure's tag, else an Error's name, else unknown", () => {
+    expect(Telemetry.errorType(new ModelError.Unavailable({ message: "down" }))).toBe("Unavailable")
+    expect(Telemetry.errorType({ _tag: "Custom" })).toBe("Custom")
+    expect(Telemetry.errorType(new TypeError("x"))).toBe("TypeError")
+    expect(Telemetry.errorType(Object.assign(new RangeError("x"), { _tag: 3 }))).toBe("RangeError")
+    expect(Telemetry.errorType({ _tag: 3 })).toBe("unknown")
+    expect(Telemetry.errorType(null)).toBe("unknown")
+    expect(Telemetry.errorType("Unavailable")).toBe("unknown")
+  })
+
+  it("contentJson is the JSON, cut to max characters with an ellipsis", () => {
+    expect(Telemetry.contentJson({ a: [1, "x"] })).toBe('{"a":[1,"x"]}')
+    expect(Telemetry.contentJson(undefined)).toBe("null")
+    expect(Telemetry.contentJson("abcdef", 8)).toBe('"abcdef"')
+    expect(Telemetry.contentJson("abcdefg", 8)).toBe('"abcdefg…')
+    expect(Telemetry.contentJson("x".repeat(8190))).toBe(`"${"x".repeat(8190)}"`)
+    expect(Telemetry.contentJson("x".repeat(8200))).toBe(`"${"x".repeat(8191)}…`)
+  })
 })

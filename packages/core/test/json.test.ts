@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Either, Option, Schema, SchemaAST } from "effect"
 import type { ArgumentLimits } from "../src/internal/json.js"
 import { checkArguments, defaultLimits, describeFailure, issuesOf, toJson } from "../src/internal/json.js"
+import * as Json from "../src/Json.js"
 
 const wide: ArgumentLimits = { maxDepth: 1_000, maxNodes: 1_000_000, maxChars: 10_000_000 }
 const check = (args: unknown, limits: Partial<ArgumentLimits> = {}) => {
@@ -157,5 +158,38 @@ describe("describeFailure", () => {
     expect(describeFailure({ code: 7 })).toEqual({ code: 7 })
     expect(describeFailure("oops")).toBe("oops")
     expect(describeFailure(10n)).toBe("10")
+  })
+})
+
+describe("Json", () => {
+  it("isPlainObject is true for {} literals and null-prototype objects only", () => {
+    expect(Json.isPlainObject({ a: 1 })).toBe(true)
+    expect(Json.isPlainObject(Object.create(null))).toBe(true)
+    expect(Json.isPlainObject(JSON.parse("{\"__proto__\": 1}"))).toBe(true)
+    for (const value of [null, undefined, [], "{}", 1, new Date(0), new (class Point {})(), Object.create({})]) {
+      expect(Json.isPlainObject(value)).toBe(false)
+    }
+  })
+
+  it("the JsonObject Schema accepts plain objects as they are and refuses anything else", () => {
+    const value = JSON.parse("{\"__proto__\": {\"polluted\": true}, \"a\": 1}")
+    const decoded = Schema.decodeUnknownEither(Json.JsonObject)(value)
+    expect(Either.isRight(decoded) && decoded.right).toBe(value)
+    expect(Either.isLeft(Schema.decodeUnknownEither(Json.JsonObject)([1]))).toBe(true)
+    expect(Either.isLeft(Schema.decodeUnknownEither(Json.JsonObject)(null))).toBe(true)
+    expect(String(Json.JsonObject)).toBe("JsonObject")
+    expect(SchemaAST.getDescriptionAnnotation(Json.JsonObject.ast)).toEqual(Option.some("a JSON object"))
+  })
+
+  it("canonical is JSON with sorted keys and undefined fields left out, at every depth", () => {
+    expect(Json.canonical({ b: 1, a: [{ d: undefined, c: "x" }, null, true], e: undefined })).toBe(
+      "{\"a\":[{\"c\":\"x\"},null,true],\"b\":1}"
+    )
+    expect(Json.canonical({ b: 1, a: 2 })).toBe(Json.canonical({ a: 2, b: 1 }))
+    expect(Json.canonical([])).toBe("[]")
+    expect(Json.canonical({})).toBe("{}")
+    expect(Json.canonical("a\"b")).toBe("\"a\\\"b\"")
+    expect(Json.canonical(undefined)).toBe("null")
+    expect(Json.canonical(null)).toBe("null")
   })
 })

