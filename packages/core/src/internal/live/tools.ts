@@ -1,3 +1,8 @@
+/**
+ * The tools of a live session that follows a registry's source (MCP servers). A Live server takes the tools only in
+ * a connection's setup, so a change is declared by moving, at a quiet moment, to a connection resumed from the
+ * session's handle; see `Tools`.
+ */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
