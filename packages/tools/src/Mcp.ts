@@ -40,6 +40,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import type * as Scenario from "./Scenario.js"
 import { splitCommandLine } from "./internal/commandLine.js"
+import { closeOnce } from "./internal/closeOnce.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
 import * as HttpUrl from "@agentfx/core/HttpUrl"
 import { uniqueNames } from "./internal/toolNames.js"
@@ -147,9 +148,13 @@ const stderrTail = (transport: StdioClientTransport) => {
   }
 }
 
-const transportOf = (server: Server): { readonly transport: Transport; readonly said: () => string } => {
+const transportOf = (server: Server): { readonly transport: Transport; readonly said: () => string; readonly stop: () => void } => {
   if (server._tag === "Http") {
-    return { transport: new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } }), said: () => "" }
+    return {
+      transport: new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } }),
+      said: () => "",
+      stop: () => undefined
+    }
   }
   const transport = new StdioClientTransport({
     command: server.command,
@@ -158,7 +163,7 @@ const transportOf = (server: Server): { readonly transport: Transport; readonly 
     ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
     stderr: "pipe"
   })
-  return { transport, said: stderrTail(transport) }
+  return { transport, said: stderrTail(transport), ...closeOnce(transport) }
 }
 
 /** Connects to `server` for as long as the scope lasts. */
@@ -174,7 +179,7 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     } else if (server.command.trim() === "") {
       return yield* Effect.fail(new McpError({ server: name, phase: "start", message: "no command to start the server with" }))
     }
-    const { transport, said } = transportOf(server)
+    const { transport, said, stop } = transportOf(server)
     const client = new Client({ name: "agentfx", version: "0.2.0" }, { capabilities: {} })
     let gone: string | undefined
     let version = 0
@@ -195,7 +200,7 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
       restore(
         Effect.tryPromise({ try: (signal) => client.connect(transport, { timeout: startTimeout, signal }), catch: failure("start", `${name} did not start`) })
       ).pipe(
-        Effect.onExit((exit) => (exit._tag === "Failure" ? close : Effect.void)),
+        Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.zipRight(Effect.sync(stop), close) : Effect.void)),
         Effect.zipRight(Effect.addFinalizer(() => close))
       )
     )

@@ -420,8 +420,15 @@ describe("MCP tools: servers that misbehave are typed errors naming them", () =>
 
   it.scopedLive("a server that never answers initialize: McpError once the start timeout passes, the process stopped", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(Mcp.connect(inline("silent", `setInterval(() => {}, 1000); process.stdin.resume()`), { startTimeout: "300 millis" }))
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-mcp-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const pidFile = path.join(dir, "pid")
+      const silent = `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000); process.stdin.resume()`
+      const error = yield* Effect.flip(Mcp.connect(inline("silent", silent), { startTimeout: "300 millis" }))
       expect(error).toMatchObject({ _tag: "McpError", server: "silent", phase: "start" })
+      // Gone when the error returns, not seconds later: a CLI exits right after such an error.
+      const pid = Number(fs.readFileSync(pidFile, "utf8"))
+      expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }))
     }))
 
   it.scopedLive("a tool list the SDK cannot read: McpError at list", () =>
