@@ -8,4 +8,9 @@ const pkg = process.env.MUTATION_PACKAGE ?? "core"
 const tests = process.env.MUTATION_TESTS?.split(",").filter((glob) => glob !== "")
 
 // Stryker runs several of these at once, one per core: each keeps Vitest's own worker count, not the suite's.
-export default defineConfig({ ...base, test: { ...base.test, maxWorkers: undefined, include: tests ?? [`packages/${pkg}/test/**/*.test.ts`] } })
+// Each test file gets a fresh process (Vitest's default), in one project: the suite's shared workers and its
+// projects of isolated files would override the narrowed include.
+export default defineConfig({
+  ...base,
+  test: { ...base.test, maxWorkers: undefined, poolOptions: undefined, projects: undefined, include: tests ?? [`packages/${pkg}/test/**/*.test.ts`] }
+})
