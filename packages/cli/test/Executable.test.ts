@@ -69,7 +69,7 @@ beforeAll(async () => {
 
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
 
-describe("the agentfx executable", () => {
+describe.concurrent("the agentfx executable", () => {
   it("is executable as built, and so is the launcher npm links as the bin", () => {
     expect(fs.statSync(bin).mode & 0o111).not.toBe(0)
     expect(fs.statSync(path.join(cli, "bin", "agentfx.js")).mode & 0o111).not.toBe(0)
