@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Exit, Fiber, Option, Schedule, Stream, TestClock } from "effect"
-import type { Scope } from "effect"
+import type { Clock, Scope } from "effect"
 import type { LiveModel } from "../src/index.js"
 import { LiveAgent, ModelError } from "../src/index.js"
 import { ScriptedLive } from "../src/testing.js"
@@ -333,6 +333,28 @@ describe("LiveAgent.session", () => {
         expect(yield* Fiber.join(start)).toMatchObject({ _tag: "ReconnectFailed", attempts: 2, error: { _tag: "Unavailable" } })
         expect((yield* server.setups).length).toBe(2)
       })))
+
+  it.scoped("by default a failed connect is tried 5 more times, 0.5 s apart at first, doubling (jittered by up to a fifth), capped at 8 s", () => {
+    const attempts: Array<number> = []
+    let clock: Clock.Clock | undefined
+    return live(
+      () => {
+        attempts.push(clock!.unsafeCurrentTimeMillis())
+        return { refuse: new ModelError.Unavailable({ message: "connection refused" }) }
+      },
+      (probe) =>
+        Effect.gen(function* () {
+          clock = yield* Effect.clock
+          const start = yield* Effect.fork(Effect.flip(LiveAgent.session({ registry: probe.registry })))
+          yield* TestClock.adjust("1 minute")
+          expect(yield* Fiber.join(start)).toMatchObject({ _tag: "ReconnectFailed", attempts: 6 })
+          expect(attempts.length).toBe(6)
+          const waits = attempts.slice(1).map((at, i) => at - attempts[i]!)
+          const bounds: ReadonlyArray<readonly [number, number]> = [[400, 600], [800, 1200], [1600, 2400], [3200, 4800], [6400, 8000]]
+          expect(waits.map((wait, i) => Math.min(Math.max(wait, bounds[i]![0]), bounds[i]![1]))).toEqual(waits)
+        })
+    )
+  })
 
   it.scoped("a saved resumption handle resumes an earlier session from the first connection", () =>
     live({}, (probe, server) =>
