@@ -185,3 +185,298 @@ describe("ScriptedLive", () => {
         ])
       })))
 })
+
+describe("ScriptedLive, action by action", () => {
+  it.scoped("the service names its provider and model", () =>
+    Effect.gen(function* () {
+      const named = yield* Effect.provide(LiveModel.LiveModel, ScriptedLive.layer({}, { model: "m-2" }))
+      const plain = yield* Effect.provide(LiveModel.LiveModel, ScriptedLive.layer({}))
+      expect([named.provider, named.model, plain.provider, plain.model]).toEqual(["scripted-live", "m-2", "scripted-live", "scripted-live"])
+    }))
+
+  it.scoped("each action becomes its event; usage fills what it does not say, and keeps what it does", () =>
+    withModel(
+      {
+        onSetup: [
+          { usage: { inputTokens: 3 } },
+          { usage: { outputTokens: 5 } },
+          { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 9, cachedTokens: 1 } },
+          { interrupted: true },
+          { generationComplete: true },
+          { turnComplete: true },
+          { turnComplete: true, reason: "MALFORMED_FUNCTION_CALL" },
+          { event: { _tag: "Transcription", direction: "input", text: "hello" } },
+          { event: { _tag: "Closed", code: 1011, reason: "boom" } },
+          { text: "never" },
+          { event: { _tag: "Closed", code: 1000, reason: "again" } }
+        ]
+      },
+      (live, inspector) =>
+        Effect.gen(function* () {
+          const connection = yield* live.connect(setup)
+          const events = Chunk.toArray(yield* Stream.runCollect(connection.events))
+          expect(events).toEqual([
+            { _tag: "Usage", usage: { inputTokens: 3, outputTokens: 0, totalTokens: 3 } },
+            { _tag: "Usage", usage: { inputTokens: 0, outputTokens: 5, totalTokens: 5 } },
+            { _tag: "Usage", usage: { inputTokens: 1, outputTokens: 2, totalTokens: 9, cachedTokens: 1 } },
+            { _tag: "Interrupted" },
+            { _tag: "GenerationComplete" },
+            { _tag: "TurnComplete" },
+            { _tag: "TurnComplete", reason: "MALFORMED_FUNCTION_CALL" },
+            { _tag: "Transcription", direction: "input", text: "hello" },
+            { _tag: "Closed", code: 1011, reason: "boom" }
+          ])
+          expect(events[5]).not.toHaveProperty("reason")
+          const log = yield* inspector.log
+          expect(log.every((entry) => entry.connection === 1 && entry.from === "server")).toBe(true)
+          expect(log).toHaveLength(9)
+          const error = yield* Effect.flip(connection.sendText("still there?"))
+          expect([error._tag, error.message]).toEqual(["Unavailable", "the connection is closed"])
+          expect(yield* inspector.log).toHaveLength(9)
+        })
+    ))
+
+  it.scoped("calls get ids counting per connection over every ToolCall, and empty args by default", () =>
+    withModel({ onSetup: [{ calls: [{ name: "a" }, { name: "b", args: { x: 1 } }] }, { calls: [{ name: "c", id: "mine" }, { name: "d" }] }] }, (live) =>
+      Effect.gen(function* () {
+        const connection = yield* live.connect(setup)
+        const events = yield* take(connection, 2)
+        expect(events).toEqual([
+          {
+            _tag: "ToolCall",
+            calls: [
+              { _tag: "FunctionCall", id: "call_1_0", name: "a", args: {} },
+              { _tag: "FunctionCall", id: "call_1_1", name: "b", args: { x: 1 } }
+            ]
+          },
+          {
+            _tag: "ToolCall",
+            calls: [
+              { _tag: "FunctionCall", id: "mine", name: "c", args: {} },
+              { _tag: "FunctionCall", id: "call_1_2", name: "d", args: {} }
+            ]
+          }
+        ])
+        yield* connection.close
+        const again = yield* live.connect(setup)
+        const ids = (yield* take(again, 2)).flatMap((event) => (event._tag === "ToolCall" ? event.calls.map((c) => c.id) : []))
+        expect(ids).toEqual(["call_2_0", "call_2_1", "mine", "call_2_2"])
+      })))
+
+  it.scoped("a script function is asked with the attempt and the setup; a list gives each attempt its own script", () =>
+    Effect.gen(function* () {
+      const asked: Array<[number, string | undefined]> = []
+      yield* withModel(
+        (connection, s) => {
+          asked.push([connection, s.resumptionHandle])
+          return { onSetup: [{ text: `connection ${connection}` }] }
+        },
+        (live) =>
+          Effect.gen(function* () {
+            const first = yield* live.connect(setup)
+            const second = yield* live.connect({ ...setup, resumptionHandle: "h" })
+            expect([yield* take(first, 1), yield* take(second, 1)]).toEqual([[{ _tag: "TextDelta", text: "connection 1" }], [{ _tag: "TextDelta", text: "connection 2" }]])
+          })
+      )
+      expect(asked).toEqual([[1, undefined], [2, "h"]])
+      yield* withModel([{ onSetup: [{ text: "one" }] }, { onSetup: [{ text: "two" }] }], (live) =>
+        Effect.gen(function* () {
+          expect(yield* take(yield* live.connect(setup), 1)).toEqual([{ _tag: "TextDelta", text: "one" }])
+          expect(yield* take(yield* live.connect(setup), 1)).toEqual([{ _tag: "TextDelta", text: "two" }])
+        }))
+    }))
+
+  it.scoped("reactions see the connection, setup, message counts and outstanding calls", () =>
+    Effect.gen(function* () {
+      const seen: Array<[string, ScriptedLive.Situation]> = []
+      const script: ScriptedLive.ConnectionScript = {
+        onText: (text, situation) => {
+          seen.push([text, situation])
+          return text === "call" ? [{ calls: [{ name: "t" }, { name: "u" }] }] : [{ text: `re ${text}` }]
+        },
+        onToolResponses: (responses, situation) => {
+          seen.push([responses.map((r) => r.id).join(","), situation])
+          return [{ text: "thanks" }]
+        },
+        onIdle: (situation) => {
+          seen.push(["idle", situation])
+          return [{ text: "idle" }]
+        }
+      }
+      yield* withModel(script, (live) =>
+        Effect.gen(function* () {
+          const first = yield* live.connect(setup)
+          yield* first.sendText("hi")
+          yield* first.sendText("call")
+          expect(tags(yield* take(first, 2))).toEqual(["TextDelta", "ToolCall"])
+          yield* first.sendToolResponses([{ id: "call_1_0", name: "t", response: {} }])
+          expect(yield* take(first, 1)).toEqual([{ _tag: "TextDelta", text: "thanks" }])
+          yield* first.sendToolResponses([{ id: "call_1_1", name: "u", response: {} }])
+          expect(yield* take(first, 2)).toEqual([{ _tag: "TextDelta", text: "thanks" }, { _tag: "TextDelta", text: "idle" }])
+          const second = yield* live.connect({ ...setup, system: "two" })
+          yield* second.sendText("again")
+          expect(yield* take(second, 1)).toEqual([{ _tag: "TextDelta", text: "re again" }])
+        }))
+      const t = { _tag: "FunctionCall", id: "call_1_0", name: "t", args: {} }
+      const u = { _tag: "FunctionCall", id: "call_1_1", name: "u", args: {} }
+      expect(seen).toEqual([
+        ["hi", { connection: 1, setup, index: 0, message: 0, outstanding: [] }],
+        ["call", { connection: 1, setup, index: 1, message: 1, outstanding: [] }],
+        ["call_1_0", { connection: 1, setup, index: 2, message: 2, outstanding: [u] }],
+        ["call_1_1", { connection: 1, setup, index: 2, message: 2, outstanding: [] }],
+        ["idle", { connection: 1, setup, index: 2, message: 2, outstanding: [] }],
+        ["again", { connection: 2, setup: { ...setup, system: "two" }, index: 0, message: 2, outstanding: [] }]
+      ])
+      expect(seen[2]?.[1].outstanding).not.toContainEqual(t)
+    }))
+
+  it.scoped("a cancellation that leaves no call outstanding makes the server idle; one that leaves some, or finds none, does not", () =>
+    withModel(
+      {
+        onSetup: [{ calls: [{ name: "t", id: "a" }, { name: "t", id: "b" }] }, { cancel: ["a", "zz"] }, { text: "one left" }, { cancel: ["b"] }, { text: "none left" }, { cancel: ["b"] }],
+        onIdle: (situation) => [{ text: `idle with ${situation.outstanding.length}` }]
+      },
+      (live, inspector) =>
+        Effect.gen(function* () {
+          const connection = yield* live.connect(setup)
+          yield* TestClock.adjust("1 second")
+          const events = yield* take(connection, 7)
+          expect(events.slice(1)).toEqual([
+            { _tag: "ToolCallCancellation", ids: ["a", "zz"] },
+            { _tag: "TextDelta", text: "one left" },
+            { _tag: "ToolCallCancellation", ids: ["b"] },
+            { _tag: "TextDelta", text: "none left" },
+            { _tag: "ToolCallCancellation", ids: ["b"] },
+            { _tag: "TextDelta", text: "idle with 0" }
+          ])
+          yield* inspector.perform([{ text: "more" }])
+          expect(yield* take(connection, 1)).toEqual([{ _tag: "TextDelta", text: "more" }])
+          yield* connection.sendToolResponses([{ id: "zz", name: "t", response: {} }])
+          expect(yield* inspector.violations).toEqual(["connection 1: a response to zz (t), but it was never asked for on this connection"])
+        })
+    ))
+
+  it.scoped("a response to a cancelled call the client has not read about yet is accepted; idle follows only the last outstanding answer", () =>
+    withModel(
+      {
+        onSetup: [{ calls: [{ name: "t", id: "a" }, { name: "t", id: "b" }] }, { cancel: ["a"] }],
+        onToolResponses: (responses) => [{ text: `got ${responses.map((r) => r.id).join(",")}` }],
+        onIdle: () => [{ text: "idle" }]
+      },
+      (live, inspector) =>
+        Effect.gen(function* () {
+          const connection = yield* live.connect(setup)
+          expect(tags(yield* take(connection, 1))).toEqual(["ToolCall"])
+          yield* connection.sendToolResponses([{ id: "a", name: "t", response: {} }])
+          yield* connection.sendToolResponses([{ id: "b", name: "t", response: {} }])
+          expect(yield* take(connection, 3)).toEqual([
+            { _tag: "ToolCallCancellation", ids: ["a"] },
+            { _tag: "TextDelta", text: "got a" },
+            { _tag: "TextDelta", text: "got b" }
+          ])
+          expect(yield* take(connection, 1)).toEqual([{ _tag: "TextDelta", text: "idle" }])
+          expect(yield* inspector.violations).toEqual([])
+          expect(yield* inspector.responses).toEqual([
+            { connection: 1, response: { id: "a", name: "t", response: {} } },
+            { connection: 1, response: { id: "b", name: "t", response: {} } }
+          ])
+        })
+    ))
+
+  it.scoped("after a drop, actions are ignored but waits still wait; perform before any connection does nothing", () =>
+    withModel({ onSetup: [{ drop: 1006 }, { text: "gone" }, { cancel: ["x"] }, { goAway: "1 second" }, { wait: "5 seconds" }, { text: "still gone" }] }, (live, inspector) =>
+      Effect.gen(function* () {
+        yield* inspector.perform([{ text: "nobody" }])
+        const connection = yield* live.connect(setup)
+        expect(Chunk.toArray(yield* Stream.runCollect(connection.events))).toEqual([{ _tag: "Closed", code: 1006, reason: "" }])
+        yield* TestClock.adjust("10 seconds")
+        expect((yield* inspector.log).map((entry) => entry.from === "server" && entry.event._tag)).toEqual(["Closed"])
+      })))
+
+  it.scoped("a wait holds up the actions after it, on the clock", () =>
+    withModel({ onSetup: [{ text: "now" }, { wait: "2 seconds" }, { text: "later" }] }, (live, inspector) =>
+      Effect.gen(function* () {
+        const connection = yield* live.connect(setup)
+        const events = yield* Effect.fork(take(connection, 2))
+        yield* TestClock.adjust("1999 millis")
+        expect(Option.isNone(yield* Fiber.poll(events))).toBe(true)
+        yield* TestClock.adjust("1 milli")
+        expect(tags(yield* Fiber.join(events))).toEqual(["TextDelta", "TextDelta"])
+        expect((yield* inspector.log).map((entry) => entry.at)).toEqual([0, 2000])
+      })))
+
+  it.scoped("closing the client's scope closes the connection, logged as the client's Close", () =>
+    withModel({}, (live, inspector) =>
+      Effect.gen(function* () {
+        yield* Effect.scoped(live.connect(setup))
+        expect((yield* inspector.log).map((entry) => [entry.from, entry.from === "client" ? entry.message._tag : entry.event._tag])).toEqual([
+          ["client", "Close"],
+          ["server", "Closed"]
+        ])
+      })))
+
+  it.scoped("a conversation with handles hands one out after each turn, and an empty one while calls are outstanding", () =>
+    withModel(
+      ScriptedLive.conversation(
+        [{ calls: [{ name: "t" }], then: [{ text: "working" }], text: "done", usage: { inputTokens: 1, outputTokens: 1 } }, { calls: [], then: [{ text: "now" }], text: "plain" }],
+        { handles: true }
+      ),
+      (live) =>
+        Effect.gen(function* () {
+          const connection = yield* live.connect(setup)
+          yield* connection.sendText("1")
+          expect(yield* take(connection, 3)).toEqual([
+            { _tag: "ToolCall", calls: [{ _tag: "FunctionCall", id: "call_1_0", name: "t", args: {} }] },
+            { _tag: "ResumptionUpdate", handle: undefined, resumable: false },
+            { _tag: "TextDelta", text: "working" }
+          ])
+          yield* connection.sendToolResponses([{ id: "call_1_0", name: "t", response: {} }])
+          expect(yield* take(connection, 4)).toEqual([
+            { _tag: "TextDelta", text: "done" },
+            { _tag: "Usage", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
+            { _tag: "TurnComplete" },
+            { _tag: "ResumptionUpdate", handle: "handle_1", resumable: true }
+          ])
+          yield* connection.sendText("2")
+          expect(yield* take(connection, 4)).toEqual([
+            { _tag: "TextDelta", text: "now" },
+            { _tag: "TextDelta", text: "plain" },
+            { _tag: "TurnComplete" },
+            { _tag: "ResumptionUpdate", handle: "handle_2", resumable: true }
+          ])
+        })
+    ))
+
+  it.scoped("without handles a conversation sends no resumption updates, and idles only once per exchange", () =>
+    withModel(ScriptedLive.conversation([{ calls: [{ name: "t" }, { name: "u" }], then: [{ cancel: ["call_1_0"] }] }, { text: "second" }]), (live, inspector) =>
+      Effect.gen(function* () {
+        const connection = yield* live.connect(setup)
+        yield* connection.sendText("1")
+        expect(tags(yield* take(connection, 2))).toEqual(["ToolCall", "ToolCallCancellation"])
+        yield* connection.sendToolResponses([{ id: "call_1_1", name: "u", response: {} }])
+        expect(yield* take(connection, 1)).toEqual([{ _tag: "TurnComplete" }])
+        yield* connection.sendText("2")
+        expect(yield* take(connection, 2)).toEqual([{ _tag: "TextDelta", text: "second" }, { _tag: "TurnComplete" }])
+        expect((yield* inspector.log).filter((entry) => entry.from === "server" && entry.event._tag === "ResumptionUpdate")).toEqual([])
+      })))
+
+  it.scoped("a conversation finishes an exchange once: calls that come otherwise find nothing left to say", () =>
+    withModel(ScriptedLive.conversation([{ calls: [{ name: "t" }], text: "first" }, { then: [{ calls: [{ name: "x", id: "x" }] }], text: "second" }]), (live, inspector) =>
+      Effect.gen(function* () {
+        const connection = yield* live.connect(setup)
+        yield* inspector.perform([{ calls: [{ name: "p", id: "p" }] }])
+        expect(tags(yield* take(connection, 1))).toEqual(["ToolCall"])
+        yield* connection.sendToolResponses([{ id: "p", name: "p", response: {} }])
+        yield* connection.sendText("1")
+        expect(tags(yield* take(connection, 1))).toEqual(["ToolCall"])
+        yield* connection.sendToolResponses([{ id: "call_1_0", name: "t", response: {} }])
+        expect(yield* take(connection, 2)).toEqual([{ _tag: "TextDelta", text: "first" }, { _tag: "TurnComplete" }])
+        yield* connection.sendText("2")
+        expect(tags(yield* take(connection, 1))).toEqual(["ToolCall"])
+        yield* connection.sendToolResponses([{ id: "x", name: "x", response: {} }])
+        yield* connection.close
+        const events = Chunk.toArray(yield* Stream.runCollect(connection.events))
+        expect(events.map((event) => (event._tag === "TextDelta" ? event.text : event._tag))).toEqual(["second", "TurnComplete", "Closed"])
+        expect(yield* inspector.violations).toEqual([])
+      })))
+})

@@ -100,7 +100,14 @@ export class Calls<R> {
 
   /** Connection `epoch` is gone: its outstanding calls are interrupted and never answered. */
   lose(epoch: number, reason: string): Effect.Effect<void> {
-    return Effect.asVoid(this.settleAll((entry) => entry.link.epoch === epoch, () => Effect.succeed<CallOutcome>({ _tag: "Lost", reason }), "CallLost"))
+    return Effect.asVoid(
+      this.settleAll(
+        (entry) => entry.link.epoch === epoch,
+        () => Effect.succeed<CallOutcome>({ _tag: "Lost", reason }),
+        // Stryker disable next-line StringLiteral: every outcome here is Lost, and settleAll publishes CallLost for a Lost outcome whatever the tag
+        "CallLost"
+      )
+    )
   }
 
   /** How many calls of connection `epoch` are outstanding. */
@@ -166,9 +173,12 @@ export class Calls<R> {
         const chosen = [...this.pending].filter(select)
         for (const entry of chosen) this.pending.delete(entry)
         const fibers = chosen.flatMap((entry) => (entry.fiber === undefined ? [] : [entry.fiber]))
+        // Stryker disable next-line ObjectLiteral,BooleanLiteral: interruptFork's results are voids that nothing reads (zipRight drops them)
         return Effect.forEach(fibers, Fiber.interruptFork, { discard: true }).pipe(
           Effect.zipRight(
+            // Stryker disable next-line ObjectLiteral: the records' voids are dropped by Effect.as(fibers) whether collected or not
             Effect.forEach(chosen, (entry) => Effect.flatMap(outcomeOf(entry), (outcome) => this.record(entry, outcome, outcome._tag === "Lost" ? "CallLost" : tag)), {
+              // Stryker disable next-line BooleanLiteral: the records' voids are dropped by Effect.as(fibers) whether collected or not
               discard: true
             })
           ),
@@ -212,5 +222,6 @@ export class Calls<R> {
 
 /** An error response for a call that did not (or will not) produce its own. */
 const failure = (call: FunctionCall, message: string): JsonObject =>
+  // Stryker disable next-line BooleanLiteral: renderError renders an ExecutionFailed's tag, message and cause only; `defect` never reaches the response
   Executor.renderError(new ExecutionFailed({ name: call.name, cause: { message }, defect: false }))
 
