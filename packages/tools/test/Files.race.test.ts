@@ -12,7 +12,7 @@ import { Files } from "@agentfx/tools"
 const secret = "top secret"
 const readsPerBatch = 250
 const batchesAtMost = 12
-const seenAtLeast = 50
+const seenAtLeast = 20
 
 /** Every way to place the swap: a path `depth` directories deep, and which of its components is swapped. */
 const placements = [0, 1, 2, 3].flatMap((depth) =>
