@@ -51,9 +51,10 @@ export default defineConfig({
     // A fresh process per file spends more time importing Effect, the SDKs and our sources than most files spend
     // testing (collect summed 176 s of a 239 s run on two cores, against 12 s with shared workers). The tests share
     // no global state outside `isolated` (no mocks, stubs, environment writes or global listeners), so a worker
-    // runs file after file with what it has already imported. Isolation is one setting for the whole pool; each
-    // `isolated` file is a project of its own, and Vitest gives each project fresh workers. The projects repeat
-    // the settings rather than extend them: extending would add the root's include to each project's.
+    // runs file after file with what it has already imported. This setting is the forks pool's alone: each
+    // `isolated` file is a project of its own in the threads pool, which keeps Vitest's default (a fresh worker per
+    // file). The projects repeat the settings rather than extend them: extending would add the root's include to
+    // each project's.
     // With shared workers, a file once reached effect's FastCheck through the workspace's node_modules symlink, where
     // Node found the root's own fast-check (then 4.x, which nothing imports) without its pure-rand ("Cannot find
     // package 'pure-rand'"). The root now pins the fast-check effect uses and its pure-rand, so every path to them
