@@ -295,9 +295,9 @@ describe("the call table of a live session", () => {
       expect(tags()).toEqual(["CallStarted first", "CallStarted late", "CallFinished first", "CallCancelled late"])
     }))
 
-  it.effect("a call stopped before its handler was even forked is settled, and the stop completes", () =>
+  it.effect("a call stopped before its handler was even forked is settled, the stop completes, and its handler never runs", () =>
     Effect.gen(function* () {
-      const { calls, scope, hooks, outcomes } = yield* table()
+      const { calls, scope, hooks, outcomes, probe } = yield* table()
       const { link, state } = connectionOf(1)
       const gate = yield* Deferred.make<void>()
       hooks.onPublish = (event) => (event._tag === "CallStarted" ? Deferred.await(gate) : Effect.void)
@@ -312,6 +312,24 @@ describe("the call table of a live session", () => {
       yield* settle
       expect(outcomes()).toEqual([["a", "Stopped"]])
       expect(state.sent).toHaveLength(1)
+      expect(yield* probe.notes).toEqual([])
+    }))
+
+  it.effect("a call whose connection is lost before its handler was forked never runs", () =>
+    Effect.gen(function* () {
+      const { calls, scope, hooks, outcomes, probe } = yield* table()
+      const { link, state } = connectionOf(1)
+      const gate = yield* Deferred.make<void>()
+      hooks.onPublish = (event) => (event._tag === "CallStarted" ? Deferred.await(gate) : Effect.void)
+      const arriving = yield* Effect.fork(calls.arrive([lamp("a")], link, 1, scope))
+      yield* settle
+      yield* calls.lose(1, "the socket closed")
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(arriving)
+      yield* settle
+      expect(outcomes()).toEqual([["a", "Lost"]])
+      expect(state.sent).toEqual([])
+      expect(yield* probe.notes).toEqual([])
     }))
 
   it.effect("a turn's records and running calls are its own, not other turns'", () =>

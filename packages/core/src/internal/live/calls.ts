@@ -128,6 +128,9 @@ export class Calls<R> {
   private run(entry: Entry): Effect.Effect<void, never, R> {
     const { registry, execute, permits } = this.settings
     const body = Effect.gen(this, function* () {
+      // A call settled before its handler got going (stopped, cancelled or lost while its start was being published,
+      // or before its fiber was known to the table) must not run at all.
+      if (!this.pending.has(entry)) return
       entry.startedAt = yield* Clock.currentTimeMillis
       const result = yield* Effect.either(Executor.execute(registry(), entry.call, execute))
       yield* this.answer(entry, result)
