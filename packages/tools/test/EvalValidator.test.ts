@@ -242,3 +242,93 @@ describe("Mismatch", () => {
     expect(new Set(mismatches.map((m) => m._tag)).size).toBeGreaterThanOrEqual(6)
   })
 })
+
+describe("EvalValidator: alignment, phrases, failed calls and descriptions at their edges", () => {
+  it("aligns by the longest common subsequence, so one early stray call does not make the rest out of order", () => {
+    const names = (mismatches: ReadonlyArray<EvalValidator.Mismatch>) => mismatches.map((m) => m._tag)
+    // b, c, d keep their order; a came last: only a is out of order.
+    expect(check([{ function_name: "a" }, { function_name: "b" }, { function_name: "c" }, { function_name: "d" }], [call("b"), call("c"), call("d"), call("a")])).toStrictEqual([
+      { _tag: "OutOfOrder", functionName: "a", expectedIndex: 1, actualIndex: 4 }
+    ])
+    // Strays between aligned calls are unexpected; the aligned calls are neither missing nor out of order.
+    expect(names(check([{ function_name: "a" }, { function_name: "b" }, { function_name: "c" }], [call("x"), call("a"), call("y"), call("b"), call("c")]))).toStrictEqual([
+      "CallCountMismatch",
+      "UnexpectedCall",
+      "UnexpectedCall"
+    ])
+    // Two ways to align two calls out of three: the longer subsequence (b, c) wins over (a).
+    expect(check([{ function_name: "a" }, { function_name: "b" }, { function_name: "c" }], [call("b"), call("c"), call("a")])).toStrictEqual([
+      { _tag: "OutOfOrder", functionName: "a", expectedIndex: 1, actualIndex: 3 }
+    ])
+    expect(check([{ function_name: "b" }, { function_name: "c" }, { function_name: "a" }], [call("a"), call("b"), call("c")])).toStrictEqual([
+      { _tag: "OutOfOrder", functionName: "a", expectedIndex: 3, actualIndex: 1 }
+    ])
+  })
+
+  it("checks pairs in the order the calls were made, out-of-order ones included", () => {
+    const mismatches = check(
+      [
+        { function_name: "a", arguments: { n: 1 } },
+        { function_name: "b", arguments: { n: 2 } },
+        { function_name: "c", arguments: { n: 3 } }
+      ],
+      [call("c", { n: 0 }), call("a", { n: 0 }), call("b", { n: 0 })]
+    )
+    expect(mismatches.map((m) => (m._tag === "ArgumentMismatch" ? `${m.functionName}@${m.actualIndex}` : m._tag))).toStrictEqual(["OutOfOrder", "c@1", "a@2", "b@3"])
+  })
+
+  it("matches phrases ignoring case and runs of white space, but not missing spaces", () => {
+    const send = (body: string, phrases: Array<string>) => check([{ function_name: "send_email", body_contains: phrases }], [call("send_email", { body })])
+    expect(send("  Your TICKET\n\tis   open  ", ["ticket is open", "YOUR ticket"])).toStrictEqual([])
+    expect(send("thankyou", ["thank you"])).toStrictEqual([
+      { _tag: "BodyPhraseMissing", expectedIndex: 1, actualIndex: 1, functionName: "send_email", phrase: "thank you", body: "thankyou" }
+    ])
+    expect(send("Thank you", [" thank you "])).toStrictEqual([])
+  })
+
+  it("an empty body_contains asks nothing of the body, not even that there is one", () => {
+    expect(check([{ function_name: "send_email", body_contains: [] }], [call("send_email", { to: "a@b.c" })])).toStrictEqual([])
+    expect(check([{ function_name: "send_email", body_contains: ["hi"] }], [call("send_email", { to: "a@b.c" })])).toStrictEqual([
+      { _tag: "BodyMissing", expectedIndex: 1, actualIndex: 1, functionName: "send_email" }
+    ])
+  })
+
+  it("a result mismatch of a failed call says why it failed: the error's message, or the error itself when it has none", () => {
+    const failed = (error: Json.JsonValue) => check([{ function_name: "f", result_contains: { ok: true } }], [call("f", {}, { error }, true)])
+    expect(failed({ message: "the ledger is down", code: 503 })).toStrictEqual([
+      { _tag: "ResultMismatch", expectedIndex: 1, actualIndex: 1, functionName: "f", path: "ok", problem: "missing", expected: true, callError: "the ledger is down" }
+    ])
+    expect(failed({ code: 503 })).toStrictEqual([
+      { _tag: "ResultMismatch", expectedIndex: 1, actualIndex: 1, functionName: "f", path: "ok", problem: "missing", expected: true, callError: `{"code":503}` }
+    ])
+    expect(failed("gone")).toStrictEqual([
+      { _tag: "ResultMismatch", expectedIndex: 1, actualIndex: 1, functionName: "f", path: "ok", problem: "missing", expected: true, callError: `"gone"` }
+    ])
+    // A call that did not fail has no `callError` key at all, even when its response holds an `error` field.
+    const [mismatch] = check([{ function_name: "f", result_contains: { ok: true } }], [call("f", {}, { error: { message: "not a failure" } })])
+    expect(mismatch).toStrictEqual({ _tag: "ResultMismatch", expectedIndex: 1, actualIndex: 1, functionName: "f", path: "ok", problem: "missing", expected: true })
+    expect(Object.keys(mismatch!)).not.toContain("callError")
+  })
+
+  it("describes counts in the singular and plural, and a difference at the top of a value by its rule alone", () => {
+    const count = (expected: number, actual: number, expectedNames: Array<string>, actualNames: Array<string>) =>
+      EvalValidator.describe({ _tag: "CallCountMismatch", expected, actual, expectedNames, actualNames })
+    expect(count(1, 2, ["a"], ["a", "b"])).toBe("expected 1 call (a), got 2 (a, b)")
+    expect(count(2, 1, ["a", "b"], ["a"])).toBe("expected 2 calls (a, b), got 1 (a)")
+    expect(count(0, 1, [], ["a"])).toBe("expected 0 calls (none), got 1 (a)")
+    const top = { _tag: "ArgumentMismatch", expectedIndex: 1, actualIndex: 1, functionName: "f", rule: "arguments", path: "", problem: "different", expected: 1, actual: 2 } as const
+    expect(EvalValidator.describe(top)).toBe("call 1 f: arguments: expected 1, got 2")
+    expect(EvalValidator.describe({ ...top, path: "a.b" })).toBe("call 1 f: arguments.a.b: expected 1, got 2")
+  })
+
+  it("ObservedCall decodes a call as reports store it and refuses one without a name or with arguments that are not an object", () => {
+    const decode = Schema.decodeUnknownEither(EvalValidator.ObservedCall)
+    const stored = { id: "c1", name: "f", args: { n: 1 }, response: { ok: true }, isError: false, durationMs: 3, turn: 2 }
+    expect(decode(stored)).toStrictEqual(Either.right(stored))
+    expect(Either.isLeft(decode({ ...stored, name: 1 }))).toBe(true)
+    expect(Either.isLeft(decode({ ...stored, args: [1] }))).toBe(true)
+    expect(Either.isLeft(decode({ ...stored, args: { 1: 2 }, response: "ok" }))).toBe(true)
+    const { name: _name, ...nameless } = stored
+    expect(Either.isLeft(decode(nameless))).toBe(true)
+  })
+})
