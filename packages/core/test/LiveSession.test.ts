@@ -1,0 +1,158 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, TestClock } from "effect"
+import type { Duration, Scope } from "effect"
+import type { LiveModel } from "../src/index.js"
+import { LiveAgent } from "../src/index.js"
+import { ScriptedLive } from "../src/testing.js"
+import { eventually, makeProbe, record } from "./LiveFixtures.js"
+
+type Probe = Effect.Effect.Success<typeof makeProbe>
+
+/** A test against a scripted live model that must not see a protocol violation. */
+const live = <A, E>(
+  script: ScriptedLive.Script,
+  body: (probe: Probe, server: ScriptedLive.Inspector) => Effect.Effect<A, E, LiveModel.LiveModel | Scope.Scope>
+) =>
+  Effect.gen(function* () {
+    const probe = yield* makeProbe
+    const server = yield* ScriptedLive.ScriptedLiveModel
+    const result = yield* body(probe, server)
+    expect(yield* server.violations).toEqual([])
+    return result
+  }).pipe(Effect.provide(ScriptedLive.layer(script)))
+
+/** Moves the clock `by`, then lets the session's fibers run. */
+const advance = (by: Duration.DurationInput) => Effect.zipRight(TestClock.adjust(by), Effect.repeatN(Effect.yieldNow(), 20))
+
+/** The events after `Connected`, without the times. */
+const after = (seen: ReadonlyArray<readonly [number, LiveAgent.LiveAgentEvent]>) => seen.map(([, event]) => event).filter((event) => event._tag !== "Connected")
+
+describe("a live session's events and options", () => {
+  it.scoped("every model event of a turn is published with the turn's number, in order, and the completion keeps its reason", () =>
+    live(
+      {
+        onText: () => [
+          { event: { _tag: "Transcription", direction: "input", text: "hi there" } },
+          { event: { _tag: "Transcription", direction: "output", text: "hello" } },
+          { text: "Hello!" },
+          { usage: { inputTokens: 3, outputTokens: 2 } },
+          { interrupted: true },
+          { generationComplete: true },
+          { turnComplete: true, reason: "the user spoke" }
+        ]
+      },
+      (probe) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry })
+          const seen = yield* record(session)
+          const turn = yield* session.send("hi there")
+          expect(turn).toMatchObject({ turn: 1, text: "Hello!", interrupted: true, reason: "the user spoke" })
+          const events = after(yield* eventually(seen, (events) => events.some(([, event]) => event._tag === "TurnComplete")))
+          expect(events.map((event) => event._tag)).toEqual(["Transcription", "Transcription", "TextDelta", "Usage", "Interrupted", "GenerationComplete", "TurnComplete"])
+          expect(events.slice(0, 6)).toEqual([
+            { _tag: "Transcription", turn: 1, direction: "input", text: "hi there" },
+            { _tag: "Transcription", turn: 1, direction: "output", text: "hello" },
+            { _tag: "TextDelta", turn: 1, text: "Hello!" },
+            { _tag: "Usage", turn: 1, usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 } },
+            { _tag: "Interrupted", turn: 1 },
+            { _tag: "GenerationComplete", turn: 1 }
+          ])
+          expect(events[6]).toMatchObject({ _tag: "TurnComplete", turn: { turn: 1, reason: "the user spoke" } })
+        })
+    ))
+
+  it.scoped("a completion without a reason has no reason key", () =>
+    live(ScriptedLive.conversation([{ text: "ok" }]), (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry })
+        const turn = yield* session.send("hi")
+        expect(Object.keys(turn)).not.toContain("reason")
+      })))
+
+  it.scoped("a turn cut by its bound drops the model's late output of every kind, runs none of its late calls, and keeps what the user said", () =>
+    live(
+      {
+        onText: (text) =>
+          text === "go"
+            ? [
+                { wait: "5 seconds" },
+                { text: "late words" },
+                { event: { _tag: "Transcription", direction: "output", text: "late speech" } },
+                { calls: [{ name: "lamp", args: { on: true }, id: "late-call" }] },
+                { usage: { inputTokens: 7 } },
+                { interrupted: true },
+                { generationComplete: true },
+                { event: { _tag: "Transcription", direction: "input", text: "are you there?" } },
+                { turnComplete: true }
+              ]
+            : [{ text: "fresh" }, { turnComplete: true }]
+      },
+      (probe, server) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry, turnTimeout: "1 second" })
+          const seen = yield* record(session)
+          const cut = yield* Effect.fork(session.send("go"))
+          yield* advance("1 second")
+          expect(yield* Fiber.await(cut)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "turn" }))
+          yield* advance("5 seconds")
+          const next = yield* session.send("again")
+          expect(next).toMatchObject({ turn: 2, text: "fresh", calls: [] })
+          expect(yield* probe.notes).toEqual([])
+          expect(yield* server.responses).toEqual([])
+          // Only what the user said reaches the events (as the start of the next turn); the cut turn's words,
+          // speech, usage and signals do not.
+          const events = after(yield* seen)
+          expect(events.filter((event) => event._tag !== "TurnComplete")).toEqual([
+            { _tag: "Transcription", turn: 2, direction: "input", text: "are you there?" },
+            { _tag: "TextDelta", turn: 2, text: "fresh" }
+          ])
+          expect(yield* session.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
+        })
+    ))
+
+  it.scoped("concurrency: sequential runs one call at a time, a number that many, unbounded all at once", () =>
+    Effect.gen(function* () {
+      const starts = (concurrency: LiveAgent.Options<never>["concurrency"]) =>
+        live(ScriptedLive.conversation([{ calls: [1, 2, 3].map((n) => ({ name: "slow", args: { seconds: 1 }, id: `s${n}` })), text: "done" }]), (probe) =>
+          Effect.gen(function* () {
+            const session = yield* LiveAgent.session({ registry: probe.registry, concurrency })
+            const fiber = yield* Effect.fork(session.send("go"))
+            for (let i = 0; i < 3; i++) yield* advance("1 second")
+            expect((yield* Fiber.join(fiber)).text).toBe("done")
+            const started = (yield* probe.notes).filter((note) => note.what === "started").map((note) => note.at)
+            return started.map((at) => at - started[0]!)
+          }))
+      expect(yield* starts("sequential")).toEqual([0, 1000, 2000])
+      expect(yield* starts(2)).toEqual([0, 0, 1000])
+      expect(yield* starts("unbounded")).toEqual([0, 0, 0])
+      expect(yield* starts(undefined)).toEqual([0, 0, 0])
+    }))
+
+  it.scoped("a concurrency that is not sequential, unbounded or a whole number from 1 is refused, saying what it got", () =>
+    Effect.gen(function* () {
+      for (const concurrency of [0, -1, 1.5]) {
+        const exit = yield* Effect.exit(live({}, (probe) => LiveAgent.session({ registry: probe.registry, concurrency })))
+        expect(exit._tag).toBe("Failure")
+        expect(String(Exit.isFailure(exit) ? exit.cause : "")).toContain(`concurrency must be "sequential", "unbounded" or an integer ≥ 1, got ${concurrency}`)
+      }
+    }))
+
+  it.scoped("an empty resumption handle starts afresh; a handle given resumes with it", () =>
+    Effect.gen(function* () {
+      const connect = (resumptionHandle: string) =>
+        live({}, (probe, server) =>
+          Effect.gen(function* () {
+            const session = yield* LiveAgent.session({ registry: probe.registry, resumptionHandle })
+            const seen = yield* record(session)
+            yield* session.sendText("hello")
+            const [setup] = yield* server.setups
+            return { handle: setup!.resumptionHandle, resumable: yield* session.resumptionHandle, events: (yield* seen).length }
+          }))
+      const fresh = yield* connect("")
+      expect(fresh.handle).toBeUndefined()
+      expect(fresh.resumable._tag).toBe("None")
+      const resumed = yield* connect("h-41")
+      expect(resumed.handle).toBe("h-41")
+      expect(resumed.resumable).toMatchObject({ _tag: "Some", value: "h-41" })
+    }))
+})
