@@ -294,7 +294,7 @@ describe("EvalValidator: alignment, phrases, failed calls and descriptions at th
   })
 
   it("a result mismatch of a failed call says why it failed: the error's message, or the error itself when it has none", () => {
-    const failed = (error: Json.JsonValue) => check([{ function_name: "f", result_contains: { ok: true } }], [call("f", {}, { error }, true)])
+    const failed = (error: unknown) => check([{ function_name: "f", result_contains: { ok: true } }], [call("f", {}, { error }, true)])
     expect(failed({ message: "the ledger is down", code: 503 })).toStrictEqual([
       { _tag: "ResultMismatch", expectedIndex: 1, actualIndex: 1, functionName: "f", path: "ok", problem: "missing", expected: true, callError: "the ledger is down" }
     ])
