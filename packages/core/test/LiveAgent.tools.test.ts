@@ -265,6 +265,12 @@ describe("LiveAgent.session with a registry that follows its source", () => {
       )
       // Read before the SDK shuts down with the layer: shutting down empties the in-memory exporter.
       const [span] = exporter.getFinishedSpans().filter((span) => span.name === "live_session agentfx")
+      expect(span!.attributes).toMatchObject({
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "agentfx",
+        "gen_ai.provider.name": "scripted-live",
+        "gen_ai.request.model": "scripted-live"
+      })
       expect(span!.events.map((event) => [event.name, event.attributes])).toEqual([
         ["agentfx.live.tools_changed", { "agentfx.tools.added": "second", "agentfx.tools.changed": "first" }]
       ])

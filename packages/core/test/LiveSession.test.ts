@@ -143,10 +143,9 @@ describe("a live session's events and options", () => {
         live({}, (probe, server) =>
           Effect.gen(function* () {
             const session = yield* LiveAgent.session({ registry: probe.registry, resumptionHandle })
-            const seen = yield* record(session)
             yield* session.sendText("hello")
             const [setup] = yield* server.setups
-            return { handle: setup!.resumptionHandle, resumable: yield* session.resumptionHandle, events: (yield* seen).length }
+            return { handle: setup!.resumptionHandle, resumable: yield* session.resumptionHandle }
           }))
       const fresh = yield* connect("")
       expect(fresh.handle).toBeUndefined()
@@ -154,5 +153,13 @@ describe("a live session's events and options", () => {
       const resumed = yield* connect("h-41")
       expect(resumed.handle).toBe("h-41")
       expect(resumed.resumable).toMatchObject({ _tag: "Some", value: "h-41" })
+    }))
+
+  it.scoped("a bound that is not longer than zero is refused, naming the option", () =>
+    Effect.gen(function* () {
+      for (const name of ["turnTimeout", "firstByteTimeout", "idleTimeout"] as const) {
+        const exit = yield* Effect.exit(live({}, (probe) => LiveAgent.session({ registry: probe.registry, [name]: "0 millis" })))
+        expect(String(Exit.isFailure(exit) ? exit.cause : "")).toContain(`${name} must be longer than 0, got 0`)
+      }
     }))
 })
