@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, TestClock } from "effect"
+import { Effect, Exit, Fiber, Option, TestClock } from "effect"
 import type { Duration, Scope } from "effect"
 import type { LiveModel } from "../src/index.js"
 import { LiveAgent } from "../src/index.js"
@@ -162,4 +162,29 @@ describe("a live session's events and options", () => {
         expect(String(Exit.isFailure(exit) ? exit.cause : "")).toContain(`${name} must be longer than 0, got 0`)
       }
     }))
+
+  it.scoped("only a resumable update with a handle replaces the session's resumption handle", () =>
+    live(
+      {
+        onText: (text) => {
+          const updates: Record<string, LiveModel.Event> = {
+            "not resumable": { _tag: "ResumptionUpdate", resumable: false, handle: "h-not" },
+            "no handle": { _tag: "ResumptionUpdate", resumable: true, handle: undefined },
+            "empty handle": { _tag: "ResumptionUpdate", resumable: true, handle: "" },
+            "a handle": { _tag: "ResumptionUpdate", resumable: true, handle: "h-1" }
+          }
+          return [{ event: updates[text]! }, { text: "ok" }, { turnComplete: true }]
+        }
+      },
+      (probe) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry })
+          const handles: Array<string> = []
+          for (const text of ["not resumable", "no handle", "a handle", "empty handle", "not resumable"]) {
+            yield* session.send(text)
+            handles.push(Option.getOrElse(yield* session.resumptionHandle, () => "none"))
+          }
+          expect(handles).toEqual(["none", "none", "h-1", "h-1", "h-1"])
+        })
+    ))
 })
