@@ -44,6 +44,7 @@ describe("chat-completions codec: assistant messages", () => {
         tool_calls: [
           { id: "c1", type: "function", function: { name: "lamp", arguments: `{"on":true}` } },
           { id: null, type: "function", function: { name: "lamp", arguments: `{"on":false}` } },
+          { type: "function", function: { name: "clock", arguments: "{}" } },
           { id: "", type: "function", function: { name: "door", arguments: "" } }
         ]
       } as Parameters<typeof Codec.decodeAssistant>[0],
@@ -56,7 +57,8 @@ describe("chat-completions codec: assistant messages", () => {
         { _tag: "Text", text: "Switching." },
         { _tag: "FunctionCall", id: "c1", name: "lamp", args: { on: true } },
         { _tag: "FunctionCall", id: "made_1", name: "lamp", args: { on: false } },
-        { _tag: "FunctionCall", id: "made_2", name: "door", args: {}, metadata: { arguments: "" } }
+        { _tag: "FunctionCall", id: "made_2", name: "clock", args: {} },
+        { _tag: "FunctionCall", id: "made_3", name: "door", args: {}, metadata: { arguments: "" } }
       ]
     })
     expect(Codec.decodeAssistant({ content: null, reasoning_content: null, tool_calls: null }, source)).toStrictEqual({ role: "model", parts: [] })
@@ -85,6 +87,22 @@ describe("chat-completions codec: assistant messages", () => {
         withReasoning
       )
     ).toStrictEqual({ role: "assistant", content: "Hello" })
+  })
+
+  it("raw arguments that are not a string are not sent: the arguments are; parts other than text, reasoning and calls are left out", () => {
+    expect(
+      Codec.encodeAssistant(
+        {
+          role: "model",
+          parts: [
+            { _tag: "Text", text: "ok" },
+            { _tag: "Opaque", provider: "openai", data: { type: "refusal" } },
+            { _tag: "FunctionCall", id: "c1", name: "lamp", args: { on: true }, metadata: { arguments: 5 } }
+          ]
+        },
+        without
+      )
+    ).toStrictEqual({ role: "assistant", content: "ok", tool_calls: [{ id: "c1", type: "function", function: { name: "lamp", arguments: `{"on":true}` } }] })
   })
 
   it("a model turn with neither text nor calls is not sent", () => {
@@ -121,6 +139,10 @@ describe("chat-completions codec: messages", () => {
     expect(Codec.encodeMessages("", [{ role: "user", parts: [{ _tag: "Opaque", provider: "openai", data: image }] }], without)).toStrictEqual([
       { role: "user", content: [image] }
     ])
+    // A lone part is sent as a plain string only when it is a text part with a string text.
+    const alone = (data: Record<string, unknown>) => Codec.encodeMessages(undefined, [{ role: "user", parts: [{ _tag: "Opaque", provider: "openai", data }] }], without)
+    expect(alone({ type: "input_audio", text: "a transcript" })).toStrictEqual([{ role: "user", content: [{ type: "input_audio", text: "a transcript" }] }])
+    expect(alone({ type: "text", text: 5 })).toStrictEqual([{ role: "user", content: [{ type: "text", text: 5 }] }])
   })
 
   it("tools compile each declaration, and the first that cannot be expressed fails them all", () => {
