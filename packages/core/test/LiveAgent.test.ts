@@ -1,25 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Exit, Fiber, Option, Schedule, Stream, TestClock } from "effect"
-import type { Clock, Scope } from "effect"
-import type { LiveModel } from "../src/index.js"
+import type { Clock } from "effect"
 import { LiveAgent, ModelError } from "../src/index.js"
 import { ScriptedLive } from "../src/testing.js"
-import { eventually, makeProbe, record } from "./LiveFixtures.js"
-
-type Probe = Effect.Effect.Success<typeof makeProbe>
-
-/** Runs a test against a scripted live model, with the lifecycle-reporting tools. */
-const live = <A, E>(
-  script: ScriptedLive.Script,
-  body: (probe: Probe, server: ScriptedLive.Inspector) => Effect.Effect<A, E, LiveModel.LiveModel | Scope.Scope>
-) =>
-  Effect.gen(function* () {
-    const probe = yield* makeProbe
-    const server = yield* ScriptedLive.ScriptedLiveModel
-    const result = yield* body(probe, server)
-    expect(yield* server.violations).toEqual([])
-    return result
-  }).pipe(Effect.provide(ScriptedLive.layer(script)))
+import { eventually, live, makeProbe, record } from "./LiveFixtures.js"
 
 const clientTexts = (server: ScriptedLive.Inspector) =>
   Effect.map(server.log, (log) => log.flatMap((e) => (e.from === "client" && e.message._tag === "Text" ? [[e.connection, e.message.text] as const] : [])))

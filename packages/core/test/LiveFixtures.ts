@@ -2,8 +2,10 @@
 // live session tests and properties.
 import { Clock, Duration, Effect, Schema, Stream } from "effect"
 import type { Scope } from "effect"
-import type { LiveAgent } from "../src/index.js"
+import { expect } from "@effect/vitest"
+import type { LiveAgent, LiveModel } from "../src/index.js"
 import { Registry, Tool } from "../src/index.js"
+import { ScriptedLive } from "../src/testing.js"
 
 export type Moment = "started" | "finished" | "interrupted" | "finalized"
 export interface Note {
@@ -80,3 +82,18 @@ export const record = (session: LiveAgent.Session): Effect.Effect<Effect.Effect<
     yield* Effect.forkScoped(Stream.runForEach(events, (event) => Effect.map(Clock.currentTimeMillis, (at) => void seen.push([at, event]))).pipe(Effect.ignore))
     return Effect.sync(() => [...seen])
   })
+
+export type Probe = Effect.Effect.Success<typeof makeProbe>
+
+/** Runs a test against a scripted live model, with the lifecycle-reporting tools; the server must see no violation. */
+export const live = <A, E>(
+  script: ScriptedLive.Script,
+  body: (probe: Probe, server: ScriptedLive.Inspector) => Effect.Effect<A, E, LiveModel.LiveModel | Scope.Scope>
+) =>
+  Effect.gen(function* () {
+    const probe = yield* makeProbe
+    const server = yield* ScriptedLive.ScriptedLiveModel
+    const result = yield* body(probe, server)
+    expect(yield* server.violations).toEqual([])
+    return result
+  }).pipe(Effect.provide(ScriptedLive.layer(script)))

@@ -1,25 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Option, TestClock } from "effect"
-import type { Duration, Scope } from "effect"
+import type { Duration } from "effect"
 import type { LiveModel } from "../src/index.js"
 import { LiveAgent } from "../src/index.js"
 import { ScriptedLive } from "../src/testing.js"
-import { eventually, makeProbe, record } from "./LiveFixtures.js"
-
-type Probe = Effect.Effect.Success<typeof makeProbe>
-
-/** A test against a scripted live model that must not see a protocol violation. */
-const live = <A, E>(
-  script: ScriptedLive.Script,
-  body: (probe: Probe, server: ScriptedLive.Inspector) => Effect.Effect<A, E, LiveModel.LiveModel | Scope.Scope>
-) =>
-  Effect.gen(function* () {
-    const probe = yield* makeProbe
-    const server = yield* ScriptedLive.ScriptedLiveModel
-    const result = yield* body(probe, server)
-    expect(yield* server.violations).toEqual([])
-    return result
-  }).pipe(Effect.provide(ScriptedLive.layer(script)))
+import { eventually, live, record } from "./LiveFixtures.js"
 
 /** Moves the clock `by`, then lets the session's fibers run. */
 const advance = (by: Duration.DurationInput) => Effect.zipRight(TestClock.adjust(by), Effect.repeatN(Effect.yieldNow(), 20))
