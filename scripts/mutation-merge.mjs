@@ -1,7 +1,7 @@
 // `node scripts/mutation-merge.mjs A.json B.json …`: the score of each file over several Stryker JSON reports of
-// the same sources (unchanged between the runs: a mutant is known by its place), each run with its own narrowed tests (MUTATION_TESTS): a mutant counts as detected when any
-// run killed it or timed it out, so narrowed runs add up to what one run with all their tests would report.
-// `--list` also prints the mutants no run detected.
+// the same sources (unchanged between the runs: a mutant is known by its place), each run with its own narrowed
+// tests (MUTATION_TESTS): a mutant counts as detected when any run killed it or timed it out, so narrowed runs add
+// up to what one run with all their tests would report. `--list` also prints the mutants no run detected.
 import { readFileSync } from "node:fs"
 
 const args = process.argv.slice(2)
