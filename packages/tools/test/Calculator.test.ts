@@ -133,3 +133,47 @@ describe("Calculator.tool", () => {
     })
   })
 })
+
+describe("Calculator.evaluate at its edges", () => {
+  it("takes an expression of exactly the longest length and refuses one character more, quoting its start", () => {
+    const longest = "1+".repeat(Calculator.maxLength / 2 - 1) + "10"
+    expect(longest.length).toBe(Calculator.maxLength)
+    expect(value(longest)).toBe(Calculator.maxLength / 2 - 1 + 10)
+    expect(failure(longest + "0")).toMatchObject({ _tag: "InvalidExpression", expression: `${longest.slice(0, 40)}…`, position: Calculator.maxLength })
+  })
+
+  it("takes nesting of exactly the deepest depth and refuses one level more", () => {
+    // Each unary minus is one level below the sum it sits in.
+    const nested = (levels: number) => "-".repeat(levels) + "1"
+    expect(value(nested(Calculator.maxDepth))).toBe(Calculator.maxDepth % 2 === 0 ? 1 : -1)
+    expect(failure(nested(Calculator.maxDepth + 1))).toMatchObject({ _tag: "InvalidExpression", reason: `nested deeper than ${Calculator.maxDepth} levels` })
+  })
+
+  it("zero to a negative power is a division by zero at the operator; zero to the power zero is one", () => {
+    expect(failure("0 ^ -1")).toMatchObject({ _tag: "DivisionByZero", position: 2 })
+    expect(value("0 ^ 0")).toBe(1)
+    expect(value("0 ^ 2")).toBe(0)
+    expect(value("1 / 0.5")).toBe(2)
+    expect(value("3 * 0")).toBe(0)
+  })
+
+  it("a number must start where it stands and be followed by something else; ** is power, a lone * is not", () => {
+    expect(failure("2 + .")).toMatchObject({ _tag: "InvalidExpression", position: 4, reason: `"." must be followed by digits` })
+    expect(failure("1.2.3")).toMatchObject({ _tag: "InvalidExpression", position: 3 })
+    expect(value("1. + .5")).toBe(1.5)
+    expect(value("2 ** 3")).toBe(8)
+    expect(value("2 * 3")).toBe(6)
+    expect(value("2*3*4")).toBe(24)
+  })
+
+  it("a negative zero comes back as zero", () => {
+    expect(Object.is(value("-0"), 0)).toBe(true)
+    expect(Object.is(value("0 * -1"), 0)).toBe(true)
+  })
+
+  it("the tool's name, description and parameter description", () => {
+    expect(Calculator.tool.name).toBe("calculator")
+    expect(Calculator.tool.declaration.description).toMatch(/^Evaluates an arithmetic expression exactly as written/)
+    expect(JSON.stringify(Calculator.tool.declaration.parameters)).toContain("Arithmetic expression, e.g.")
+  })
+})
