@@ -45,6 +45,17 @@ const table = (options: { readonly permits?: Effect.Semaphore; readonly timeout?
 /** Lets forked handlers run as far as they can without the clock moving. */
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
 
+/** Starts `call` on connection 1 with its `CallStarted` held back; `release` lets the publication finish. */
+const arriveHeld = (fixture: Effect.Effect.Success<ReturnType<typeof table>>, call: FunctionCall.FunctionCall) =>
+  Effect.gen(function* () {
+    const { link, state } = connectionOf(1)
+    const gate = yield* Deferred.make<void>()
+    fixture.hooks.onPublish = (event) => (event._tag === "CallStarted" ? Deferred.await(gate) : Effect.void)
+    const arriving = yield* Effect.fork(fixture.calls.arrive([call], link, 1, fixture.scope))
+    yield* settle
+    return { state, release: Effect.zipRight(Deferred.succeed(gate, undefined), Fiber.join(arriving)) }
+  })
+
 const lamp = (id: string) => call(id, "lamp", { on: true })
 const slow = (id: string, seconds = 1) => call(id, "slow", { seconds })
 
@@ -297,17 +308,13 @@ describe("the call table of a live session", () => {
 
   it.effect("a call stopped before its handler was even forked is settled, the stop completes, and its handler never runs", () =>
     Effect.gen(function* () {
-      const { calls, scope, hooks, outcomes, probe } = yield* table()
-      const { link, state } = connectionOf(1)
-      const gate = yield* Deferred.make<void>()
-      hooks.onPublish = (event) => (event._tag === "CallStarted" ? Deferred.await(gate) : Effect.void)
-      const arriving = yield* Effect.fork(calls.arrive([slow("a")], link, 1, scope))
-      yield* settle
+      const fixture = yield* table()
+      const { calls, outcomes, probe } = fixture
+      const { state, release } = yield* arriveHeld(fixture, slow("a"))
       expect(calls.outstanding(1)).toBe(1)
       expect(yield* Effect.exit(calls.stop(1))).toEqual(Exit.void)
       expect(outcomes()).toEqual([["a", "Stopped"]])
-      yield* Deferred.succeed(gate, undefined)
-      yield* Fiber.join(arriving)
+      yield* release
       yield* TestClock.adjust(Duration.seconds(1))
       yield* settle
       expect(outcomes()).toEqual([["a", "Stopped"]])
@@ -317,15 +324,11 @@ describe("the call table of a live session", () => {
 
   it.effect("a call whose connection is lost before its handler was forked never runs", () =>
     Effect.gen(function* () {
-      const { calls, scope, hooks, outcomes, probe } = yield* table()
-      const { link, state } = connectionOf(1)
-      const gate = yield* Deferred.make<void>()
-      hooks.onPublish = (event) => (event._tag === "CallStarted" ? Deferred.await(gate) : Effect.void)
-      const arriving = yield* Effect.fork(calls.arrive([lamp("a")], link, 1, scope))
-      yield* settle
+      const fixture = yield* table()
+      const { calls, outcomes, probe } = fixture
+      const { state, release } = yield* arriveHeld(fixture, lamp("a"))
       yield* calls.lose(1, "the socket closed")
-      yield* Deferred.succeed(gate, undefined)
-      yield* Fiber.join(arriving)
+      yield* release
       yield* settle
       expect(outcomes()).toEqual([["a", "Lost"]])
       expect(state.sent).toEqual([])

@@ -83,7 +83,7 @@ export const record = (session: LiveAgent.Session): Effect.Effect<Effect.Effect<
     return Effect.sync(() => [...seen])
   })
 
-export type Probe = Effect.Effect.Success<typeof makeProbe>
+type Probe = Effect.Effect.Success<typeof makeProbe>
 
 /** Runs a test against a scripted live model, with the lifecycle-reporting tools; the server must see no violation. */
 export const live = <A, E>(
