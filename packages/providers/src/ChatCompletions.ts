@@ -31,7 +31,6 @@ import { Accumulator, decodeCompletion } from "./internal/openai/response.js"
 import * as Wire from "./internal/openai/wire.js"
 import { capped, defaultMaxResponseBytes, tooLarge } from "./internal/cappedFetch.js"
 import { requireContent } from "./internal/emptyTurn.js"
-import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
 import { baseUrlProblem } from "./internal/endpoint.js"
 import * as SdkLogger from "./internal/sdkLogger.js"
@@ -152,7 +151,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
             stream: true,
             ...(options.streamUsage === false ? {} : { stream_options: { include_usage: true } })
           } as unknown as ChatCompletionCreateParamsStreaming
-          return pump<unknown, LanguageModel.StreamPart>(() => {
+          return LanguageModel.streamOfChunks<unknown, ModelError.ModelError>(() => {
             const accumulator = new Accumulator(request.transcript)
             let chunks = 0
             return {

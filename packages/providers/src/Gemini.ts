@@ -32,7 +32,6 @@ import { capped, defaultMaxResponseBytes, tooLarge } from "./internal/cappedFetc
 import { requireContent } from "./internal/emptyTurn.js"
 import { baseUrlProblem } from "./internal/endpoint.js"
 import { plainErrorBodies } from "./internal/gemini/errorBodies.js"
-import { pump } from "./internal/pump.js"
 import { scrubber } from "./internal/secrets.js"
 
 /** What one response may hold at most unless `maxResponseBytes` says otherwise (32 MiB). */
@@ -140,7 +139,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
       Either.match(parameters(request), {
         onLeft: Stream.fail,
         onRight: (params) =>
-          pump<GenerateContentResponse, LanguageModel.StreamPart>(() => {
+          LanguageModel.streamOfChunks<GenerateContentResponse, ModelError.ModelError>(() => {
             const aggregator = new Aggregator(request.transcript, true)
             return {
               start: (signal) => client.models.generateContentStream(withSignal(params, signal)),

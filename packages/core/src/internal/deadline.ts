@@ -9,6 +9,7 @@
  * arrived, so an idle deadline is pushed back lazily, when the watcher wakes, never by a timer cleared and set per
  * part.
  */
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -111,10 +112,28 @@ export const within = <A, E>(
     }
     const fiber = Runtime.runFork(runtime)(request(onPart))
     const done = fiber.unsafePoll()
-    // Stryker disable next-line ConditionalExpression: a shortcut; racing a done fiber against the watcher gives its exit too
+    // Stryker disable next-line ConditionalExpression: a shortcut; watching a done fiber gives its exit too
     if (done !== null) return done
-    return Effect.raceFirst(
-      Effect.flatten(Fiber.await(fiber)),
-      Effect.flatMap(watcher(watch, limits, streamed, clock, busy), (timeout) => Effect.fail(timeout))
-    ).pipe(Effect.ensuring(Fiber.interrupt(fiber)))
+    // The request waits: a watcher fiber sleeps beside it, and whichever ends first resumes the caller. Observers
+    // and one fork, where a race would fork both sides again.
+    let watching: Fiber.RuntimeFiber<ModelTimeout> | undefined
+    return Effect.async<A, E | ModelTimeout>((resume) => {
+      let settled = false
+      const settle = (effect: Effect.Effect<A, E | ModelTimeout>) => {
+        if (settled) return
+        settled = true
+        resume(effect)
+      }
+      fiber.addObserver(settle)
+      watching = Runtime.runFork(runtime)(watcher(watch, limits, streamed, clock, busy))
+      watching.addObserver((exit) => {
+        // The watcher ends with a timeout, or interrupted once the request has ended (or a defect of its own).
+        if (exit._tag === "Success") settle(Effect.fail(exit.value))
+        else if (!Cause.isInterruptedOnly(exit.cause)) settle(Effect.failCause(exit.cause))
+      })
+    }).pipe(
+      // However the wait ends (the answer, a timeout, the caller interrupted), the watcher stops and the request
+      // is interrupted and its finalizers have run before this returns: a timed-out stream has closed.
+      Effect.ensuring(Effect.suspend(() => Effect.zipRight(watching === undefined ? Effect.void : Fiber.interrupt(watching), Fiber.interrupt(fiber))))
+    )
   })

@@ -1,0 +1,92 @@
+/**
+ * An SDK's async iterable of chunks as a stream of parts. The chunks are read in a plain loop and decoded
+ * synchronously into a buffer; each pull takes everything buffered, so a burst of chunks costs one wake-up of the
+ * reading fiber rather than one per chunk (reading an iterable element by element through Effect's stream
+ * machinery costs tens of microseconds per chunk, which a long answer of small chunks multiplies). The stream is a
+ * pulled one (see `streaming.ts`): the loop reads it without running a Stream.
+ *
+ * The request is sent at the first pull, and aborted when the reader stops before the response ended
+ * (interruption, an early stop, an error): the server sees the connection close, mid-stream too.
+ */
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
+import type { StreamPart } from "../LanguageModel.js"
+import { pulled } from "./streaming.js"
+
+/** How to read one response: see `LanguageModel.streamOfChunks`. */
+export interface ChunkSource<Item, E> {
+  /** Sends the request; resolves once the response has started. */
+  readonly start: (signal: AbortSignal) => Promise<AsyncIterable<Item>>
+  /** The parts of one chunk, or the error it carries (which ends the stream and aborts the request). */
+  readonly onChunk: (chunk: Item) => Either.Either<ReadonlyArray<StreamPart>, E>
+  /** The last parts once the response ended (its `Finish`), or why it cannot be used. */
+  readonly onEnd: () => Either.Either<ReadonlyArray<StreamPart>, E>
+  /** Anything `start` or the iterable threw, as the stream's error. */
+  readonly onError: (error: unknown) => E
+}
+
+/**
+ * `make` is called once per run of the stream, so that state it holds (an aggregator) is never shared between
+ * runs: the loop retries a failed stream by running the same Stream value again.
+ */
+export const pump = <Item, E>(make: () => ChunkSource<Item, E>): Stream.Stream<StreamPart, E> =>
+  pulled(() => {
+    const options = make()
+    const controller = new AbortController()
+    const buffer: Array<StreamPart> = []
+    let outcome: Either.Either<void, E> | undefined
+    let started = false
+    let wake: (() => void) | undefined
+    const notify = () => {
+      const resume = wake
+      wake = undefined
+      resume?.()
+    }
+    const settle = (result: Either.Either<void, E>) => {
+      outcome ??= result
+      notify()
+    }
+    const run = async (): Promise<void> => {
+      try {
+        const items = await options.start(controller.signal)
+        for await (const item of items) {
+          const parts = options.onChunk(item)
+          if (Either.isLeft(parts)) {
+            settle(Either.left(parts.left))
+            return controller.abort()
+          }
+          if (parts.right.length > 0) {
+            buffer.push(...parts.right)
+            notify()
+          }
+        }
+        const last = options.onEnd()
+        if (Either.isRight(last)) buffer.push(...last.right)
+        settle(Either.isRight(last) ? Either.void : Either.left(last.left))
+      } catch (error) {
+        // After an abort of our own the reader has stopped pulling, and this is never seen.
+        settle(Either.left(options.onError(error)))
+      }
+    }
+    const pull: Effect.Effect<Chunk.Chunk<StreamPart>, Option.Option<E>> = Effect.suspend(() => {
+      if (!started) {
+        started = true
+        void run()
+      }
+      if (buffer.length > 0) return Effect.succeed(Chunk.unsafeFromArray(buffer.splice(0)))
+      if (outcome !== undefined) return Either.isRight(outcome) ? Effect.fail(Option.none()) : Effect.fail(Option.some(outcome.left))
+      return Effect.async<Chunk.Chunk<StreamPart>, Option.Option<E>>((resume) => {
+        wake = () => resume(pull)
+        return Effect.sync(() => {
+          wake = undefined
+        })
+      })
+    })
+    const close = Effect.sync(() => {
+      if (outcome === undefined) controller.abort()
+    })
+    return { pull, close }
+  })
