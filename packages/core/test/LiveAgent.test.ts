@@ -228,8 +228,9 @@ describe("LiveAgent.session", () => {
           yield* TestClock.adjust("2 minutes")
           expect(yield* server.responses).toEqual([])
           expect((yield* server.setups).map((s) => s.resumptionHandle)).toEqual([undefined, undefined])
-          expect((yield* events).filter(([, e]) => e._tag === "Reconnecting").map(([, e]) => e)).toEqual([
-            expect.objectContaining({ _tag: "Reconnecting", attempt: 1, fresh: true })
+          expect((yield* events).filter(([, e]) => e._tag === "Reconnecting" || e._tag === "Connected").map(([, e]) => e)).toEqual([
+            expect.objectContaining({ _tag: "Reconnecting", attempt: 1, fresh: true }),
+            { _tag: "Connected", connection: 2, resumed: false }
           ])
           expect((yield* session.send("hello?")).turn).toBe(2)
         })

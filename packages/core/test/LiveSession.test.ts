@@ -4,6 +4,7 @@ import type { Duration } from "effect"
 import type { LiveModel } from "../src/index.js"
 import { LiveAgent } from "../src/index.js"
 import { ScriptedLive } from "../src/testing.js"
+import { echo, fakeSource } from "./fixtures.js"
 import { eventually, live, record } from "./LiveFixtures.js"
 
 /** Moves the clock `by`, then lets the session's fibers run. */
@@ -92,6 +93,69 @@ describe("a live session's events and options", () => {
             { _tag: "TextDelta", turn: 2, text: "fresh" }
           ])
           expect(yield* session.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
+        })
+    ))
+
+  it.scoped("tools changed while a cut turn's late output still comes are declared at its completion, not before", () => {
+    const fake = fakeSource()
+    return live(
+      {
+        onText: (text) =>
+          text === "one"
+            ? [{ text: "first" }, { turnComplete: true }, { resumption: "h0" }]
+            : [{ wait: "5 seconds" }, { resumption: "h1" }, { wait: "1 second" }, { text: "late" }, { turnComplete: true }]
+      },
+      (_, server) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: fake.registry, turnTimeout: "1 second" })
+          const seen = yield* record(session)
+          yield* session.send("one")
+          const cut = yield* Effect.fork(session.send("go"))
+          yield* advance("1 second")
+          expect(yield* Fiber.await(cut)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "turn" }))
+          yield* fake.set(echo("first"), echo("second"))
+          const moves = Effect.map(seen, (events) =>
+            events.flatMap(([at, event]) => (event._tag === "ToolsChanged" || (event._tag === "Connected" && event.connection > 1) ? [[at, event._tag]] : []))
+          )
+          // A fresh handle arrives while the cut turn still speaks: no quiet moment yet.
+          yield* advance("4 seconds")
+          expect(yield* moves).toEqual([])
+          // Its completion ends it: the change is declared then, on a connection resumed from that handle.
+          yield* advance("1 second")
+          expect(yield* eventually(moves, (m) => m.length === 2)).toEqual([
+            [6000, "ToolsChanged"],
+            [6000, "Connected"]
+          ])
+          expect((yield* server.setups).map((setup) => [setup.declarations.map((d) => d.name), setup.resumptionHandle])).toEqual([
+            [["first"], undefined],
+            [["first", "second"], "h1"]
+          ])
+        })
+    )
+  })
+
+  it.scoped("after GoAway with a fresh handle, the session moves at the turn's completion: never mid-turn, and without waiting for the time to run out", () =>
+    live(
+      {
+        onText: (text) =>
+          text === "go"
+            ? [{ text: "a" }, { resumption: "h1" }, { goAway: "30 seconds" }, { wait: "1 second" }, { text: "b" }, { turnComplete: true }]
+            : [{ text: "there" }, { turnComplete: true }]
+      },
+      (probe, server) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry })
+          const seen = yield* record(session)
+          const turn = yield* Effect.fork(session.send("go"))
+          yield* advance("1 second")
+          expect((yield* Fiber.join(turn)).text).toBe("ab")
+          const moves = Effect.map(seen, (events) => events.flatMap(([at, event]) => (event._tag === "Reconnecting" || event._tag === "Connected" ? [[at, event._tag]] : [])))
+          expect(yield* eventually(moves, (m) => m.length === 2)).toEqual([
+            [1000, "Reconnecting"],
+            [1000, "Connected"]
+          ])
+          expect((yield* server.setups).map((setup) => setup.resumptionHandle)).toEqual([undefined, "h1"])
+          expect((yield* session.send("still there?")).text).toBe("there")
         })
     ))
 
