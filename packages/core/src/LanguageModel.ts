@@ -194,8 +194,8 @@ export type { ChunkSource }
  * A provider's streamed response: the async iterable an SDK returns, decoded chunk by chunk into parts. `make` is
  * called once per run of the stream (so a retried stream starts afresh), the request is sent at the first pull and
  * aborted when the reader stops before the response ended. Chunks that arrive while the reader is busy cross
- * together. The loop reads such a stream without running it as a Stream (whose fixed cost, about 160 µs here, is
- * more than two loop steps); run as a Stream, it yields the same parts.
+ * together. The loop reads such a stream without running it as a Stream (whose fixed cost is that of several loop
+ * steps); run as a Stream, it yields the same parts.
  *
  * @example
  * const stream = (request: LanguageModel.Request) =>

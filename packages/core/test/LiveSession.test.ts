@@ -159,6 +159,16 @@ describe("a live session's events and options", () => {
         })
     ))
 
+  it.scoped("a connection resumed from a handle starts with that handle fresh: a GoAway before anything is sent on it moves at once", () =>
+    live([{ onSetup: [{ resumption: "h0" }, { goAway: "30 seconds" }] }, { onSetup: [{ goAway: "30 seconds" }] }, {}], (probe, server) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry })
+        const setups = yield* eventually(server.setups, (s) => s.length === 3)
+        expect(setups.map((setup) => setup.resumptionHandle)).toEqual([undefined, "h0", "h0"])
+        expect(yield* TestClock.currentTimeMillis).toBe(0)
+        expect(Option.isSome(yield* session.resumptionHandle)).toBe(true)
+      })))
+
   it.scoped("concurrency: sequential runs one call at a time, a number that many, unbounded all at once", () =>
     Effect.gen(function* () {
       const starts = (concurrency: LiveAgent.Options<never>["concurrency"]) =>

@@ -1,8 +1,9 @@
 /**
  * Reading a model's stream part by part.
  *
- * Running an Effect Stream costs about 160 µs on this machine whatever it carries (the channel interpreter, its
- * scope and fibers' bookkeeping), more than two whole loop steps. The streams the toolkit builds itself are
+ * Running an Effect Stream has a fixed cost whatever it carries (the channel interpreter, its scope and fibers'
+ * bookkeeping): 160 µs alone, some hundreds inside a busy process on this machine, the price of several loop
+ * steps (bench/README.md). The streams the toolkit builds itself are
  * therefore registered, when they are built, with a reader that yields the same parts without that machinery:
  * - replays: a complete response, obtained by an Effect, cut into deltas (`fromGenerate` services, the scripted
  *   model, `streamOfResponse`): the reader runs the Effect and hands out the parts;
