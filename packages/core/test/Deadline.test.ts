@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Duration, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
+import * as Deadline from "../src/internal/deadline.js"
 import { Agent, LanguageModel, ModelError, Registry, Retry, Turn } from "../src/index.js"
 
 const usage = LanguageModel.emptyUsage
@@ -170,5 +171,62 @@ describe("bounded waits for the model", () => {
     Effect.gen(function* () {
       const exit = yield* Effect.exit(Agent.run({ registry: Registry.empty, prompt: "go", idleTimeout: 0 }).pipe(Effect.provide(Layer.succeed(LanguageModel.LanguageModel, LanguageModel.fromGenerate({ provider: "p", model: "m", generate: () => Effect.succeed(answer("x")) })))))
       expect(Exit.isFailure(exit) && exit.cause._tag === "Die" && String(exit.cause.defect)).toBe("RangeError: idleTimeout must be longer than 0, got 0")
+    }))
+})
+
+describe("Deadline.within, the watch on one request", () => {
+  const bounds = (idle: Duration.DurationInput): Deadline.Limits => ({ turn: Duration.infinity, firstByte: Duration.decode(idle), idle: Duration.decode(idle) })
+  const watched = <A, E>(request: Effect.Effect<A, E>, busy?: () => boolean) =>
+    Effect.gen(function* () {
+      const runtime = yield* Effect.runtime<never>()
+      const clock = yield* Effect.clock
+      return yield* Effect.fork(Deadline.within(runtime, clock, bounds("2 seconds"), true, () => request, busy))
+    })
+
+  it.effect("while the caller is busy the stream is not idle: a request silent for 10 s under a 2 s bound ends well", () =>
+    Effect.gen(function* () {
+      const busy = yield* watched(Effect.as(Effect.sleep("10 seconds"), "answered"), () => true)
+      const idle = yield* watched(Effect.as(Effect.sleep("10 seconds"), "answered"))
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.join(busy)).toBe("answered")
+      expect(yield* Fiber.await(idle)).toEqual(Exit.fail(new ModelError.ModelTimeout({ after: Duration.seconds(2), limit: "firstByte" })))
+    }))
+
+  it.effect("a defect of the watcher reaches the caller instead of leaving it waiting", () =>
+    Effect.gen(function* () {
+      const fiber = yield* watched(Effect.never, () => {
+        throw new Error("busy broke")
+      })
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isFailure(exit) && Cause.isDie(exit.cause) && String(Cause.squash(exit.cause))).toBe("Error: busy broke")
+    }))
+
+  it.effect("once the wait ends, whichever way, the watcher looks no more and the request has stopped", () =>
+    Effect.gen(function* () {
+      // The watcher asks `busy` each time it looks at the clock: a watcher left sleeping would ask again later.
+      let looks = 0
+      const look = () => (looks++, false)
+      const afterwards = Effect.gen(function* () {
+        const before = looks
+        yield* TestClock.adjust("1 minute")
+        return looks - before
+      })
+      const answered = yield* watched(Effect.as(Effect.sleep("1 second"), "answered"), look)
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(answered)).toBe("answered")
+      expect(yield* afterwards).toBe(0)
+      const stopped = yield* Ref.make(false)
+      const cut = yield* watched(Effect.never.pipe(Effect.onInterrupt(() => Ref.set(stopped, true))), look)
+      yield* TestClock.adjust("2 seconds")
+      expect(yield* Fiber.await(cut)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "firstByte" }))
+      expect(yield* Ref.get(stopped)).toBe(true)
+      expect(yield* afterwards).toBe(0)
+      const left = yield* Ref.make(false)
+      const abandoned = yield* watched(Effect.never.pipe(Effect.onInterrupt(() => Ref.set(left, true))), look)
+      yield* Effect.yieldNow()
+      expect(looks).toBeGreaterThan(0)
+      yield* Fiber.interrupt(abandoned)
+      expect(yield* Ref.get(left)).toBe(true)
+      expect(yield* afterwards).toBe(0)
     }))
 })

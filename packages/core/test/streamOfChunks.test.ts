@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Chunk, Deferred, Effect, Either, Exit, FastCheck as fc, Fiber, Stream } from "effect"
+import { Cause, Chunk, Deferred, Effect, Either, Exit, FastCheck as fc, Fiber, Option, Stream } from "effect"
 import { forEachPart } from "../src/internal/streaming.js"
 import { LanguageModel, ModelError, Turn } from "../src/index.js"
 
@@ -17,6 +17,9 @@ async function* sdk(chunks: ReadonlyArray<string>, thrown?: unknown): AsyncGener
 }
 
 const unavailable = (message: string) => new ModelError.Unavailable({ message })
+
+/** An error as it reads: its tag and message (an error's `message` is not an enumerable field, which toEqual skips). */
+const described = (error: ModelError.ModelError) => ({ _tag: error._tag, message: error.message })
 
 /** A chunk "!x" is an error chunk; any other chunk is cut into one delta per character. */
 const source = (chunks: ReadonlyArray<string>, options: { readonly end?: "finish" | "none" | "fails"; readonly thrown?: unknown } = {}) => {
@@ -39,7 +42,7 @@ const source = (chunks: ReadonlyArray<string>, options: { readonly end?: "finish
 /** What a reader saw: its parts, and how it ended (the response's finish reason, or the error's message). */
 const outcome = (parts: ReadonlyArray<LanguageModel.StreamPart>, exit: Exit.Exit<unknown, ModelError.ModelError>) => ({
   parts: parts.map((part) => (part._tag === "TextDelta" ? part.text : part._tag)),
-  end: Exit.match(exit, { onSuccess: () => "ok", onFailure: (cause) => Cause.failureOption(cause) })
+  end: Exit.match(exit, { onSuccess: () => "ok", onFailure: (cause) => Option.map(Cause.failureOption(cause), described) })
 })
 
 const viaStream = (stream: Stream.Stream<LanguageModel.StreamPart, ModelError.ModelError>) =>
@@ -94,22 +97,35 @@ describe("LanguageModel.streamOfChunks", () => {
       expect(made.signals[0]?.aborted).toBe(false)
     }))
 
+  it.effect("parts after the Finish are handed on, and the response is still the Finish's", () =>
+    Effect.gen(function* () {
+      const trailing = LanguageModel.streamOfChunks<string, ModelError.ModelError>(() => ({
+        start: () => Promise.resolve(sdk(["a"])),
+        onChunk: (chunk) => Either.right([delta(chunk)]),
+        onEnd: () => Either.right([finish, delta("late")]),
+        onError: () => unavailable("never thrown")
+      }))
+      const seen: Array<string> = []
+      expect(yield* forEachPart(trailing, (part) => seen.push(part._tag === "TextDelta" ? part.text : part._tag))).toBe(response)
+      expect(seen).toEqual(["a", "Finish", "late"])
+    }))
+
   it.effect("an error chunk, an end that fails, a throw: each is the stream's error, under either reader", () =>
     Effect.gen(function* () {
       const errorChunk = source(["a", "!refused", "b"])
-      expect(yield* Effect.flip(LanguageModel.collect(errorChunk.stream))).toEqual(unavailable("refused"))
-      expect(yield* Effect.flip(Stream.runDrain(errorChunk.stream))).toEqual(unavailable("refused"))
-      expect(yield* Effect.flip(LanguageModel.collect(source(["a"], { end: "fails" }).stream))).toEqual(unavailable("no end"))
-      expect(yield* Effect.flip(LanguageModel.collect(source(["a"], { thrown: "reset" }).stream))).toEqual(unavailable("thrown: reset"))
+      expect(described(yield* Effect.flip(LanguageModel.collect(errorChunk.stream)))).toEqual(described(unavailable("refused")))
+      expect(described(yield* Effect.flip(Stream.runDrain(errorChunk.stream)))).toEqual(described(unavailable("refused")))
+      expect(described(yield* Effect.flip(LanguageModel.collect(source(["a"], { end: "fails" }).stream)))).toEqual(described(unavailable("no end")))
+      expect(described(yield* Effect.flip(LanguageModel.collect(source(["a"], { thrown: "reset" }).stream)))).toEqual(described(unavailable("thrown: reset")))
       const refusedStart = LanguageModel.streamOfChunks<string, ModelError.ModelError>(() => ({
         start: () => Promise.reject(new Error("ECONNREFUSED")),
         onChunk: () => Either.right([]),
         onEnd: () => Either.right([finish]),
         onError: (error) => unavailable(`start: ${(error as Error).message}`)
       }))
-      expect(yield* Effect.flip(LanguageModel.collect(refusedStart))).toEqual(unavailable("start: ECONNREFUSED"))
+      expect(described(yield* Effect.flip(LanguageModel.collect(refusedStart)))).toEqual(described(unavailable("start: ECONNREFUSED")))
       const missing = yield* Effect.flip(LanguageModel.collect(source(["a"], { end: "none" }).stream))
-      expect(missing).toEqual(new ModelError.MalformedResponse({ message: "the stream ended without a final response" }))
+      expect(described(missing)).toEqual({ _tag: "MalformedResponse", message: "the stream ended without a final response" })
     }))
 
   it.effect("a reader interrupted mid-response aborts the request; one that read to the end does not", () =>

@@ -9,7 +9,6 @@
  * arrived, so an idle deadline is pushed back lazily, when the watcher wakes, never by a timer cleared and set per
  * part.
  */
-import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -105,35 +104,32 @@ export const within = <A, E>(
   request: (onPart: OnPart) => Effect.Effect<A, E>,
   busy: () => boolean = never
 ): Effect.Effect<A, E | ModelTimeout> =>
-  Effect.suspend(() => {
-    const watch: Watch = { started: clock.unsafeCurrentTimeMillis(), lastPart: -1 }
-    const onPart = () => {
-      watch.lastPart = clock.unsafeCurrentTimeMillis()
-    }
-    const fiber = Runtime.runFork(runtime)(request(onPart))
-    const done = fiber.unsafePoll()
-    // Stryker disable next-line ConditionalExpression: a shortcut; watching a done fiber gives its exit too
-    if (done !== null) return done
-    // The request waits: a watcher fiber sleeps beside it, and whichever ends first resumes the caller. Observers
-    // and one fork, where a race would fork both sides again.
-    let watching: Fiber.RuntimeFiber<ModelTimeout> | undefined
-    return Effect.async<A, E | ModelTimeout>((resume) => {
-      let settled = false
-      const settle = (effect: Effect.Effect<A, E | ModelTimeout>) => {
-        if (settled) return
-        settled = true
-        resume(effect)
+  // Uninterruptible until the fibers it forks are in the finalizer's hands: an interruption in between would leave
+  // them running.
+  Effect.uninterruptibleMask((restore) =>
+    Effect.suspend(() => {
+      const watch: Watch = { started: clock.unsafeCurrentTimeMillis(), lastPart: -1 }
+      const onPart = () => {
+        watch.lastPart = clock.unsafeCurrentTimeMillis()
       }
-      fiber.addObserver(settle)
-      watching = Runtime.runFork(runtime)(watcher(watch, limits, streamed, clock, busy))
-      watching.addObserver((exit) => {
-        // The watcher ends with a timeout, or interrupted once the request has ended (or a defect of its own).
-        if (exit._tag === "Success") settle(Effect.fail(exit.value))
-        else if (!Cause.isInterruptedOnly(exit.cause)) settle(Effect.failCause(exit.cause))
-      })
-    }).pipe(
-      // However the wait ends (the answer, a timeout, the caller interrupted), the watcher stops and the request
-      // is interrupted and its finalizers have run before this returns: a timed-out stream has closed.
-      Effect.ensuring(Effect.suspend(() => Effect.zipRight(watching === undefined ? Effect.void : Fiber.interrupt(watching), Fiber.interrupt(fiber))))
-    )
-  })
+      const fiber = Runtime.runFork(runtime)(request(onPart))
+      const done = fiber.unsafePoll()
+      // Stryker disable next-line ConditionalExpression: a shortcut; watching a done fiber gives its exit too
+      if (done !== null) return done
+      // The request waits: a watcher fiber sleeps beside it, and whichever ends first resumes the caller (Effect
+      // takes the first resume and ignores the other). Two observers and one fork, where a race would fork both
+      // sides again.
+      const watching = Runtime.runFork(runtime)(watcher(watch, limits, streamed, clock, busy))
+      return restore(
+        Effect.async<A, E | ModelTimeout>((resume) => {
+          fiber.addObserver(resume)
+          // A timeout, or a defect of the watcher's own; interrupted, it ended after the request did.
+          watching.addObserver((exit) => resume(exit._tag === "Success" ? Effect.fail(exit.value) : Effect.failCause(exit.cause)))
+        })
+      ).pipe(
+        // However the wait ends (the answer, a timeout, the caller interrupted), the watcher stops and the request
+        // is interrupted and its finalizers have run before this returns: a timed-out stream has closed.
+        Effect.ensuring(Effect.zipRight(Fiber.interrupt(watching), Fiber.interrupt(fiber)))
+      )
+    })
+  )

@@ -58,6 +58,7 @@ export const pump = <Item, E>(make: () => ChunkSource<Item, E>): Stream.Stream<S
             settle(Either.left(parts.left))
             return controller.abort()
           }
+          // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty chunk would only wake the reader to find nothing and wait again
           if (parts.right.length > 0) {
             buffer.push(...parts.right)
             notify()
@@ -80,6 +81,7 @@ export const pump = <Item, E>(make: () => ChunkSource<Item, E>): Stream.Stream<S
       if (outcome !== undefined) return Either.isRight(outcome) ? Effect.fail(Option.none()) : Effect.fail(Option.some(outcome.left))
       return Effect.async<Chunk.Chunk<StreamPart>, Option.Option<E>>((resume) => {
         wake = () => resume(pull)
+        // Stryker disable next-line BlockStatement: a stale wake resumes an interrupted pull, which Effect ignores; the parts stay buffered
         return Effect.sync(() => {
           wake = undefined
         })
