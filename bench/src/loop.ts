@@ -3,7 +3,7 @@
  * `Agent.stream` next to the Vercel AI SDK's `generateText` and `streamText` (each with its own mock model), all in
  * one process, interleaved, with the heap each run's result keeps alive.
  *
- *   pnpm bench:loop                               (or: node --expose-gc bench/dist/loop.js after a build)
+ *   pnpm bench:loop                               (or, after a build: node --expose-gc --max-old-space-size=16384 bench/dist/loop.js)
  *   pnpm bench:loop -- --steps 4000               (one step count alone, against the AI SDK, ~1 hour here)
  *   node --expose-gc bench/dist/loop.js --steps 1,10,100 --modes stream --ai-up-to 0   (a quick look)
  */
@@ -87,8 +87,9 @@ const deltasOf = (response: LanguageModel.Response): Array<LanguageModel.StreamP
 }
 
 /**
- * The scripted model, but its `stream` is a plain Effect Stream of the same parts: what a provider that really
- * streams costs the loop (the scripted model's stream is a replay, which the loop reads without running a Stream).
+ * The scripted model, but its `stream` is a plain Effect Stream of the same parts, which the loop runs as a Stream
+ * at every step: what a model costs whose `stream` is any Stream the toolkit did not build (the scripted model's
+ * is a replay and a provider's a pulled stream, both read without running a Stream).
  */
 const streamingThroughEffectStream = (steps: number): Model => {
   const context = scripted(steps)
