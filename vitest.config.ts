@@ -35,8 +35,8 @@ const resolve = {
     { find: /^@agentfx\/cli$/, replacement: src("./packages/cli/src/index.ts") }
   ]
 }
-// The setup file makes toEqual compare tagged errors' messages (see vitest.setup.ts).
-const common = { passWithNoTests: false, testTimeout: 30_000, pool: "forks", sequence: { hooks: "list" }, setupFiles: [src("./vitest.setup.ts")] } as const
+// The setup file makes toEqual compare tagged errors' messages (see vitest.setup.mjs).
+const common = { passWithNoTests: false, testTimeout: 30_000, pool: "forks", sequence: { hooks: "list" }, setupFiles: [src("./vitest.setup.mjs")] } as const
 
 export default defineConfig({
   resolve,
