@@ -1,6 +1,7 @@
 /**
- * The built `agentfx` executable as a user runs it: bundled by scripts/bundle.mjs into a temporary folder, spawned
- * as a process with its stdout and stderr piped (so never a terminal), with no API key in its environment.
+ * The built `agentfx` executable as a user runs it: bundled by scripts/bundle.mjs into a temporary folder (bin.js and
+ * the programs of the commands started here; `npx -y pnpm@10 build`, which CI's install check runs, builds them all),
+ * spawned as a process with its stdout and stderr piped (so never a terminal), with no API key in its environment.
  * What the in-process tests check through `Cli.main` is checked here once more where it can only be seen from
  * outside: exit codes, what goes to stdout and to stderr, colours, signals, the files a build adds.
  */
@@ -21,6 +22,8 @@ const cli = fileURLToPath(new URL("..", import.meta.url))
 const repo = path.resolve(cli, "../..")
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-exe-"))
 const bin = path.join(work, "dist", "bin.js")
+/** The commands these tests start; each program is a whole bundle, about 2 s of CPU to build. */
+const programs = ["run", "chat", "eval", "tools"]
 
 interface Outcome {
   readonly code: number | null
@@ -59,7 +62,7 @@ const ansi = new RegExp(String.fromCharCode(27) + "\\[")
 // Not execFileSync: a bundle can take a minute on a busy machine, and a test worker that blocks that long misses
 // Vitest's 60 s deadline for its own messages (an unhandled "Timeout calling onTaskUpdate" that fails the run).
 beforeAll(async () => {
-  const bundler = spawn(process.execPath, [path.join(cli, "scripts", "bundle.mjs"), path.join(work, "dist")], { stdio: "inherit" })
+  const bundler = spawn(process.execPath, [path.join(cli, "scripts", "bundle.mjs"), path.join(work, "dist"), ...programs], { stdio: "inherit" })
   const code = await new Promise<number | null>((resolve, reject) => {
     bundler.on("error", reject)
     bundler.on("exit", resolve)
