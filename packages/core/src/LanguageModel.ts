@@ -183,7 +183,8 @@ export const streamOfResponse = (
 /**
  * How `streamOfChunks` reads one response from an SDK: `start` sends the request (and must abort it when the signal
  * does); `onChunk` turns each chunk into parts, or an error that ends the stream; `onEnd` gives the last parts, the
- * `Finish` among them; `onError` turns whatever `start` or the iterable threw into the stream's error.
+ * `Finish` among them; `onError` turns whatever `start` or the iterable threw into the stream's error. A throw of
+ * any of the three is a defect: the stream dies with it (the request aborted), it is not a retryable error.
  *
  * @since 0.1.0
  * @category models

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Duration, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
+import type { Runtime } from "effect"
 import * as Deadline from "../src/internal/deadline.js"
 import { Agent, LanguageModel, ModelError, Registry, Retry, Turn } from "../src/index.js"
 
@@ -176,9 +177,9 @@ describe("bounded waits for the model", () => {
 
 describe("Deadline.within, the watch on one request", () => {
   const bounds = (idle: Duration.DurationInput): Deadline.Limits => ({ turn: Duration.infinity, firstByte: Duration.decode(idle), idle: Duration.decode(idle) })
-  const watched = <A, E>(request: Effect.Effect<A, E>, busy?: () => boolean) =>
+  const watched = <A, E>(request: Effect.Effect<A, E>, busy?: () => boolean, capture: Effect.Effect<Runtime.Runtime<never>> = Effect.runtime<never>()) =>
     Effect.gen(function* () {
-      const runtime = yield* Effect.runtime<never>()
+      const runtime = yield* capture
       const clock = yield* Effect.clock
       return yield* Effect.fork(Deadline.within(runtime, clock, bounds("2 seconds"), true, () => request, busy))
     })
@@ -228,5 +229,20 @@ describe("Deadline.within, the watch on one request", () => {
       yield* Fiber.interrupt(abandoned)
       expect(yield* Ref.get(left)).toBe(true)
       expect(yield* afterwards).toBe(0)
+    }))
+
+  it.effect("a runtime captured where interruption is off (a session opened in acquireRelease) still lets the answer end the wait and a timeout cut the request", () =>
+    Effect.gen(function* () {
+      const capture = Effect.uninterruptible(Effect.runtime<never>())
+      // The watcher must stop when the answer comes: the answer at 1 s is returned then, not at the 2 s bound.
+      const answered = yield* watched(Effect.as(Effect.sleep("1 second"), "answered"), undefined, capture)
+      yield* TestClock.adjust("1 second")
+      expect(answered.unsafePoll()).toEqual(Exit.succeed("answered"))
+      // The request must stop when the bound passes: a silent one is cut at 2 s and its finalizer has run.
+      const stopped = yield* Ref.make(false)
+      const cut = yield* watched(Effect.never.pipe(Effect.onInterrupt(() => Ref.set(stopped, true))), undefined, capture)
+      yield* TestClock.adjust("2 seconds")
+      expect(cut.unsafePoll()).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "firstByte" }))
+      expect(yield* Ref.get(stopped)).toBe(true)
     }))
 })

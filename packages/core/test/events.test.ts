@@ -4,6 +4,7 @@ import type { AgentEvent } from "../src/AgentEvent.js"
 import type { AgentResult } from "../src/AgentResult.js"
 import { LanguageModel } from "../src/index.js"
 import * as Events from "../src/internal/events.js"
+import * as ManualScheduler from "./manualScheduler.js"
 
 const started = (turn: number): AgentEvent => ({ _tag: "TurnStarted", turn })
 const result: AgentResult = { text: "", calls: [], turns: 1, stopReason: { _tag: "Finished" }, transcript: [], usage: LanguageModel.emptyUsage }
@@ -107,6 +108,22 @@ describe("streamOf", () => {
       expect(Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(stream, 0)))).toEqual([])
     }))
 
+  it.effect("a consumer that reads where interruption is off still stops the run when it stops early", () =>
+    Effect.gen(function* () {
+      let finalized = false
+      const stream = Events.streamOf<string, never>((emitter) =>
+        Effect.gen(function* () {
+          emitter.emit(started(1))
+          yield* Effect.never
+          return result
+        }).pipe(Effect.onInterrupt(() => Effect.sync(() => (finalized = true))))
+      )
+      const fiber = yield* Effect.fork(Effect.uninterruptible(Stream.runCollect(Stream.take(stream, 1))))
+      yield* TestClock.adjust("1 minute")
+      expect(Option.map(Option.fromNullable(fiber.unsafePoll()), (exit) => Exit.map(exit, turns))).toEqual(Option.some(Exit.succeed([1])))
+      expect(finalized).toBe(true)
+    }))
+
   it.effect("a run that fails fails the stream with its error", () =>
     Effect.gen(function* () {
       const stream = Events.streamOf<string, never>(() => Effect.fail("broken"))
@@ -121,4 +138,45 @@ describe("streamOf", () => {
       expect(exit).toEqual(Exit.void)
       expect(runs).toBe(0)
     }))
+})
+
+describe("the event channel between any two steps of a waiting side", () => {
+  // The consumer looks at the buffer, then registers to be woken; the producer's event may come in between.
+  it("an event given at any step of a pull is taken by that pull", () => {
+    for (let at = 0, shift = 0; shift < 12; at = (at + 1) % 40, shift += at === 0 ? 1 : 0) {
+      const channel = Events.make<never>()
+      const manual = ManualScheduler.make()
+      const fiber = Effect.runFork(ManualScheduler.after(shift, channel.pull), { scheduler: manual.scheduler })
+      for (let i = 0; i < at; i++) manual.step()
+      channel.emit(started(1))
+      manual.drain()
+      expect(Option.map(Option.fromNullable(fiber.unsafePoll()), (exit) => Exit.map(exit, turns)), `event at step ${at}, shifted by ${shift}`).toEqual(Option.some(Exit.succeed([1])))
+    }
+  })
+
+  it("the end given at any step of a pull ends that pull", () => {
+    for (let at = 0, shift = 0; shift < 12; at = (at + 1) % 40, shift += at === 0 ? 1 : 0) {
+      const channel = Events.make<never>()
+      const manual = ManualScheduler.make()
+      const fiber = Effect.runFork(ManualScheduler.after(shift, Effect.flatMap(channel.pull, () => channel.pull)), { scheduler: manual.scheduler })
+      for (let i = 0; i < at; i++) manual.step()
+      Effect.runSync(channel.end(Exit.succeed(result)))
+      manual.drain()
+      expect(fiber.unsafePoll(), `end at step ${at}, shifted by ${shift}`).toEqual(Exit.fail(Option.none()))
+    }
+  })
+
+  // The producer looks at the buffer (full), then registers to be woken; the consumer's pull may come in between.
+  it("a pull at any step of a wait for room lets the producer on", () => {
+    for (let at = 0, shift = 0; shift < 12; at = (at + 1) % 40, shift += at === 0 ? 1 : 0) {
+      const channel = Events.make<never>()
+      for (let i = 0; i < 256; i++) channel.emit(started(i))
+      const manual = ManualScheduler.make()
+      const fiber = Effect.runFork(ManualScheduler.after(shift, channel.room), { scheduler: manual.scheduler })
+      for (let i = 0; i < at; i++) manual.step()
+      expect(Chunk.size(Effect.runSync(channel.pull))).toBe(256)
+      manual.drain()
+      expect(fiber.unsafePoll(), `pull at step ${at}, shifted by ${shift}`).toEqual(Exit.void)
+    }
+  })
 })

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Chunk, Deferred, Effect, Either, Exit, FastCheck as fc, Fiber, Option, Stream } from "effect"
 import { forEachPart } from "../src/internal/streaming.js"
 import { LanguageModel, ModelError, Turn } from "../src/index.js"
+import * as ManualScheduler from "./manualScheduler.js"
 
 const response: LanguageModel.Response = { turn: Turn.model("ab"), finishReason: "stop", usage: LanguageModel.emptyUsage }
 const finish: LanguageModel.StreamPart = { _tag: "Finish", response }
@@ -128,6 +129,44 @@ describe("LanguageModel.streamOfChunks", () => {
       expect(described(missing)).toEqual({ _tag: "MalformedResponse", message: "the stream ended without a final response" })
     }))
 
+  it.effect("a throw of the decoder (onChunk, onEnd) or of onError is a defect, never a retryable error, under either reader; the request is aborted", () =>
+    Effect.gen(function* () {
+      const bug = new TypeError("aggregator broke")
+      const throwing = (where: "onChunk" | "onEnd" | "onError") => {
+        const signals: Array<AbortSignal> = []
+        const stream = LanguageModel.streamOfChunks<string, ModelError.ModelError>(() => ({
+          start: (signal) => {
+            signals.push(signal)
+            return Promise.resolve(sdk(["a", "b"], where === "onError" ? "reset" : undefined))
+          },
+          onChunk: (chunk) => {
+            if (where === "onChunk" && chunk === "b") throw bug
+            return Either.right([delta(chunk)])
+          },
+          onEnd: () => {
+            if (where === "onEnd") throw bug
+            return Either.right([finish])
+          },
+          onError: () => {
+            throw bug
+          }
+        }))
+        return { stream, signals }
+      }
+      for (const where of ["onChunk", "onEnd", "onError"] as const) {
+        const readers = [
+          (stream: Stream.Stream<LanguageModel.StreamPart, ModelError.ModelError>) => Effect.exit(Effect.asVoid(LanguageModel.collect(stream))),
+          (stream: Stream.Stream<LanguageModel.StreamPart, ModelError.ModelError>) => Effect.exit(Stream.runDrain(stream))
+        ]
+        for (const read of readers) {
+          const { stream, signals } = throwing(where)
+          const exit = yield* read(stream)
+          expect(Exit.isFailure(exit) && Cause.isDie(exit.cause) && !Cause.isFailType(exit.cause) ? Cause.squash(exit.cause) : exit, where).toBe(bug)
+          expect(signals.map((signal) => signal.aborted), where).toEqual([where !== "onError"])
+        }
+      }
+    }))
+
   it.effect("a reader interrupted mid-response aborts the request; one that read to the end does not", () =>
     Effect.gen(function* () {
       const first = yield* Deferred.make<void>()
@@ -157,4 +196,43 @@ describe("LanguageModel.streamOfChunks", () => {
       expect(Chunk.toReadonlyArray(taken)).toEqual([delta("a")])
       expect(signal?.aborted).toBe(true)
     }))
+})
+
+describe("streamOfChunks between any two steps of a waiting read", () => {
+  /** Lets every promise callback that can run, run (the SDK's iterable and the pump's loop are promises). */
+  const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+  // The reader looks at the buffer, then registers to be woken; the SDK's chunk and its end may come in between.
+  it("parts and the end that arrive at any step of a read are read, and the read ends", async () => {
+    for (let at = 0, shift = 0; shift < 12; at = (at + 1) % 30, shift += at === 0 ? 1 : 0) {
+      let release: () => void = () => {}
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      async function* gated(): AsyncGenerator<string> {
+        await gate
+        yield "ab"
+      }
+      const stream = LanguageModel.streamOfChunks(() => ({
+        start: () => Promise.resolve(gated()),
+        onChunk: (chunk: string) => Either.right([...chunk].map(delta)),
+        onEnd: () => Either.right([finish]),
+        onError: (error) => unavailable(String(error))
+      }))
+      const parts: Array<string> = []
+      const manual = ManualScheduler.make()
+      const fiber = Effect.runFork(
+        ManualScheduler.after(shift, forEachPart(stream, (part) => void parts.push(part._tag === "TextDelta" ? part.text : part._tag))),
+        { scheduler: manual.scheduler }
+      )
+      for (let i = 0; i < at; i++) manual.step()
+      await settle()
+      release()
+      await settle()
+      for (let round = 0; round < 5 && fiber.unsafePoll() === null; round++) {
+        manual.drain()
+        await settle()
+      }
+      expect(fiber.unsafePoll(), `the chunk at step ${at}, shifted by ${shift}`).toEqual(Exit.succeed(response))
+      expect(parts).toEqual(["a", "b", "Finish"])
+    }
+  })
 })

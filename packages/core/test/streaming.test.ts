@@ -33,7 +33,7 @@ describe("streaming", () => {
     expect(partsOf(response).filter((part) => part._tag === "TextDelta")).toEqual([{ _tag: "TextDelta", text: "a b" }])
   })
 
-  it.effect("a replay is a real stream of those parts, and forEachPart reads it directly", () =>
+  it.effect("a replay is a real stream of those parts, and forEachPart reads it directly: one chunk, room after it", () =>
     Effect.gen(function* () {
       let made = 0
       const stream = replay(Effect.sync(() => (made++, response)), split)
@@ -43,7 +43,7 @@ describe("streaming", () => {
       const result = yield* forEachPart(stream, (part) => seen.push(part._tag), Effect.sync(() => rooms++))
       expect(result).toBe(response)
       expect(seen).toEqual(["ReasoningDelta", "TextDelta", "TextDelta", "CallDelta", "Finish"])
-      expect([made, rooms]).toEqual([2, 0])
+      expect([made, rooms]).toEqual([2, 1])
     }))
 
   it.effect("forEachPart on any other stream: every part in order, room after each chunk, the last Finish's response", () =>

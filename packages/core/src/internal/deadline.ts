@@ -112,14 +112,16 @@ export const within = <A, E>(
       const onPart = () => {
         watch.lastPart = clock.unsafeCurrentTimeMillis()
       }
-      const fiber = Runtime.runFork(runtime)(request(onPart))
+      // Both fibers run interruptibly whatever `runtime` was captured with (a session opened in `acquireRelease`
+      // keeps an uninterruptible one): the wait's end interrupts them and waits for them.
+      const fiber = Runtime.runFork(runtime)(Effect.interruptible(request(onPart)))
       const done = fiber.unsafePoll()
       // Stryker disable next-line ConditionalExpression: a shortcut; watching a done fiber gives its exit too
       if (done !== null) return done
       // The request waits: a watcher fiber sleeps beside it, and whichever ends first resumes the caller (Effect
       // takes the first resume and ignores the other). Two observers and one fork, where a race would fork both
       // sides again.
-      const watching = Runtime.runFork(runtime)(watcher(watch, limits, streamed, clock, busy))
+      const watching = Runtime.runFork(runtime)(Effect.interruptible(watcher(watch, limits, streamed, clock, busy)))
       return restore(
         Effect.async<A, E | ModelTimeout>((resume) => {
           fiber.addObserver(resume)

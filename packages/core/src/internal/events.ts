@@ -58,6 +58,8 @@ export const make = <E>(): EventChannel<E> => {
     buffer.length < highWater
       ? Effect.void
       : Effect.async<void>((resume) => {
+          // The fiber may have yielded between the look above and this registration, and the consumer pulled.
+          if (buffer.length < highWater) return resume(Effect.void)
           wakeProducer = () => resume(Effect.void)
           // Stryker disable next-line BlockStatement: a stale wake resumes an interrupted wait, which Effect ignores
           return Effect.sync(() => {
@@ -81,6 +83,9 @@ export const make = <E>(): EventChannel<E> => {
       return ended._tag === "Success" ? Effect.fail(Option.none()) : Effect.failCause(Cause.map(ended.cause, Option.some))
     }
     return Effect.async<Chunk.Chunk<AgentEvent>, Option.Option<E>>((resume) => {
+      // The fiber may have yielded between the look above and this registration (Effect yields between any two
+      // operations once a fiber has run many), and an event or the end came meanwhile: no wake would follow.
+      if (buffer.length > 0 || ended !== undefined) return resume(pull)
       wakeConsumer = () => resume(pull)
       // Stryker disable next-line BlockStatement: a stale wake resumes an interrupted pull, which Effect ignores; the event stays buffered
       return Effect.sync(() => {
@@ -120,7 +125,8 @@ export const streamOf = <E, R>(produce: (emitter: Emitter) => Effect.Effect<Agen
       fiber !== undefined
         ? Effect.void
         : Effect.map(Effect.runtime<R>(), (runtime) => {
-          fiber = Runtime.runFork(runtime)(Effect.flatMap(Effect.exit(produce(channel)), channel.end))
+          // Interruptible whatever the consumer's region: closing the stream interrupts the run and waits for it.
+          fiber = Runtime.runFork(runtime)(Effect.interruptible(Effect.flatMap(Effect.exit(produce(channel)), channel.end)))
         })
     )
     return Stream.repeatEffectChunkOption(Effect.zipRight(start, channel.pull)).pipe(

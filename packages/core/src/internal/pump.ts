@@ -8,9 +8,11 @@
  * The request is sent at the first pull, and aborted when the reader stops before the response ended
  * (interruption, an early stop, an error): the server sees the connection close, mid-stream too.
  */
+import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { StreamPart } from "../LanguageModel.js"
@@ -20,12 +22,28 @@ import { pulled } from "./streaming.js"
 export interface ChunkSource<Item, E> {
   /** Sends the request; resolves once the response has started. */
   readonly start: (signal: AbortSignal) => Promise<AsyncIterable<Item>>
-  /** The parts of one chunk, or the error it carries (which ends the stream and aborts the request). */
+  /**
+   * The parts of one chunk, or the error it carries (which ends the stream and aborts the request). A throw is a
+   * defect of the decoder: the stream dies with it and the request is aborted.
+   */
   readonly onChunk: (chunk: Item) => Either.Either<ReadonlyArray<StreamPart>, E>
-  /** The last parts once the response ended (its `Finish`), or why it cannot be used. */
+  /** The last parts once the response ended (its `Finish`), or why it cannot be used. A throw is a defect. */
   readonly onEnd: () => Either.Either<ReadonlyArray<StreamPart>, E>
-  /** Anything `start` or the iterable threw, as the stream's error. */
+  /** Anything `start` or the iterable threw, as the stream's error. A throw is a defect. */
   readonly onError: (error: unknown) => E
+}
+
+/** A throw of the source's own code (onChunk, onEnd), kept apart from what the SDK threw. */
+class DecoderThrew {
+  constructor(readonly cause: unknown) {}
+}
+
+const decoding = <A>(decode: () => A): A => {
+  try {
+    return decode()
+  } catch (cause) {
+    throw new DecoderThrew(cause)
+  }
 }
 
 /**
@@ -37,7 +55,7 @@ export const pump = <Item, E>(make: () => ChunkSource<Item, E>): Stream.Stream<S
     const options = make()
     const controller = new AbortController()
     const buffer: Array<StreamPart> = []
-    let outcome: Either.Either<void, E> | undefined
+    let outcome: Exit.Exit<void, E> | undefined
     let started = false
     let wake: (() => void) | undefined
     const notify = () => {
@@ -45,7 +63,7 @@ export const pump = <Item, E>(make: () => ChunkSource<Item, E>): Stream.Stream<S
       wake = undefined
       resume?.()
     }
-    const settle = (result: Either.Either<void, E>) => {
+    const settle = (result: Exit.Exit<void, E>) => {
       outcome ??= result
       notify()
     }
@@ -53,9 +71,9 @@ export const pump = <Item, E>(make: () => ChunkSource<Item, E>): Stream.Stream<S
       try {
         const items = await options.start(controller.signal)
         for await (const item of items) {
-          const parts = options.onChunk(item)
+          const parts = decoding(() => options.onChunk(item))
           if (Either.isLeft(parts)) {
-            settle(Either.left(parts.left))
+            settle(Exit.fail(parts.left))
             return controller.abort()
           }
           // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty chunk would only wake the reader to find nothing and wait again
@@ -64,12 +82,21 @@ export const pump = <Item, E>(make: () => ChunkSource<Item, E>): Stream.Stream<S
             notify()
           }
         }
-        const last = options.onEnd()
+        const last = decoding(options.onEnd)
         if (Either.isRight(last)) buffer.push(...last.right)
-        settle(Either.isRight(last) ? Either.void : Either.left(last.left))
+        settle(Either.isRight(last) ? Exit.void : Exit.fail(last.left))
       } catch (error) {
-        // After an abort of our own the reader has stopped pulling, and this is never seen.
-        settle(Either.left(options.onError(error)))
+        // After an abort of our own the reader has stopped pulling, and this is never seen. A bug of the decoder is
+        // not the connection's failure (which `onError` would make retryable): the stream dies with it.
+        if (error instanceof DecoderThrew) {
+          controller.abort()
+          return settle(Exit.die(error.cause))
+        }
+        try {
+          settle(Exit.fail(options.onError(error)))
+        } catch (thrown) {
+          settle(Exit.die(thrown))
+        }
       }
     }
     const pull: Effect.Effect<Chunk.Chunk<StreamPart>, Option.Option<E>> = Effect.suspend(() => {
@@ -78,8 +105,11 @@ export const pump = <Item, E>(make: () => ChunkSource<Item, E>): Stream.Stream<S
         void run()
       }
       if (buffer.length > 0) return Effect.succeed(Chunk.unsafeFromArray(buffer.splice(0)))
-      if (outcome !== undefined) return Either.isRight(outcome) ? Effect.fail(Option.none()) : Effect.fail(Option.some(outcome.left))
+      if (outcome !== undefined) return Exit.isSuccess(outcome) ? Effect.fail(Option.none()) : Effect.failCause(Cause.map(outcome.cause, Option.some))
       return Effect.async<Chunk.Chunk<StreamPart>, Option.Option<E>>((resume) => {
+        // The fiber may have yielded between the look above and this registration, and parts or the end came
+        // meanwhile: no wake would follow.
+        if (buffer.length > 0 || outcome !== undefined) return resume(pull)
         wake = () => resume(pull)
         // Stryker disable next-line BlockStatement: a stale wake resumes an interrupted pull, which Effect ignores; the parts stay buffered
         return Effect.sync(() => {

@@ -58,10 +58,11 @@ export const partsOf = (response: Response, split: Split = whole): Array<StreamP
 export const replay = <E, R>(response: Effect.Effect<Response, E, R>, split: Split = whole): Stream.Stream<StreamPart, E, R> => {
   // Built lazily: the loop reads a replay without running it, and an unrun `Stream.unwrap` costs several objects.
   const stream = Stream.suspend(() => Stream.unwrap(Effect.map(response, (value) => Stream.fromIterable(partsOf(value, split)))))
-  return register(stream, (onPart) =>
-    Effect.map(response, (value) => {
+  // The whole response is one chunk: `room` once after it, as a run of the Stream waits once per chunk it emits.
+  return register(stream, (onPart, room) =>
+    Effect.flatMap(response, (value) => {
       for (const part of partsOf(value, split)) onPart(part)
-      return value
+      return Effect.as(room, value)
     })
   )
 }
