@@ -55,6 +55,19 @@ describe("a live session's events and options", () => {
         expect(Object.keys(turn)).not.toContain("reason")
       })))
 
+  it.scoped("a session opened where interruption is off (in acquireRelease) returns a bounded turn when it completes, not at its bound, and closes", () =>
+    live(
+      { onText: () => [{ wait: "1 second" }, { text: "ok" }, { turnComplete: true }] },
+      (probe) =>
+        Effect.gen(function* () {
+          const session = yield* Effect.uninterruptible(LiveAgent.session({ registry: probe.registry, idleTimeout: "30 seconds" }))
+          const turn = yield* Effect.fork(session.send("hi"))
+          yield* advance("1 second")
+          expect(turn.unsafePoll()).toMatchObject(Exit.succeed({ turn: 1, text: "ok" }))
+          // The test's scope then ends: the session's fibers must stop for it to close.
+        })
+    ))
+
   it.scoped("a turn cut by its bound drops the model's late output of every kind, runs none of its late calls, and keeps what the user said", () =>
     live(
       {

@@ -341,7 +341,9 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           return yield* main
         }).pipe(Effect.scoped)
     )
-    const fiber = yield* traced.pipe(Effect.onExit(finish), Effect.ignore, Effect.forkScoped)
+    // Interruptible whatever the region the session was opened in (`acquireRelease` acquires uninterruptibly): the
+    // session's connections, calls and timers are forked from this fiber, and its scope's end interrupts them.
+    const fiber = yield* traced.pipe(Effect.onExit(finish), Effect.ignore, Effect.interruptible, Effect.forkScoped)
 
     const current: Effect.Effect<Active, SendError> = Effect.suspend(() =>
       ended !== undefined ? Effect.fail(ended) : active !== undefined ? Effect.succeed(active) : Deferred.await(next)
