@@ -2,10 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Option, TestClock } from "effect"
 import type { Duration } from "effect"
 import type { LiveModel } from "../src/index.js"
-import { LiveAgent } from "../src/index.js"
+import { LiveAgent, Registry } from "../src/index.js"
 import { ScriptedLive } from "../src/testing.js"
 import { echo, fakeSource } from "./fixtures.js"
 import { eventually, live, record } from "./LiveFixtures.js"
+import * as ManualScheduler from "./manualScheduler.js"
 
 /** Moves the clock `by`, then lets the session's fibers run. */
 const advance = (by: Duration.DurationInput) => Effect.zipRight(TestClock.adjust(by), Effect.repeatN(Effect.yieldNow(), 20))
@@ -260,3 +261,33 @@ describe("a live session's events and options", () => {
         })
     ))
 })
+
+describe("a live session's sends against its moves, at any step", () => {
+  // Effect yields between any two operations once a fiber has run many (here every 11, so that each of 150 offsets of
+  // the send puts the yields elsewhere); the session decides to move after GoAway and leaves the connection in one
+  // step, and a send that looked at the connection before then re-checks it in the step that sends.
+  it.scoped("a send made while the session moves after GoAway goes out on the new connection and is answered there", () =>
+    Effect.gen(function* () {
+      const script: ScriptedLive.Script = (connection) => ({
+        onSetup: [{ resumption: `h${connection}` }],
+        onText: (text) => [{ text: `echo ${text}` }, { turnComplete: true }, { resumption: `h${connection}b` }]
+      })
+      const outcomes = new Set<string>()
+      for (let offset = 0; offset < 150; offset++) {
+        const outcome = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const inspector = yield* ScriptedLive.ScriptedLiveModel
+            const session = yield* LiveAgent.session({ registry: Registry.empty })
+            const user = yield* Effect.fork(ManualScheduler.after(offset, session.send("hello")))
+            yield* inspector.perform([{ goAway: "10 seconds" }])
+            const turn = yield* Fiber.await(user)
+            const sent = (yield* inspector.log).filter((entry) => entry.from === "client" && entry.message._tag === "Text").map((entry) => entry.connection)
+            return Exit.isSuccess(turn) ? `answered "${turn.value.text}", sent on ${sent.join(", ")}` : `failed: ${turn.cause.toString().slice(0, 80)}`
+          })
+        ).pipe(Effect.provide(ScriptedLive.layer(script)), Effect.withMaxOpsBeforeYield(11))
+        outcomes.add(outcome.replace(/sent on \d+$/, "sent on one connection"))
+      }
+      expect([...outcomes]).toEqual(['answered "echo hello", sent on one connection'])
+    }))
+})
+

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
@@ -84,20 +85,32 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     let epochs = 0
     let active: Active | undefined
     let next = yield* Deferred.make<Active, SendError>()
+    /** `next` has given out a connection (sends waiting for one have it). */
+    let given = false
     const first = next
     let ended: SendError | undefined
 
-    /** A connection stops being the one messages go to: later sends wait for the next. Idempotent. */
-    const detach = (current: Active): Effect.Effect<void> =>
-      Effect.gen(function* () {
-        current.left = true
-        if (active === current) active = undefined
-        if (ended === undefined && Option.isSome(yield* Deferred.poll(next))) next = yield* Deferred.make<Active, SendError>()
-      })
+    /**
+     * A connection stops being the one messages go to: later sends wait for the next. Idempotent. Synchronous, so
+     * that the decision to leave and the leaving are one step: Effect may yield between two steps, and a `send`
+     * that ran in between would go out on a connection nobody reads any more.
+     */
+    const detach = (current: Active): void => {
+      current.left = true
+      if (active === current) active = undefined
+      if (ended === undefined && given) {
+        next = Deferred.unsafeMake<Active, SendError>(FiberId.none)
+        given = false
+      }
+    }
 
     /** Leaves a connection for a new one (its scope, socket and outstanding calls are closed after). */
     const moveOn = (current: Active, why: "MovedOn" | "Redeclared" = "MovedOn"): Effect.Effect<void> =>
-      Effect.suspend(() => (current.left ? Effect.void : Effect.zipRight(detach(current), Deferred.succeed(current.moveOn, why))))
+      Effect.suspend(() => {
+        if (current.left) return Effect.void
+        detach(current)
+        return Deferred.succeed(current.moveOn, why)
+      })
 
     /**
      * A quiet moment on a connection: no call outstanding, no turn under way. After `GoAway` it is the moment to move
@@ -167,7 +180,8 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       if (current.left) return Effect.void
       if (event._tag === "Closed") {
         current.closed = { code: event.code, reason: event.reason }
-        return detach(current)
+        detach(current)
+        return Effect.void
       }
       if (turns.abandoned && abandonedOutput(event)) {
         // The late output of a turn a bounded `send` gave up on: not the next turn's; its completion ends it.
@@ -252,13 +266,14 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         // (When the session ends with it, a waiting `send` fails with the session's end instead.)
         yield* Effect.addFinalizer(() =>
           Effect.gen(function* () {
-            yield* detach(self)
+            detach(self)
             yield* calls.lose(self.epoch, self.lost)
             if (self.replaced) yield* turns.lose(self.lost)
           })
         )
         active = self
-        yield* Deferred.succeed(next, self)
+        given = true
+        Deferred.unsafeDone(next, Exit.succeed(self))
         yield* hub.publish({ _tag: "Connected", connection: self.epoch, resumed: resumptionHandle !== undefined })
         const reading = Stream.runForEach(connected.right.events, onEvent(self, scope)).pipe(
           Effect.map((): Ending => ({
@@ -352,7 +367,9 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     const say = (text: string, waiter?: Deferred.Deferred<LiveTurn, SendError>): Effect.Effect<number, SendError> =>
       // A turn boundary: tools that changed meanwhile are declared before the text goes out (on a resumed connection).
       Effect.flatMap(Effect.zipRight(tools.settled, current), (link) =>
-        Effect.suspend(() => {
+        Effect.suspend((): Effect.Effect<number, SendError> => {
+          // Left since `current` gave it (a move after GoAway, a redeclaration): the text waits for the next one.
+          if (link.left) return say(text, waiter)
           turns.speak()
           // Waiting from just before the text goes out, so the answer cannot be missed.
           if (waiter !== undefined) turns.waitFor(waiter)
