@@ -170,6 +170,12 @@ describe("the call table of a live session", () => {
       expect(tags()).toEqual(["CallStarted l", "CallFinished l", "CallFinished l"])
       expect(events[2]).toEqual({ _tag: "CallFinished", record: calls.records[1] })
       expect(calls.outstanding(2)).toBe(0)
+      // Asked once more on that connection (twice in one message too): the refusal already sent serves, as the first
+      // answer serves a repeat on the first connection; a strict server closes on a second answer to one id.
+      yield* calls.arrive([lamp("l"), lamp("l")], second.link, 3, scope)
+      yield* calls.arrive([lamp("l")], second.link, 4, scope)
+      expect(second.state.sent).toHaveLength(1)
+      expect(calls.records).toHaveLength(2)
     }))
 
   it.effect("a repeated id that cannot be answered is lost", () =>

@@ -46,6 +46,8 @@ type Settled = "CallFinished" | "CallCancelled" | "CallLost"
 export class Calls<R> {
   /** Every id the session was asked for. */
   private readonly seen = new Map<string, Entry>()
+  /** The connections on which each id asked again was refused (answered once there, like a first ask). */
+  private readonly refused = new Map<string, Set<number>>()
   /** The calls neither answered, cancelled, stopped nor lost yet. */
   private readonly pending = new Set<Entry>()
   readonly records: Array<CallRecord> = []
@@ -62,8 +64,12 @@ export class Calls<R> {
       (call) => {
         const known = this.seen.get(call.id)
         if (known !== undefined) {
-          // Twice on one connection is the server repeating itself: the first answer serves both.
-          return known.link.epoch === link.epoch ? Effect.void : this.refuse(call, link, turn, known.link.epoch)
+          // Twice on one connection is the server repeating itself: the first answer (or refusal) serves both.
+          if (known.link.epoch === link.epoch) return Effect.void
+          const refusedOn = this.refused.get(call.id) ?? new Set<number>()
+          if (refusedOn.has(link.epoch)) return Effect.void
+          this.refused.set(call.id, refusedOn.add(link.epoch))
+          return this.refuse(call, link, turn, known.link.epoch)
         }
         const entry: Entry = { call, link, turn, startedAt: undefined, fiber: undefined }
         this.seen.set(call.id, entry)
