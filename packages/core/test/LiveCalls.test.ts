@@ -178,6 +178,28 @@ describe("the call table of a live session", () => {
       expect(calls.records).toHaveLength(2)
     }))
 
+  it.effect("calls of a turn given up on are answered with an error once each, never run nor recorded; asked again later, refused", () =>
+    Effect.gen(function* () {
+      const { calls, scope, tags, probe } = yield* table()
+      const first = connectionOf(1)
+      const second = connectionOf(2)
+      yield* calls.decline([lamp("l"), lamp("l")], first.link, 1)
+      yield* calls.decline([lamp("l")], first.link, 1)
+      expect(first.state.sent).toEqual([
+        {
+          id: "l",
+          name: "lamp",
+          response: { error: { type: "ExecutionFailed", message: '"lamp" failed: the turn it belongs to was cut by its bound before it came; it was not run' } }
+        }
+      ])
+      expect(yield* probe.of("l")).toEqual([])
+      expect(calls.records).toEqual([])
+      expect(tags()).toEqual([])
+      yield* calls.arrive([lamp("l")], second.link, 2, scope)
+      expect(second.state.sent).toMatchObject([{ id: "l", response: { error: { message: '"lamp" failed: call l was already asked for on connection 1; it is not run twice' } } }])
+      expect(yield* probe.of("l")).toEqual([])
+    }))
+
   it.effect("a repeated id that cannot be answered is lost", () =>
     Effect.gen(function* () {
       const { calls, scope, tags } = yield* table()

@@ -83,6 +83,26 @@ export class Calls<R> {
     )
   }
 
+  /**
+   * Calls the model asked for in a turn a bounded `send` gave up on: each answered with an error, so that a server
+   * waiting for the answer of a blocking call is not left waiting, but not run, and not recorded (nothing of that
+   * turn's late output is). A repeated id is answered once.
+   */
+  decline(calls: ReadonlyArray<FunctionCall>, link: Link, turn: number): Effect.Effect<void> {
+    return this.wire.withPermits(1)(
+      Effect.forEach(
+        calls,
+        (call) => {
+          if (this.seen.has(call.id)) return Effect.void
+          this.seen.set(call.id, { call, link, turn, startedAt: undefined, fiber: undefined })
+          const message = "the turn it belongs to was cut by its bound before it came; it was not run"
+          return this.send(call, link, failure(call, message), (response) => ({ _tag: "Stopped", response }))
+        },
+        { discard: true }
+      )
+    )
+  }
+
   /** The server cancelled these ids: interrupt their handlers, never answer them. Unknown or settled ids are ignored. */
   cancel(ids: ReadonlyArray<string>, link: Link): Effect.Effect<void> {
     return this.settleAll(

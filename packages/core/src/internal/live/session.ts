@@ -184,8 +184,10 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         return Effect.void
       }
       if (turns.abandoned && abandonedOutput(event)) {
-        // The late output of a turn a bounded `send` gave up on: not the next turn's; its completion ends it.
+        // The late output of a turn a bounded `send` gave up on: not the next turn's; its completion ends it. Its
+        // calls are answered with an error and not run (a server may wait for them before it completes the turn).
         if (event._tag === "TurnComplete") turns.abandoned = false
+        if (event._tag === "ToolCall") return calls.decline(event.calls, current, turns.current)
         return event._tag === "TurnComplete" ? quiet(current) : Effect.void
       }
       const turn = turns.current
