@@ -1,8 +1,7 @@
 import { NodeSdk } from "@effect/opentelemetry"
 import { describe, expect, it } from "@effect/vitest"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Effect, Layer, Logger, Option, Schema, TestClock } from "effect"
-import type { Scope } from "effect"
+import { Effect, Exit, Fiber, Layer, Logger, Option, Schema, Scope, TestClock } from "effect"
 import type { LiveModel } from "../src/index.js"
 import { LiveAgent, ModelError, Registry, Tool } from "../src/index.js"
 import { ScriptedLive } from "../src/testing.js"
@@ -275,6 +274,27 @@ describe("LiveAgent.session with a registry that follows its source", () => {
         ["agentfx.live.tools_changed", { "agentfx.tools.added": "second", "agentfx.tools.changed": "first" }]
       ])
     }).pipe(Effect.provide(Layer.merge(ScriptedLive.layer(answering(() => [])), tracing)))
+  })
+
+  it.scoped("a listing a send starts where interruption is off is stopped when the session's scope ends, and the send ends", () => {
+    const state = { version: 0, interrupted: false }
+    const source: Registry.Source = {
+      version: () => state.version,
+      current: Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => (state.interrupted = true))))
+    }
+    const registry = Registry.dynamic(Registry.unsafeMake(echo("first")), source)
+    return live(ScriptedLive.conversation([{ text: "ok" }]), () =>
+      Effect.gen(function* () {
+        const scope = yield* Scope.make()
+        const session = yield* Scope.extend(LiveAgent.session({ registry }), scope)
+        state.version = 1
+        const user = yield* Effect.fork(Effect.uninterruptible(session.send("hi")))
+        yield* Effect.repeatN(Effect.yieldNow(), 20)
+        expect(user.unsafePoll()).toBeNull()
+        yield* Scope.close(scope, Exit.void)
+        expect(state.interrupted).toBe(true)
+        expect(Exit.isFailure(yield* Fiber.await(user))).toBe(true)
+      }))
   })
 
   it.scoped("a static registry is never asked anything and never reconnects", () =>

@@ -94,7 +94,9 @@ export class Tools<R> {
       if (version === this.version || this.listing !== undefined || this.failedAt === this.hooks.turn()) return Effect.void
       const listing = Deferred.unsafeMake<void>(FiberId.none)
       this.listing = listing
-      return Effect.asVoid(Effect.forkIn(this.list(source, version, asked).pipe(Effect.ensuring(Deferred.succeed(listing, undefined))), this.hooks.scope))
+      // Interruptible whoever asked (a send made where interruption is off): the scope's end stops the listing.
+      const run = this.list(source, version, asked).pipe(Effect.ensuring(Deferred.succeed(listing, undefined)), Effect.interruptible)
+      return Effect.asVoid(Effect.forkIn(run, this.hooks.scope))
     })
   }
 
