@@ -73,6 +73,19 @@ describe("the event channel", () => {
     }))
 })
 
+/** A run that emits turn 1 and then waits forever; `finalized` once it is interrupted. */
+const endless = () => {
+  const run = { finalized: false }
+  const stream = Events.streamOf<string, never>((emitter) =>
+    Effect.gen(function* () {
+      emitter.emit(started(1))
+      yield* Effect.never
+      return result
+    }).pipe(Effect.onInterrupt(() => Effect.sync(() => (run.finalized = true))))
+  )
+  return { stream, run }
+}
+
 describe("streamOf", () => {
   it.effect("starts the run on the first pull, once, and gives its events then Done", () =>
     Effect.gen(function* () {
@@ -95,33 +108,19 @@ describe("streamOf", () => {
 
   it.effect("a consumer that stops early interrupts the run and waits for its finalizers", () =>
     Effect.gen(function* () {
-      let finalized = false
-      const stream = Events.streamOf<string, never>((emitter) =>
-        Effect.gen(function* () {
-          emitter.emit(started(1))
-          yield* Effect.never
-          return result
-        }).pipe(Effect.onInterrupt(() => Effect.sync(() => (finalized = true))))
-      )
+      const { stream, run } = endless()
       expect(turns(yield* Stream.runCollect(Stream.take(stream, 1)))).toEqual([1])
-      expect(finalized).toBe(true)
+      expect(run.finalized).toBe(true)
       expect(Chunk.toReadonlyArray(yield* Stream.runCollect(Stream.take(stream, 0)))).toEqual([])
     }))
 
   it.effect("a consumer that reads where interruption is off still stops the run when it stops early", () =>
     Effect.gen(function* () {
-      let finalized = false
-      const stream = Events.streamOf<string, never>((emitter) =>
-        Effect.gen(function* () {
-          emitter.emit(started(1))
-          yield* Effect.never
-          return result
-        }).pipe(Effect.onInterrupt(() => Effect.sync(() => (finalized = true))))
-      )
+      const { stream, run } = endless()
       const fiber = yield* Effect.fork(Effect.uninterruptible(Stream.runCollect(Stream.take(stream, 1))))
       yield* TestClock.adjust("1 minute")
       expect(Option.map(Option.fromNullable(fiber.unsafePoll()), (exit) => Exit.map(exit, turns))).toEqual(Option.some(Exit.succeed([1])))
-      expect(finalized).toBe(true)
+      expect(run.finalized).toBe(true)
     }))
 
   it.effect("a run that fails fails the stream with its error", () =>
