@@ -297,6 +297,29 @@ describe("LiveAgent.session with a registry that follows its source", () => {
       }))
   })
 
+  it.scoped("closing the session stops a listing in flight at once, though the scope it was opened in stays open", () => {
+    const state = { version: 0, interrupted: false }
+    const source: Registry.Source = {
+      version: () => state.version,
+      current: Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => (state.interrupted = true))))
+    }
+    const registry = Registry.dynamic(Registry.unsafeMake(echo("first")), source)
+    return live(ScriptedLive.conversation([{ text: "ok" }]), () =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry })
+        state.version = 1
+        const user = yield* Effect.fork(session.send("hi"))
+        yield* Effect.repeatN(Effect.yieldNow(), 20)
+        expect(user.unsafePoll()).toBeNull()
+        yield* session.close
+        expect(state.interrupted).toBe(true)
+        expect(yield* Fiber.await(user)).toMatchObject({ _tag: "Failure" })
+        // A send after the end, with the source moved again, fails at once instead of waiting for a listing.
+        state.version = 2
+        expect(yield* Effect.flip(session.send("again"))).toMatchObject({ _tag: "SessionEnded" })
+      }))
+  })
+
   it.scoped("a static registry is never asked anything and never reconnects", () =>
     live(answering(() => []), (server) =>
       Effect.gen(function* () {

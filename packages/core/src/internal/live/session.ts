@@ -8,7 +8,8 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { defaultConcurrency } from "../../Executor.js"
 import type { Options, Session } from "../../LiveAgent.js"
@@ -153,6 +154,9 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       settled: (link) => Effect.zipRight(Effect.sync(() => heard?.()), quiet(link))
     })
 
+    // Where the tool listings run: a scope of the session's own, closed when the session ends (a `close` leaves the
+    // scope it was opened in open, and a listing left running there would hold up a `send` waiting for it).
+    const listings = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
     const tools: Tools<R> = new Tools(options.registry, {
       quiet: () => active !== undefined && !active.leaving && calls.outstanding(active.epoch) === 0 && !turns.open && !turns.abandoned,
       resumable: () => (handle === undefined ? "none" : active?.fresh === true ? "fresh" : "stale"),
@@ -163,7 +167,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           if (current === undefined) return Effect.void
           return Effect.zipRight(hub.publish({ _tag: "ToolsChanged", ...change, connection: current.epoch + 1 }), moveOn(current, "Redeclared"))
         }),
-      scope: yield* Effect.scope
+      scope: listings
     })
 
     const setup = (resumptionHandle: string | undefined): LiveModel.Setup => ({
@@ -339,6 +343,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           ? failure.value
           : new SessionEnded({ reason: Exit.isSuccess(exit) ? exit.value : "the session was closed" })
         ended = error
+        yield* Scope.close(listings, Exit.void)
         yield* Deferred.fail(next, error)
         yield* turns.end(error)
         const outcome: Exit.Exit<void, SessionError> = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? Exit.failCause(exit.cause) : Exit.void
