@@ -1,7 +1,7 @@
 import { LiveAgent, LiveModel, Registry, Retry, Tool } from "@agentfx/core"
 import { Emulator, Fault, Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, ConfigProvider, Context, Deferred, Effect, Exit, Layer, Redacted, Schema, Stream } from "effect"
+import { Cause, ConfigProvider, Context, Deferred, Effect, Exit, Layer, Option, Redacted, Schema, Stream } from "effect"
 import * as GeminiLive from "../src/GeminiLive.js"
 import { sentinel } from "./fixtures.js"
 
@@ -168,6 +168,32 @@ describe("Gemini Live layer — the session through the real SDK and the emulato
       expect(flash31!.received[1]).toEqual({ realtimeInput: { text: "hello" } })
       expect(audio!.setup).toMatchObject({ generationConfig: { responseModalities: ["AUDIO"] }, outputAudioTranscription: {} })
     }))
+
+  it.scopedLive("the setup carries the session's system instruction, temperature and output limit, and nothing it was not given", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const connect = (setup: LiveModel.Setup, options: Partial<GeminiLive.Options> = {}) =>
+        Effect.scoped(Effect.flatMap(LiveModel.LiveModel, (live) => live.connect(setup))).pipe(Effect.provide(liveOn(emulator, options)))
+      yield* connect({ declarations: [], system: "Be brief.", temperature: 0.25, maxOutputTokens: 77 })
+      yield* connect({ declarations: [], system: "" })
+      yield* connect({ declarations: [], system: "Speak." }, { modality: "audio" })
+      const [given, bare, audio] = yield* emulator.live
+      expect(given!.setup).toEqual({
+        model: "models/gemini-live-2.5-flash-preview",
+        generationConfig: { temperature: 0.25, maxOutputTokens: 77, responseModalities: ["TEXT"] },
+        systemInstruction: { role: "user", parts: [{ text: "Be brief." }] },
+        sessionResumption: {}
+      })
+      // An empty system instruction is none; no tools key without declarations.
+      expect(bare!.setup).toEqual({ model: "models/gemini-live-2.5-flash-preview", generationConfig: { responseModalities: ["TEXT"] }, sessionResumption: {} })
+      expect(audio!.setup).toEqual({
+        model: "models/gemini-live-2.5-flash-preview",
+        generationConfig: { responseModalities: ["AUDIO"] },
+        systemInstruction: { role: "user", parts: [{ text: "Speak." }] },
+        sessionResumption: {},
+        outputAudioTranscription: {}
+      })
+    }))
 })
 
 describe("Gemini Live layer — failures are typed errors, never hangs or crashes", () => {
@@ -187,6 +213,27 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(Cause.pretty(Cause.fail(wrongKey))).not.toContain(sentinel)
     }))
 
+  it.scopedLive("the API version goes into the socket's URL: one the server does not serve is HTTP 404, InvalidRequest naming the URL", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const error = yield* Effect.flip(connectWith(emulator, { apiVersion: "v9" }))
+      expect(error).toMatchObject({ _tag: "InvalidRequest", status: 404, message: "the Live endpoint refused the connection with HTTP 404: no Gemini Live endpoint at this URL" })
+      yield* connectWith(emulator, { apiVersion: "v1alpha" })
+      expect((yield* emulator.live).map((record) => record.path)).toEqual(["/ws/google.ai.generativelanguage.v1alpha.GenerativeService.BidiGenerateContent"])
+    }))
+
+  it.scopedLive("a declaration Gemini cannot take is InvalidRequest naming it, before any socket is opened", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const error = yield* Effect.flip(
+        Effect.scoped(
+          Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [{ name: "shout", description: "Shouts", parameters: { type: "string" } }] }))
+        ).pipe(Effect.provide(liveOn(emulator)))
+      )
+      expect(error).toMatchObject({ _tag: "InvalidRequest", message: 'function "shout" cannot be declared for Gemini: parameters must be an object schema, got "string"' })
+      expect(yield* emulator.live).toEqual([])
+    }))
+
   it.scopedLive("a server that never completes the setup is ModelTimeout, not a hang", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
@@ -199,7 +246,10 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
   it.scopedLive("nothing listening is Unavailable; a session whose server stays away ends with ReconnectFailed", () =>
     Effect.gen(function* () {
       const emulator = yield* Effect.scoped(Emulator.make())
-      expect(yield* Effect.flip(connectWith(emulator))).toMatchObject({ _tag: "Unavailable" })
+      const refused = yield* Effect.flip(connectWith(emulator))
+      expect(refused).toMatchObject({ _tag: "Unavailable" })
+      // The socket's own error says why, for a person to act on.
+      expect(refused.message).toMatch(/^the Live connection failed during setup: .*ECONNREFUSED/)
       const exit = yield* Effect.exit(ask(emulator, ["anyone?"]))
       expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toMatchObject({ _tag: "ReconnectFailed" })
     }))
@@ -255,6 +305,79 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(outcome.send._tag).toBe("Unavailable")
     }))
 
+  it.scopedLive("a frame of the wrong shape, and a call without an id, each end the connection with MalformedResponse", () =>
+    Effect.gen(function* () {
+      const malformedBy = (frame: string) =>
+        Effect.gen(function* () {
+          const emulator = yield* Emulator.make({ policy: Policy.script([Policy.withFaults({ text: "never seen" }, Fault.rawFrame(frame))]) })
+          const error = yield* Effect.flip(
+            Effect.scoped(
+              Effect.gen(function* () {
+                const connection = yield* Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))
+                yield* connection.sendText("hi")
+                return yield* Stream.runDrain(connection.events)
+              })
+            ).pipe(Effect.provide(liveOn(emulator)))
+          )
+          expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
+          return error
+        })
+      const shape = yield* malformedBy(JSON.stringify({ toolCall: { functionCalls: [{ id: "c1", name: 3 }] } }))
+      expect(shape).toMatchObject({ _tag: "MalformedResponse" })
+      expect(shape.message).toMatch(/^unexpected Live message shape: /)
+      const noId = yield* malformedBy(JSON.stringify({ toolCall: { functionCalls: [{ name: "lamp", args: {} }] } }))
+      expect(noId).toMatchObject({ _tag: "MalformedResponse", message: 'the server asked for "lamp" without an id, so it cannot be answered' })
+    }))
+
+  it.scopedLive("closed by the client: events end with Closed 1000, and each send after it says what could not be sent", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const outcome = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const connection = yield* Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))
+          yield* connection.close
+          yield* connection.close
+          const events = yield* Stream.runCollect(connection.events)
+          const text = yield* Effect.flip(connection.sendText("late"))
+          const responses = yield* Effect.flip(connection.sendToolResponses([{ id: "c1", name: "f", response: { ok: true } }]))
+          return { events: [...events], text, responses }
+        })
+      ).pipe(Effect.provide(liveOn(emulator)))
+      expect(outcome.events).toEqual([{ _tag: "Closed", code: 1000, reason: "closed by the client" }])
+      expect(outcome.text).toMatchObject({ _tag: "Unavailable", message: "the Live connection is closed: cannot send text" })
+      expect(outcome.responses).toMatchObject({ _tag: "Unavailable", message: "the Live connection is closed: cannot send tool responses" })
+      expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
+    }))
+
+  it.scopedLive("tool responses carry scheduling and willContinue exactly when given", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({
+        policy: Policy.script([{ calls: [{ name: "notify", args: { text: "a" } }, { name: "get_device_status", args: { device_name: "lamp" } }] }, { text: "ok" }])
+      })
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const connection = yield* Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))
+          yield* connection.sendText("go")
+          const calls = yield* connection.events.pipe(
+            Stream.filterMap((event) => (event._tag === "ToolCall" ? Option.some(event.calls) : Option.none())),
+            Stream.runHead,
+            Effect.map(Option.getOrThrow)
+          )
+          const [notifyCall, statusCall] = calls
+          yield* connection.sendToolResponses([
+            { id: notifyCall!.id, name: "notify", response: { sent: true }, scheduling: "whenIdle", willContinue: true },
+            { id: statusCall!.id, name: "get_device_status", response: { status: "off" } }
+          ])
+          // The next answer comes once the server has both responses.
+          yield* connection.events.pipe(Stream.takeUntil((event) => event._tag === "TurnComplete"), Stream.runDrain)
+        })
+      ).pipe(Effect.provide(liveOn(emulator)))
+      const [record] = yield* emulator.live
+      const [notifyResponse, statusResponse] = record!.responses
+      expect(notifyResponse).toMatchObject({ name: "notify", response: { sent: true }, scheduling: "WHEN_IDLE", willContinue: true })
+      expect(statusResponse).toEqual({ id: expect.any(String), name: "get_device_status", response: { status: "off" } })
+    }))
+
   it.effect("configuration: GEMINI_API_KEY (else GOOGLE_API_KEY) and GEMINI_LIVE_MODEL; a missing key names the variables", () =>
     Effect.gen(function* () {
       const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
@@ -264,5 +387,9 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       const error = yield* Effect.flip(Effect.scoped(build)).pipe(withEnv({}))
       expect(String(error)).toContain("GEMINI_API_KEY")
       expect(String(error)).toContain("GOOGLE_API_KEY")
+      const options = yield* GeminiLive.config.pipe(withEnv({ GEMINI_API_KEY: "k", GEMINI_BASE_URL: " http://127.0.0.1:9/ " }))
+      expect([Redacted.value(options.apiKey), options.model, options.baseUrl]).toEqual(["k", GeminiLive.defaultModel, "http://127.0.0.1:9/"])
+      expect((yield* GeminiLive.config.pipe(withEnv({ GEMINI_API_KEY: "k" }))).baseUrl).toBeUndefined()
+      expect(String(yield* Effect.flip(GeminiLive.config.pipe(withEnv({ GEMINI_API_KEY: "k", GEMINI_BASE_URL: "ftp://x" }))))).toContain("GEMINI_BASE_URL must be an http:// or https:// URL")
     }))
 })
