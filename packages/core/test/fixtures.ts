@@ -47,7 +47,8 @@ export const echo = (name: string, description = `echoes as ${name}`) =>
  * fails while `failing` is above 0 (counting it down). `registry` starts with one tool, `first`.
  */
 export const fakeSource = () => {
-  const state: { tools: ReadonlyArray<Tool.Tool>; version: number; listed: number; failing: number } = { tools: [echo("first")], version: 0, listed: 0, failing: 0 }
+  // `failing` listings fail, then `dying` listings die (a bug of the source), before listings succeed again.
+  const state: { tools: ReadonlyArray<Tool.Tool>; version: number; listed: number; failing: number; dying: number } = { tools: [echo("first")], version: 0, listed: 0, failing: 0, dying: 0 }
   const source: Registry.Source = {
     version: () => state.version,
     current: Effect.suspend(() => {
@@ -55,6 +56,10 @@ export const fakeSource = () => {
       if (state.failing > 0) {
         state.failing--
         return Effect.fail(new Error("the server did not answer"))
+      }
+      if (state.dying > 0) {
+        state.dying--
+        return Effect.die(new Error("a bug in the source"))
       }
       return Effect.succeed(Registry.unsafeMake(...state.tools))
     })

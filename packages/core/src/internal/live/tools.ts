@@ -109,7 +109,10 @@ export class Tools<R> {
   }
 
   private list(source: Source<R>, version: number, asked: boolean): Effect.Effect<void> {
-    return Effect.flatMap(Effect.either(source.current), (listed) =>
+    // A listing that dies (a bug of the source) is treated as one that failed: the fiber it runs in is not watched
+    // by anyone, so a defect left to end it would leave the session silently no longer following its tools.
+    const listing = Effect.catchAllDefect(source.current, (defect) => Effect.fail(defect))
+    return Effect.flatMap(Effect.either(listing), (listed) =>
       Effect.suspend(() => {
         this.listing = undefined
         if (listed._tag === "Left") {
