@@ -1,14 +1,17 @@
 /**
  * `--record`: captures the model turns of each eval case run against a real model and stores them as the case's
- * `x-cassette`, so the offline suite replays them from then on.
+ * `x-cassette`, so the offline suite replays them from then on. Only the cases whose run completed (passed or
+ * failed: the model finished, and that is what it did) are stored; a run that ended in an error stopped midway,
+ * and its turns would replace a good cassette with a cut-off conversation.
  */
 import { LanguageModel } from "@agentfx/core"
 import type { Turn } from "@agentfx/core"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Either, Layer, Stream } from "effect"
 import type { YAMLMap } from "yaml"
 import { isMap, isSeq, parseAllDocuments } from "yaml"
 import { Cassette } from "@agentfx/tools"
+import type { EvalReport } from "@agentfx/tools"
 
 /** Turns seen per key (an eval case id), in order. */
 export class Recorder {
@@ -38,12 +41,37 @@ export class Recorder {
   }
 }
 
-/** Rewrites `x-cassette` of the cases in `file` that have a recording; returns how many it stored. */
-export const storeCassettes = (file: string, recorder: Recorder): Effect.Effect<number, unknown, FileSystem.FileSystem> =>
+/** What `storeCassettes` did with the cases of a file: the ids stored, and the others with the reason. */
+export interface Stored {
+  readonly stored: ReadonlyArray<string>
+  readonly notStored: ReadonlyArray<{ readonly id: string; readonly reason: string }>
+}
+
+/** The case's cassette to store, or why there is none. */
+const storable = (
+  result: Pick<EvalReport.CaseResult, "status" | "error"> | undefined,
+  cassette: Cassette.Cassette | undefined
+): Either.Either<Cassette.Cassette, string> => {
+  if (result === undefined) return Either.left("it has no result in the report")
+  if (result.status === "error") return Either.left(`the run ended in an error${result.error === undefined ? "" : ` (${result.error})`}; its cassette is left as it was`)
+  return cassette === undefined ? Either.left("the model produced no turns for it") : Either.right(cassette)
+}
+
+/**
+ * Rewrites `x-cassette` of the cases in `file` whose run completed, by `results` (the report's cases); says which
+ * cases of the file were not stored and why.
+ */
+export const storeCassettes = (
+  file: string,
+  recorder: Recorder,
+  results: ReadonlyArray<Pick<EvalReport.CaseResult, "id" | "status" | "error">>
+): Effect.Effect<Stored, unknown, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const documents = parseAllDocuments(yield* fs.readFileString(file))
-    let stored = 0
+    const byId = new Map(results.map((result) => [result.id, result]))
+    const stored: Array<string> = []
+    const notStored: Array<{ id: string; reason: string }> = []
     for (const document of documents) {
       if (!("contents" in document)) continue
       const root = document.contents
@@ -51,12 +79,16 @@ export const storeCassettes = (file: string, recorder: Recorder): Effect.Effect<
       for (const item of cases) {
         if (!isMap(item)) continue
         const id = item.get("id")
-        const cassette = typeof id === "string" ? recorder.cassette(id) : undefined
-        if (cassette === undefined) continue
-        ;(item as YAMLMap<unknown, unknown>).set("x-cassette", document.createNode(cassette))
-        stored++
+        if (typeof id !== "string") continue
+        const cassette = storable(byId.get(id), recorder.cassette(id))
+        if (Either.isLeft(cassette)) {
+          notStored.push({ id, reason: cassette.left })
+          continue
+        }
+        ;(item as YAMLMap<unknown, unknown>).set("x-cassette", document.createNode(cassette.right))
+        stored.push(id)
       }
     }
-    if (stored > 0) yield* fs.writeFileString(file, Array.from(documents, (document) => document.toString()).join(""))
-    return stored
+    if (stored.length > 0) yield* fs.writeFileString(file, Array.from(documents, (document) => document.toString()).join(""))
+    return { stored, notStored }
   })

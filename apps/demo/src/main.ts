@@ -51,7 +51,8 @@ provider. With GEMINI_API_KEY / GOOGLE_API_KEY (or ZAI_API_KEY, OPENAI_API_KEY) 
 
 Options:
   --offline        run offline even when a key is set
-  --record         store the real model's turns as new cassettes (needs a key)
+  --record         store the real model's turns as new cassettes (needs a key); a case whose run
+                   ended in an error keeps its cassette
   --json FILE      also write the eval report as JSON to FILE
   --junit FILE     also write the eval report as JUnit XML to FILE
   --executor-tour  show the tool executor on its own (sequential, parallel, errors) instead
@@ -148,8 +149,9 @@ const program = Effect.gen(function* () {
   if (args.junit !== undefined) yield* fs.writeFileString(args.junit, EvalReport.junit(report))
   if (recorder !== undefined) {
     for (const file of new Set(cases.map((c) => c.file))) {
-      const stored = yield* storeCassettes(file, recorder)
-      console.log(`recorded ${stored} cassettes into ${file}`)
+      const { stored, notStored } = yield* storeCassettes(file, recorder, report.cases)
+      console.log(`recorded ${stored.length} cassettes into ${file}`)
+      for (const { id, reason } of notStored) yield* Terminal.terminal.err(`demo: not recorded: ${id} in ${file}: ${reason}\n`)
     }
   }
   process.exitCode = EvalReport.exitCode(report)

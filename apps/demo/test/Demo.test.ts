@@ -96,7 +96,10 @@ describe("warranty demo", () => {
         Turn.model("sent")
       ]
       for (const turn of turns) recorder.record("a", turn)
-      expect(yield* storeCassettes(file, recorder)).toBe(1)
+      expect(yield* storeCassettes(file, recorder, [{ id: "a", status: "passed" }, { id: "b", status: "passed" }])).toEqual({
+        stored: ["a"],
+        notStored: [{ id: "b", reason: "the model produced no turns for it" }]
+      })
       const text = yield* fs.readFileString(file)
       expect(text).toContain("# kept comment")
       const [a, b] = yield* EvalCase.load(file)
@@ -104,6 +107,44 @@ describe("warranty demo", () => {
       expect(b!.extensions["x-cassette"]).toBeUndefined()
       expect(Either.isRight(Cassette.decode(a!.extensions["x-cassette"], "a"))).toBe(true)
     }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))
+
+  it.effect("--record stores only the cases whose run completed: one that ended in an error keeps its cassette, and is named with the reason", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ directory: tmpdir() })
+      const file = NodePath.join(dir, "cases.yaml")
+      const good = "  x-cassette:\n    - calls: [{ name: send_email, args: { to: a@example.com, subject: s, body: good } }]\n    - text: sent\n"
+      const one = (id: string) => `- id: ${id}\n  scenario: missing-info\n  input: hi\n  expected_function_calls: []\n`
+      yield* fs.writeFileString(file, `${one("cut")}${good}${one("wrong")}${one("right")}`)
+      const recorder = new Recorder()
+      // The run of "cut" stopped after its first turn (the provider failed): that turn alone is not the conversation.
+      recorder.record("cut", { role: "model", parts: [{ _tag: "FunctionCall", id: "1", name: "send_email", args: { to: "a@example.com", subject: "s", body: "half" } }] })
+      recorder.record("wrong", Turn.model("I will not reply."))
+      recorder.record("right", Turn.model("done"))
+      const results = [
+        { id: "cut", status: "error" as const, error: "bad key" },
+        { id: "wrong", status: "failed" as const },
+        { id: "right", status: "passed" as const }
+      ]
+      const outcome = yield* storeCassettes(file, recorder, results)
+      expect(outcome).toEqual({ stored: ["wrong", "right"], notStored: [{ id: "cut", reason: "the run ended in an error (bad key); its cassette is left as it was" }] })
+      const [cut, wrong, right] = yield* EvalCase.load(file)
+      expect(cut!.extensions["x-cassette"]).toEqual([{ calls: [{ name: "send_email", args: { to: "a@example.com", subject: "s", body: "good" } }] }, { text: "sent" }])
+      expect(wrong!.extensions["x-cassette"]).toEqual([{ text: "I will not reply." }])
+      expect(right!.extensions["x-cassette"]).toEqual([{ text: "done" }])
+    }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))
+
+  it.effect("every case and sample of the demo loads, and every cassette decodes under the strict rules", () =>
+    Effect.gen(function* () {
+      const { cases } = yield* loadAll
+      const problems = cases.flatMap((c) => {
+        const cassette = Cassette.ofCase(c)
+        return cassette !== undefined && Either.isLeft(cassette) ? [cassette.left.message] : []
+      })
+      expect(problems).toEqual([])
+      expect(cases.filter((c) => Cassette.ofCase(c) !== undefined).length).toBeGreaterThanOrEqual(16)
+      expect((yield* Sample.loadDirectory(directories.samples)).length).toBe(4)
+    }).pipe(Effect.provide(backOffice)))
 })
 
 describe("Recorder.wrap", () => {

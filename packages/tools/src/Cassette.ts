@@ -1,7 +1,8 @@
 /**
  * Cassettes: the model turns of one conversation, stored with an eval case under `x-cassette` and replayed offline
  * (e.g. by the emulator's `Policy.byModel`), so that everything but the model — provider layer, loop, tools and
- * mocks, validator — runs for real. A step is `{text?, reasoning?, calls?: [{name, args}]}`.
+ * mocks, validator — runs for real. A step is `{text?, reasoning?, calls?: [{name, args}]}`; any other field is
+ * an error naming its path and line (a misspelt `args` must not replay a call with no arguments).
  *
  * ```yaml
  * x-cassette:
@@ -16,6 +17,7 @@ import { Json, Turn } from "@agentfx/core"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { EvalCase } from "./EvalCase.js"
+import * as YamlSource from "./internal/yamlSource.js"
 
 /** The case field a cassette is stored under. */
 export const field = "x-cassette"
@@ -35,27 +37,49 @@ export type Step = typeof Step.Type
 export const Cassette = Schema.NonEmptyArray(Step)
 export type Cassette = typeof Cassette.Type
 
-/** A stored cassette is not a list of steps. */
+/** A stored cassette is not a list of steps: where (file or name, line, case), which field, why. */
 export class CassetteError extends Schema.TaggedError<CassetteError>()("CassetteError", {
   source: Schema.String,
+  line: Schema.optional(Schema.Number),
+  caseId: Schema.optional(Schema.String),
+  field: Schema.optional(Schema.String),
   reason: Schema.String
 }) {
   override get message(): string {
-    return `${this.source}: ${this.reason}`
+    const which = this.caseId === undefined ? "" : `case "${this.caseId}": `
+    return `${YamlSource.where(this.source, this.line)}: ${which}the cassette is invalid: ${this.field === undefined ? "" : `${this.field}: `}${this.reason}`
   }
 }
 
-/** Decodes a stored cassette; `source` names it in errors. */
-export const decode = (value: unknown, source: string): Either.Either<Cassette, CassetteError> =>
+const decodeFrom = (
+  yaml: YamlSource.Source,
+  at: { readonly source: string; readonly caseId?: string; readonly prefix?: ReadonlyArray<PropertyKey> }
+): Either.Either<Cassette, CassetteError> =>
   Either.mapLeft(
-    Schema.decodeUnknownEither(Cassette)(value, { errors: "all" }),
-    (error) => new CassetteError({ source, reason: `the cassette is invalid: ${error.message}` })
+    YamlSource.decode(Cassette, yaml, at.prefix),
+    (problem) =>
+      new CassetteError({
+        source: at.source,
+        reason: problem.reason,
+        ...(problem.line === undefined ? {} : { line: problem.line }),
+        ...(at.caseId === undefined ? {} : { caseId: at.caseId }),
+        ...(problem.field === undefined ? {} : { field: problem.field })
+      })
   )
 
-/** The case's cassette: `undefined` when it has none, else the decoded cassette or why it is invalid. */
+/** Decodes a stored cassette; `source` names it in errors, which give the path of the offending field. */
+export const decode = (value: unknown, source: string): Either.Either<Cassette, CassetteError> =>
+  decodeFrom({ value, lineOf: () => undefined }, { source })
+
+/**
+ * The case's cassette: `undefined` when it has none, else the decoded cassette or why it is invalid (with the
+ * file's line when the case was read from a file).
+ */
 export const ofCase = (evalCase: EvalCase): Either.Either<Cassette, CassetteError> | undefined => {
   const value = evalCase.extensions[field]
-  return value === undefined ? undefined : decode(value, `${evalCase.file} (${evalCase.id})`)
+  if (value === undefined) return undefined
+  const lineOf = (path: ReadonlyArray<PropertyKey>) => evalCase.lineOf?.([field, ...path])
+  return decodeFrom({ value, lineOf }, { source: evalCase.file, caseId: evalCase.id, prefix: [field] })
 }
 
 /** A cassette from the model turns of a transcript (what recording stores). */

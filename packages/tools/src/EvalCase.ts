@@ -9,11 +9,11 @@
  *   Subject: Broken kettles
  *   ...
  * scenario: valid-warranty                     # the scenario the input should be handled as
- * mock_function_responses:                     # per function: one outcome, or a list tried in order
- *   check_warranty:
+ * mock_function_responses:                     # per function: one outcome, or a list: the first entry whose
+ *   check_warranty:                            #   `when` the arguments contain answers
  *     - when: { serial_number: SN-1 }          # optional: matches when the arguments contain these
  *       response: { valid: true, expires: 2026-01-01 }
- *     - response: { valid: false }             # no `when`: the fallback
+ *     - response: { valid: false }             # no `when`: the fallback, so it comes last
  *   create_ticket:
  *     response: { ticket_id: T-100 }
  *   send_email:
@@ -29,7 +29,9 @@
  * ```
  *
  * Unknown fields are errors (a typo must not silently weaken a case), except top-level keys starting with
- * `x-`, kept in `extensions` for tools that store their own data with a case (e.g. a recorded cassette).
+ * `x-`, kept in `extensions` for tools that store their own data with a case (e.g. a recorded cassette). So are
+ * checks that could never fail or mocks that could never answer: an empty `body_contains` phrase (every body
+ * contains it), and a mock entry listed after one that answers every call it would match.
  *
  * @since 0.1.0
  */
@@ -40,6 +42,7 @@ import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { Json } from "@agentfx/core"
 import * as BoundedText from "./internal/boundedText.js"
+import { contains, show } from "./internal/jsonValue.js"
 import * as YamlSource from "./internal/yamlSource.js"
 
 /** A case file cannot be read, is not valid YAML, or a field is invalid. */
@@ -50,7 +53,7 @@ export class EvalCaseError extends Schema.TaggedError<EvalCaseError>()("EvalCase
   reason: Schema.String
 }) {
   override get message(): string {
-    return `${this.line === undefined ? this.file : `${this.file}:${this.line}`}: ${this.field === undefined ? "" : `${this.field}: `}${this.reason}`
+    return `${YamlSource.where(this.file, this.line)}: ${this.field === undefined ? "" : `${this.field}: `}${this.reason}`
   }
 }
 
@@ -64,7 +67,7 @@ export class DuplicateCaseId extends Schema.TaggedError<DuplicateCaseId>()("Dupl
   }
 }
 
-/** One mock outcome: a `response` to return or an `error` to raise, for arguments containing `when`. */
+/** One mock outcome: a `response` to return or an `error` to raise, for arguments that contain `when` (any, without one). */
 export const MockResponse = Schema.Struct({
   when: Schema.optional(Json.JsonObject),
   response: Schema.optionalWith(Schema.Unknown, { exact: true }),
@@ -81,7 +84,22 @@ export type MockResponse = typeof MockResponse.Type
 const isList = (value: MockResponse | readonly [MockResponse, ...Array<MockResponse>]): value is readonly [MockResponse, ...Array<MockResponse>] =>
   Array.isArray(value)
 
-/** Per function, a single outcome or a list; always a list once decoded. */
+/**
+ * Why the entry at `index` can never answer, if it cannot: the first entry whose `when` the arguments contain
+ * answers, so an earlier entry whose `when` this one's contains (no `when` is contained in any) answers first
+ * every call this one matches. (Containment is transitive, so that earlier entry always matches.)
+ */
+const deadEntry = (entries: ReadonlyArray<MockResponse>, index: number): string | undefined => {
+  const when = entries[index]!.when ?? {}
+  const earlier = entries.findIndex((entry, i) => i < index && contains(entry.when ?? {}, when))
+  if (earlier === -1) return undefined
+  const shadow = entries[earlier]!.when
+  return shadow === undefined
+    ? `this entry is never used: entry [${earlier}] has no \`when\`, so it answers every call first`
+    : `this entry is never used: entry [${earlier}] answers first every call it matches (its \`when\` ${show(shadow, 200)} is contained in this one's)`
+}
+
+/** Per function, a single outcome or a list; always a list once decoded. An entry that can never answer is refused. */
 const MockResponses = Schema.transform(
   Schema.Union(MockResponse, Schema.NonEmptyArray(MockResponse)),
   Schema.NonEmptyArray(Schema.typeSchema(MockResponse)),
@@ -90,9 +108,19 @@ const MockResponses = Schema.transform(
     decode: (value): readonly [MockResponse, ...Array<MockResponse>] => (isList(value) ? value : [value]),
     encode: (list) => list
   }
+).pipe(
+  Schema.filter((entries) =>
+    entries.flatMap((_, index) => {
+      const reason = deadEntry(entries, index)
+      return reason === undefined ? [] : [{ path: [index], message: reason }]
+    })
+  )
 )
 
-const Phrases = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(Schema.String), {
+// Every body contains the empty phrase: a blank one would pass whatever the agent wrote.
+const Phrase = Schema.String.pipe(Schema.filter((phrase) => /\S/.test(phrase) || "an empty phrase is in every body: give the words to look for"))
+
+const Phrases = Schema.transform(Schema.Union(Phrase, Schema.Array(Phrase)), Schema.Array(Schema.String), {
   strict: true,
   decode: (value) => (typeof value === "string" ? [value] : value),
   encode: (list) => list
@@ -123,41 +151,47 @@ export interface EvalCase extends Schema.Schema.Type<typeof CaseFields> {
   /** The file it was read from (`<inline>` for cases built in code). */
   readonly file: string
   readonly line?: number | undefined
+  /**
+   * The file's line of a path inside the case (of its nearest ancestor when the path is not there), x- keys
+   * included: for tools that check their own data after loading (e.g. a cassette). Cases built in code have no lines.
+   */
+  readonly lineOf?: ((path: ReadonlyArray<PropertyKey>) => number | undefined) | undefined
   /** Top-level `x-` keys of the case, untouched. */
   readonly extensions: Readonly<Record<string, unknown>>
 }
 
+const errorOf = (file: string) => (problem: YamlSource.Problem): EvalCaseError =>
+  new EvalCaseError({
+    file,
+    reason: problem.reason,
+    ...(problem.line === undefined ? {} : { line: problem.line }),
+    ...(problem.field === undefined ? {} : { field: problem.field })
+  })
+
 const fromSource = (source: YamlSource.Source, path: ReadonlyArray<number>, file: string): Either.Either<EvalCase, EvalCaseError> => {
   const value = path.reduce<unknown>((node, index) => (Array.isArray(node) ? node[index] : undefined), source.value)
   const line = source.lineOf(path)
-  const fail = (problem: YamlSource.Problem) =>
-    new EvalCaseError({
-      file,
-      reason: problem.reason,
-      ...(problem.line === undefined ? {} : { line: problem.line }),
-      ...(problem.field === undefined ? {} : { field: problem.field })
-    })
+  const fail = errorOf(file)
   if (!Json.isPlainObject(value)) {
     return Either.left(fail({ line, reason: "a case must be a YAML mapping with id, input, scenario and expected_function_calls" }))
   }
   const extensions: Record<string, unknown> = {}
   const fields: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value)) (key.startsWith("x-") ? extensions : fields)[key] = field
-  const scoped: YamlSource.Source = { value: fields, lineOf: (inner) => source.lineOf([...path, ...inner]) }
-  return Either.map(Either.mapLeft(YamlSource.decode(CaseFields, scoped), fail), (decoded) => ({ ...decoded, file, line, extensions }))
+  const lineOf = (inner: ReadonlyArray<PropertyKey>) => source.lineOf([...path, ...inner])
+  return Either.map(Either.mapLeft(YamlSource.decode(CaseFields, { value: fields, lineOf }), fail), (decoded) => ({
+    ...decoded,
+    file,
+    line,
+    lineOf,
+    extensions
+  }))
 }
 
 /** Parses a case file's text: one case, a list of cases, or several documents. */
 export const parse = (text: string, file: string): Either.Either<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId> =>
   Either.gen(function* () {
-    const sources = yield* Either.mapLeft(YamlSource.parseAll(text), (problem) =>
-      new EvalCaseError({
-        file,
-        reason: problem.reason,
-        ...(problem.line === undefined ? {} : { line: problem.line }),
-        ...(problem.field === undefined ? {} : { field: problem.field })
-      })
-    )
+    const sources = yield* Either.mapLeft(YamlSource.parseAll(text), errorOf(file))
     const cases: Array<EvalCase> = []
     for (const source of sources) {
       const paths = Array.isArray(source.value) ? source.value.map((_, i) => [i]) : [[]]
@@ -175,7 +209,7 @@ const checkUnique = (cases: ReadonlyArray<EvalCase>): Either.Either<ReadonlyArra
   const seen = new Map<string, EvalCase>()
   for (const evalCase of cases) {
     const twin = seen.get(evalCase.id)
-    const at = (c: EvalCase) => (c.line === undefined ? c.file : `${c.file}:${c.line}`)
+    const at = (c: EvalCase) => YamlSource.where(c.file, c.line)
     if (twin !== undefined) return Either.left(new DuplicateCaseId({ id: evalCase.id, files: [at(twin), at(evalCase)] }))
     seen.set(evalCase.id, evalCase)
   }

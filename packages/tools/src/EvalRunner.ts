@@ -2,11 +2,16 @@
  * Runs eval cases through the agent loop and validates what it did. Each case is isolated: its own mocks, its
  * own dispatcher (call log) and transcript, and its own model — `model` is a Layer, or a function from the case
  * to a Layer (a per-case cassette replayed through an emulator), built afresh for every case. Cases run with
- * bounded concurrency; each is timed and has a timeout; a case that cannot finish is an `error`, never a crash.
+ * bounded concurrency; each is timed and has a timeout covering all of it (choosing the scenario, building the
+ * model, the run); a case that cannot finish is an `error`, never a crash, with the calls it made so far.
  *
  * Per case: choose the scenario (the case's own, or `detectScenario`), replace the handlers of the functions the
  * case mocks (arguments are still checked by the implementation's Schema), run the agent with the scenario's
  * instructions as system prompt and the case's input as prompt, then validate the calls.
+ *
+ * A mock for a function the case's own scenario lacks is a bug of the case file: the case is an `error`. An input
+ * routed to another scenario is the agent's failure, not the case's: that scenario runs with the mocks of the
+ * functions it offers (the others cannot be called there), and the case is `failed` with a `ScenarioMismatch`.
  *
  * @example
  * const report = yield* EvalRunner.run(cases, {
@@ -22,6 +27,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Cause from "effect/Cause"
+import * as Option from "effect/Option"
 import type * as Layer from "effect/Layer"
 import type { LanguageModel, Turn } from "@agentfx/core"
 import { Json, Registry } from "@agentfx/core"
@@ -47,7 +53,7 @@ export interface Options<R, RM, RD> {
   readonly concurrency?: number
   /** Pass-rate threshold (default 0.99). */
   readonly threshold?: number
-  /** Per case, for the whole agent run (default 2 minutes). */
+  /** Per case, for all of it: choosing the scenario, building the model, the agent run (default 2 minutes). */
   readonly timeout?: Duration.DurationInput
   /** Chooses the scenario from the case (e.g. classify the e-mail); default: the case's `scenario`. */
   readonly detectScenario?: (evalCase: EvalCase) => Effect.Effect<string, unknown, RD>
@@ -91,16 +97,18 @@ const mocked = <R>(tool: Tool.Tool<R>, entries: ReadonlyArray<MockResponse>): To
     })
 })
 
-/** The scenario with the case's mocks in place of the mocked handlers; a mock for a function it lacks is an error. */
-const withMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): Either.Either<Scenario.Scenario<R>, string> => {
+/** Why the case's mocks do not fit its own scenario: a mock for a function the scenario does not offer. */
+const foreignMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): string | undefined => {
+  const foreign = Object.keys(evalCase.mock_function_responses).filter((name) => !scenario.registry.tools.has(name))
+  return foreign.length === 0
+    ? undefined
+    : `mock_function_responses names ${foreign.map((n) => `"${n}"`).join(", ")}, which scenario "${scenario.name}" does not offer (it offers: ${scenario.registry.names.join(", ") || "nothing"})`
+}
+
+/** The scenario with the case's mocks in place of the handlers of the functions it offers (it ignores the others). */
+const withMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): Scenario.Scenario<R> => {
   const mocks = evalCase.mock_function_responses
-  const foreign = Object.keys(mocks).filter((name) => !scenario.registry.tools.has(name))
-  if (foreign.length > 0) {
-    return Either.left(
-      `mock_function_responses names ${foreign.map((n) => `"${n}"`).join(", ")}, which scenario "${scenario.name}" does not offer (it offers: ${scenario.registry.names.join(", ") || "nothing"})`
-    )
-  }
-  if (Object.keys(mocks).length === 0) return Either.right(scenario)
+  if (Object.keys(mocks).length === 0) return scenario
   const withCaseMocks = (registry: Registry.Registry<R>): Registry.Registry<R> =>
     Registry.unsafeMake(
       ...registry.names.map((name) => {
@@ -113,13 +121,13 @@ const withMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): Eithe
   const registry = withCaseMocks(scenario.registry)
   const source = scenario.registry.source
   // A registry that follows MCP servers keeps following them, with the mocks in place.
-  return Either.right({
+  return {
     ...scenario,
     registry:
       source === undefined
         ? registry
         : Registry.dynamic(registry, { version: source.version, current: Effect.map(source.current, withCaseMocks) }, scenario.registry.sourceVersion)
-  })
+  }
 }
 
 const observed = (call: Dispatcher.DispatchedCall): ObservedCall => ({
@@ -169,23 +177,32 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     stopReason: "error"
   })
 
-  const attempt = Effect.gen(function* () {
+  // How far the case got, for the error result of a case that times out at any point.
+  interface Reached {
+    scenario?: string
+    dispatcher?: Dispatcher.Dispatcher<R>
+  }
+
+  const whole = (reached: Reached) => Effect.gen(function* () {
     const detected = options.detectScenario === undefined
       ? Either.right(evalCase.scenario)
       : yield* Effect.either(Effect.mapError(options.detectScenario(evalCase), (error) => `the scenario could not be chosen: ${messageOf(error)}`))
     if (Either.isLeft(detected)) return errored(undefined, detected.left)
     const name = detected.right
+    reached.scenario = name
     const scenario = Scenario.get(options.scenarios, name)
     if (Either.isLeft(scenario)) return errored(name, scenario.left.message)
-    const prepared = withMocks(scenario.right, evalCase)
-    if (Either.isLeft(prepared)) return errored(name, prepared.left)
-    const dispatcher = yield* Dispatcher.make(prepared.right)
+    // The case file is checked against the case's own scenario, whichever one the input was routed to.
+    const own = name === evalCase.scenario ? scenario : Scenario.get(options.scenarios, evalCase.scenario)
+    const caseBug = Either.isRight(own) ? foreignMocks(own.right, evalCase) : undefined
+    if (caseBug !== undefined) return errored(name, caseBug)
+    const dispatcher = yield* Dispatcher.make(withMocks(scenario.right, evalCase))
+    reached.dispatcher = dispatcher
     const layer = typeof options.model === "function" ? options.model(evalCase) : options.model
     const outcome = yield* dispatcher
       .run({ ...options.agent, prompt: options.prompt === undefined ? evalCase.input : options.prompt(evalCase) })
       .pipe(
         Effect.provide(layer),
-        Effect.timeoutFail({ duration: timeout, onTimeout: () => `the case timed out after ${Duration.format(timeout)}` }),
         Effect.mapError(messageOf),
         Effect.catchAllDefect((defect) => Effect.fail(`the run died: ${messageOf(defect)}`)),
         Effect.either
@@ -206,6 +223,17 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
       turns: outcome.right.turns,
       stopReason: stopReasonText(outcome.right.stopReason)
     }
+  })
+
+  const attempt = Effect.suspend(() => {
+    const reached: Reached = {}
+    return Effect.flatMap(Effect.timeoutOption(whole(reached), timeout), (result) =>
+      Option.isSome(result)
+        ? Effect.succeed(result.value)
+        : Effect.map(reached.dispatcher?.calls ?? Effect.succeed<ReadonlyArray<Dispatcher.DispatchedCall>>([]), (logged) =>
+            errored(reached.scenario, `the case timed out after ${Duration.format(timeout)}`, logged.map(observed))
+          )
+    )
   })
 
   return attempt.pipe(

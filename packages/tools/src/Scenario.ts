@@ -60,8 +60,6 @@ import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
 import * as HttpUrl from "@agentfx/core/HttpUrl"
 
-const where = (file: string, line: number | undefined): string => (line === undefined ? file : `${file}:${line}`)
-
 /** The file cannot be read, has no (or broken) front matter, or a field is invalid. */
 export class ScenarioFileError extends Schema.TaggedError<ScenarioFileError>()("ScenarioFileError", {
   file: Schema.String,
@@ -70,7 +68,7 @@ export class ScenarioFileError extends Schema.TaggedError<ScenarioFileError>()("
   reason: Schema.String
 }) {
   override get message(): string {
-    return `${where(this.file, this.line)}: ${this.field === undefined ? "" : `${this.field}: `}${this.reason}`
+    return `${YamlSource.where(this.file, this.line)}: ${this.field === undefined ? "" : `${this.field}: `}${this.reason}`
   }
 }
 
@@ -83,7 +81,7 @@ export class MissingImplementation extends Schema.TaggedError<MissingImplementat
   available: Schema.Array(Schema.String)
 }) {
   override get message(): string {
-    return `${where(this.file, this.line)}: scenario "${this.scenario}" declares function "${this.function}", which has no registered implementation (registered: ${this.available.length === 0 ? "none" : this.available.join(", ")})`
+    return `${YamlSource.where(this.file, this.line)}: scenario "${this.scenario}" declares function "${this.function}", which has no registered implementation (registered: ${this.available.length === 0 ? "none" : this.available.join(", ")})`
   }
 }
 
@@ -96,7 +94,7 @@ export class SchemaDrift extends Schema.TaggedError<SchemaDrift>()("SchemaDrift"
   differences: Schema.Array(Schema.String)
 }) {
   override get message(): string {
-    return `${where(this.file, this.line)}: the parameters of "${this.function}" in scenario "${this.scenario}" disagree with its implementation: ${this.differences.join("; ")}`
+    return `${YamlSource.where(this.file, this.line)}: the parameters of "${this.function}" in scenario "${this.scenario}" disagree with its implementation: ${this.differences.join("; ")}`
   }
 }
 

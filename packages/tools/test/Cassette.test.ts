@@ -23,7 +23,40 @@ describe("Cassette", () => {
     ["arguments that are not an object", [{ calls: [{ name: "f", args: [1] }] }]]
   ])("refuses %s, naming the case", (_, value) => {
     const result = Cassette.ofCase(caseWith({ "x-cassette": value }))
-    expect(result !== undefined && Either.isLeft(result) && result.left.message).toMatch(/^cases\.yaml \(c1\): the cassette is invalid/)
+    expect(result !== undefined && Either.isLeft(result) && result.left.message).toMatch(/^cases\.yaml: case "c1": the cassette is invalid: x-cassette/)
+  })
+
+  const invalid = (value: unknown) => Either.getOrThrowWith(Either.flip(Cassette.decode(value, "c")), () => new Error("decoded"))
+
+  it("refuses a field it does not know instead of dropping it, naming the field", () => {
+    const renamed = invalid([{ calls: [{ name: "check_warranty", arguments: { serial_number: "SN-1" } }] }])
+    expect(renamed).toMatchObject({ _tag: "CassetteError", source: "c", field: "[0].calls[0].arguments", reason: "unknown field; expected one of name | args" })
+    expect(renamed.message).toBe("c: the cassette is invalid: [0].calls[0].arguments: unknown field; expected one of name | args")
+    expect(invalid([{ text: "hi", call: [{ name: "f" }] }])).toMatchObject({ field: "[0].call", reason: expect.stringMatching(/^unknown field; expected one of text \| reasoning \| calls/) })
+  })
+
+  it("names the field of a wrong value, without spelling out the schema", () => {
+    const error = invalid([{ text: "a" }, { calls: [{ name: 3 }] }])
+    expect(error).toMatchObject({ field: "[1].calls[0].name" })
+    expect(error.message).not.toMatch(/ReadonlyArray|\{ readonly/)
+  })
+
+  it("gives the file's line of the problem in a case read from YAML", () => {
+    const text = `id: c1
+input: hi
+scenario: s
+expected_function_calls: []
+x-cassette:
+  - calls:
+      - name: check_warranty
+        arguments: { serial_number: SN-1 }
+  - text: done
+`
+    const [evalCase] = Either.getOrThrow(EvalCase.parse(text, "cases.yaml"))
+    const result = Cassette.ofCase(evalCase!)
+    const error = result !== undefined && Either.isLeft(result) ? result.left : undefined
+    expect(error).toMatchObject({ source: "cases.yaml", caseId: "c1", line: 8, field: "x-cassette[0].calls[0].arguments" })
+    expect(error?.message).toBe(`cases.yaml:8: case "c1": the cassette is invalid: x-cassette[0].calls[0].arguments: unknown field; expected one of name | args`)
   })
 
   it("records the model turns of a transcript and nothing else", () => {

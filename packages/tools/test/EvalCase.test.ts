@@ -63,8 +63,12 @@ describe("EvalCase.parse", () => {
       ],
       file: "cases/c.yaml",
       line: 1,
+      lineOf: expect.any(Function),
       extensions: { "x-cassette": "cassettes/valid-two-serials.json" }
     })
+    // Lines reach into the x- keys too, for the tools that check them later.
+    expect(evalCase!.lineOf?.(["x-cassette"])).toBe(7)
+    expect(evalCase!.lineOf?.(["expected_function_calls", 2, "body_contains"])).toBe(26)
   })
 
   it("defaults description and mocks, and keeps a null response", () => {
@@ -119,6 +123,34 @@ describe("EvalCase.parse", () => {
       })
       const shape = failure("id: a\ninput: x\nscenario: s\nmock_function_responses:\n  f: 42\nexpected_function_calls: []\n")
       expect(shape).toMatchObject({ field: "mock_function_responses.f", line: 5, reason: "has the wrong shape (got 42)" })
+    })
+
+    it("a mock entry that can never answer: after one without `when`, or after one whose `when` it contains", () => {
+      const head = "id: a\ninput: x\nscenario: s\nmock_function_responses:\n  check_warranty:\n"
+      const afterFallback = caseError(`${head}    - error: down\n    - when: { serial_number: SN-1 }\n      response: ok\nexpected_function_calls: []\n`)
+      expect(afterFallback).toMatchObject({ line: 7, field: "mock_function_responses.check_warranty[1]" })
+      expect(afterFallback.reason).toBe("this entry is never used: entry [0] has no `when`, so it answers every call first")
+      const repeated = caseError(
+        `${head}    - when: { serial_number: SN-1 }\n      response: one\n    - when: { serial_number: SN-2 }\n      response: two\n    - when: { serial_number: SN-1 }\n      response: again\nexpected_function_calls: []\n`
+      )
+      expect(repeated).toMatchObject({ line: 10, field: "mock_function_responses.check_warranty[2]" })
+      expect(repeated.reason).toBe('this entry is never used: entry [0] answers first every call it matches (its `when` {"serial_number":"SN-1"} is contained in this one\'s)')
+      const narrower = caseError(`${head}    - when: { a: 1 }\n      response: one\n    - when: { a: 1, b: 2 }\n      response: never\nexpected_function_calls: []\n`)
+      expect(narrower).toMatchObject({ line: 8, field: "mock_function_responses.check_warranty[1]" })
+      expect(narrower.message).toMatch(/^cases\/c\.yaml:8: mock_function_responses\.check_warranty\[1\]: this entry is never used/)
+      // Distinct `when`s, then a fallback last: every entry can answer.
+      const fine = parsed(`${head}    - when: { a: 1, b: 2 }\n      response: both\n    - when: { a: 1 }\n      response: one\n    - response: rest\nexpected_function_calls: []\n`)
+      expect(fine[0]!.mock_function_responses.check_warranty).toHaveLength(3)
+    })
+
+    it("an empty or blank body_contains phrase, which every body contains", () => {
+      const head = "id: a\ninput: x\nscenario: s\nexpected_function_calls:\n  - function_name: send_email\n"
+      const empty = caseError(`${head}    body_contains: ''\n`)
+      expect(empty).toMatchObject({ line: 6, field: "expected_function_calls[0].body_contains", reason: "an empty phrase is in every body: give the words to look for" })
+      expect(caseError(`${head}    body_contains: "   "\n`)).toMatchObject({ line: 6, field: "expected_function_calls[0].body_contains" })
+      expect(caseError(`${head}    body_contains:\n      - T-100\n      - "\\t "\n`)).toMatchObject({ line: 8, field: "expected_function_calls[0].body_contains[1]" })
+      const made = EvalCase.make({ id: "g", input: "x", scenario: "s", expected_function_calls: [{ function_name: "send_email", body_contains: [" "] }] })
+      expect(Either.isLeft(made)).toBe(true)
     })
 
     it("invalid YAML, a case that is not a mapping, an empty file", () => {

@@ -6,7 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-import { ModelError, Registry, Retry, Tool } from "@agentfx/core"
+import { LanguageModel, ModelError, Registry, Retry, Tool } from "@agentfx/core"
 import * as EffectSchema from "effect/Schema"
 import { Scripted } from "@agentfx/core/testing"
 import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
@@ -297,6 +297,59 @@ describe("EvalRunner.run", () => {
         ["broken", "error", undefined, "the scenario could not be chosen: malformed e-mail: no From line"]
       ])
       expect(report.cases[1]!.mismatches).toStrictEqual([{ _tag: "ScenarioMismatch", expected: "valid-warranty", actual: "missing-info" }])
+    })
+  )
+
+  it.effect("a case routed to another scenario runs there and fails with ScenarioMismatch; only the mocks that scenario offers apply", () =>
+    Effect.gen(function* () {
+      const evalCase = caseOf({
+        id: "misrouted",
+        scenario: "valid-warranty",
+        mock_function_responses: { create_ticket: { response: { ticket_id: "T-1" } }, send_email: { response: "queued" } },
+        expected_function_calls: [{ function_name: "create_ticket" }, { function_name: "send_email" }]
+      })
+      const model = Scripted.layer([reply("Please send the serial number."), Scripted.text("done")])
+      const report = yield* EvalRunner.run([evalCase], { scenarios, model, detectScenario: () => Effect.succeed("missing-info") })
+      const [result] = report.cases
+      expect(result).toMatchObject({ status: "failed", scenario: "missing-info", expectedScenario: "valid-warranty", text: "done" })
+      expect(result!.error).toBeUndefined()
+      // The send_email mock still answers: missing-info offers it.
+      expect(result!.calls.map((c) => [c.name, c.response])).toStrictEqual([["send_email", { output: "queued" }]])
+      expect(result!.mismatches[0]).toStrictEqual({ _tag: "ScenarioMismatch", expected: "valid-warranty", actual: "missing-info" })
+    })
+  )
+
+  it.effect("a mock its own scenario lacks is a case-file error, whichever scenario the input is routed to", () =>
+    Effect.gen(function* () {
+      const evalCase = caseOf({ id: "bad-mock", scenario: "missing-info", mock_function_responses: { create_ticket: { response: {} } } })
+      const model = Scripted.layer([Scripted.text("done")])
+      const expected = `mock_function_responses names "create_ticket", which scenario "missing-info" does not offer (it offers: send_email)`
+      for (const detected of ["missing-info", "valid-warranty"]) {
+        const [result] = (yield* EvalRunner.run([evalCase], { scenarios, model, detectScenario: () => Effect.succeed(detected) })).cases
+        expect([result!.status, result!.error]).toStrictEqual(["error", expected])
+      }
+    })
+  )
+
+  it.effect("the timeout covers the whole case: choosing the scenario, building the model, the run; calls made are kept", () =>
+    Effect.gen(function* () {
+      const cases = ["undecided", "no-model", "stuck", "quick"].map((id) => caseOf({ id, scenario: "missing-info" }))
+      const model = (evalCase: EvalCase.EvalCase) =>
+        evalCase.id === "no-model"
+          ? Layer.effect(LanguageModel.LanguageModel, Effect.never)
+          : evalCase.id === "stuck"
+            ? Scripted.layer([reply("first"), { text: "late", delay: "1 hour" }])
+            : Scripted.layer([Scripted.text("done")])
+      const detectScenario = (evalCase: EvalCase.EvalCase) => (evalCase.id === "undecided" ? Effect.never : Effect.succeed(evalCase.scenario))
+      const fiber = yield* Effect.fork(EvalRunner.run(cases, { scenarios, model, detectScenario, timeout: "5 seconds", agent: { turnTimeout: "2 hours" } }))
+      yield* TestClock.adjust("5 seconds")
+      const report = yield* Fiber.join(fiber)
+      expect(report.cases.map((c) => [c.id, c.status, c.scenario, c.error, c.calls.map((call) => call.name), c.durationMs])).toStrictEqual([
+        ["undecided", "error", undefined, "the case timed out after 5s", [], 5000],
+        ["no-model", "error", "missing-info", "the case timed out after 5s", [], 5000],
+        ["stuck", "error", "missing-info", "the case timed out after 5s", ["send_email"], 5000],
+        ["quick", "passed", "missing-info", undefined, [], 0]
+      ])
     })
   )
 

@@ -11,6 +11,9 @@ export interface Problem {
   readonly reason: string
 }
 
+/** `file:line` (or the file alone): how errors name a place in a YAML source, so that editors can jump to it. */
+export const where = (file: string, line: number | undefined): string => (line === undefined ? file : `${file}:${line}`)
+
 /** A parsed YAML document: its value, and the source line of any path inside it. */
 export interface Source {
   readonly value: unknown
