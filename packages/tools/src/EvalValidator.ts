@@ -7,6 +7,7 @@
  * got: the result object, `{output: value}`, or `{error: {...}}`) and `body_contains` (phrases of the `body`
  * argument, case-insensitive, runs of white space counting as one space). Expected calls left over are
  * missing, or out of order when the same function was called elsewhere; actual calls left over are unexpected.
+ * Calls of one function made in the same model turn (parallel calls) may come in any order among themselves.
  *
  * @example
  * const mismatches = EvalValidator.validate(evalCase, { scenario: "valid-warranty", calls })
@@ -195,6 +196,46 @@ const checkPair = (expected: EvalCase["expected_function_calls"][number], actual
   return out
 }
 
+/**
+ * Calls of one function that the model made in the same turn run in parallel: the order it listed them in says
+ * nothing, so within each such group the aligned expected calls are paired with the actual ones by best fit (fewest
+ * mismatches, then position) instead of by position. Order across turns, and between functions, still counts.
+ */
+const pairWithinTurns = (
+  pairs: ReadonlyArray<readonly [number, number]>,
+  expected: EvalCase["expected_function_calls"],
+  actual: Observation["calls"]
+): ReadonlyArray<readonly [number, number]> => {
+  const groups = new Map<string, Array<readonly [number, number]>>()
+  for (const pair of pairs) {
+    const call = actual[pair[1]]!
+    if (call.turn === undefined) continue
+    const key = `${call.turn}\u0000${call.name}`
+    groups.set(key, [...(groups.get(key) ?? []), pair])
+  }
+  const repaired = new Map<number, number>()
+  for (const group of groups.values()) {
+    if (group.length < 2) continue
+    // The closest pair first, again and again (ties: the earlier expected call, then the earlier actual one).
+    const cost = group.map(([e]) => group.map(([, a]) => checkPair(expected[e]!, actual[a]!, e, a).length))
+    const usedE = new Set<number>()
+    const usedA = new Set<number>()
+    while (usedE.size < group.length) {
+      let best: readonly [number, number] = [-1, -1]
+      let fewest = Infinity
+      for (let i = 0; i < group.length; i++) {
+        for (let j = 0; j < group.length; j++) {
+          if (!usedE.has(i) && !usedA.has(j) && cost[i]![j]! < fewest) [best, fewest] = [[i, j], cost[i]![j]!]
+        }
+      }
+      usedE.add(best[0])
+      usedA.add(best[1])
+      repaired.set(group[best[0]]![0], group[best[1]]![1])
+    }
+  }
+  return repaired.size === 0 ? pairs : pairs.map(([e, a]) => [e, repaired.get(e) ?? a] as const)
+}
+
 /** Every way the observation differs from the case's expectations; empty when the case passes. */
 export const validate = (evalCase: EvalCase, observation: Observation): ReadonlyArray<Mismatch> => {
   const out: Array<Mismatch> = []
@@ -208,7 +249,7 @@ export const validate = (evalCase: EvalCase, observation: Observation): Readonly
   if (expected.length !== actual.length) {
     out.push(CallCountMismatch.make({ expected: expected.length, actual: actual.length, expectedNames, actualNames }))
   }
-  const pairs = align(expectedNames, actualNames)
+  const pairs = pairWithinTurns(align(expectedNames, actualNames), expected, actual)
   const pairedExpected = new Set(pairs.map(([e]) => e))
   const pairedActual = new Set(pairs.map(([, a]) => a))
   // Left-over expected calls whose function was called at a left-over position came out of order.

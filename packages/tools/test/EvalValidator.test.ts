@@ -277,6 +277,37 @@ describe("EvalValidator: alignment, phrases, failed calls and descriptions at th
     expect(mismatches.map((m) => (m._tag === "ArgumentMismatch" ? `${m.functionName}@${m.actualIndex}` : m._tag))).toStrictEqual(["OutOfOrder", "c@1", "a@2", "b@3"])
   })
 
+  it("calls of one function made in the same turn (in parallel) may come in any order; across turns the order counts", () => {
+    const inTurn = (turn: number | undefined, name: string, args: Json.JsonObject): EvalValidator.ObservedCall => ({ ...call(name, args), ...(turn === undefined ? {} : { turn }) })
+    const expected: ReadonlyArray<Expected> = [
+      { function_name: "check_warranty", arguments: { serial_number: "SN-A" } },
+      { function_name: "check_warranty", arguments: { serial_number: "SN-B" } },
+      { function_name: "send_email", arguments_contain: { to: "x@y.z" } }
+    ]
+    const swapped = (turns: readonly [number | undefined, number | undefined]) => [
+      inTurn(turns[0], "check_warranty", { serial_number: "SN-B" }),
+      inTurn(turns[1], "check_warranty", { serial_number: "SN-A" }),
+      inTurn(2, "send_email", { to: "x@y.z" })
+    ]
+    expect(check(expected, swapped([1, 1]))).toStrictEqual([])
+    // In two turns, or without turns, the second check came first: each pair is checked where it stands.
+    for (const turns of [[1, 2], [undefined, undefined]] as const) {
+      expect(described(check(expected, swapped(turns)))).toStrictEqual([
+        'call 1 check_warranty: arguments.serial_number: expected "SN-A", got "SN-B"',
+        'call 2 check_warranty: arguments.serial_number: expected "SN-B", got "SN-A"'
+      ])
+    }
+    // Within the turn, a call that fits none is reported against the call left to it, the best fits paired first.
+    const threeInTurn = [
+      inTurn(1, "check_warranty", { serial_number: "SN-B" }),
+      inTurn(1, "check_warranty", { serial_number: "SN-C" }),
+      inTurn(2, "send_email", { to: "x@y.z" })
+    ]
+    expect(described(check(expected, threeInTurn))).toStrictEqual([
+      'call 2 check_warranty (expected as call 1): arguments.serial_number: expected "SN-A", got "SN-C"'
+    ])
+  })
+
   it("matches phrases ignoring case and runs of white space, but not missing spaces", () => {
     const send = (body: string, phrases: Array<string>) => check([{ function_name: "send_email", body_contains: phrases }], [call("send_email", { body })])
     expect(send("  Your TICKET\n\tis   open  ", ["ticket is open", "YOUR ticket"])).toStrictEqual([])
