@@ -8,7 +8,7 @@ import type { Emulator } from "@agentfx/emulator"
 import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
 import type { EvalReport } from "@agentfx/tools"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import { Effect, Either, Layer, Schema } from "effect"
+import { Data, Effect, Either, Layer, Option, Schema } from "effect"
 import * as Email from "./Email.js"
 import * as ModelSource from "./ModelSource.js"
 import { promptOf, scenarioFor } from "./Pipeline.js"
@@ -25,17 +25,28 @@ export interface SuiteOptions<R> {
   readonly threshold?: number
 }
 
+/**
+ * The case's `check_warranty` mocks cannot say what triage needs: no entry matches a serial the e-mail mentions, or
+ * a response is not a warranty record. A bug of the case file, not an outage: it must not route the case to the
+ * service-unavailable scenario (only an `error:` entry stands for that).
+ */
+class MockGap extends Data.TaggedError("MockGap")<{ readonly message: string }> {}
+
 /** The warranty registry as the case's `check_warranty` mocks describe it (what triage sees for this case). */
 export const mockedWarranties = (evalCase: EvalCase.EvalCase): Layer.Layer<WarrantyRegistry> => {
   const entries = evalCase.mock_function_responses.check_warranty
   return Layer.succeed(WarrantyRegistry, {
     check: (serial) => {
       if (entries === undefined) return Effect.succeed({ serial_number: serial, status: "unknown" as const })
-      return Either.match(EvalRunner.mockOutcome("check_warranty", entries, { serial_number: serial }), {
+      const args = { serial_number: serial }
+      if (EvalRunner.mockEntry(entries, args) === undefined) {
+        return Effect.die(new MockGap({ message: `the case's check_warranty mocks answer nothing for ${serial}, a serial number its e-mail mentions` }))
+      }
+      return Either.match(EvalRunner.mockOutcome("check_warranty", entries, args), {
         onLeft: (error) => Effect.fail(new WarrantyServiceUnavailable({ message: typeof error.message === "string" ? error.message : "unavailable" })),
         onRight: (value) =>
           Either.match(Schema.decodeUnknownEither(WarrantyRecord)(value), {
-            onLeft: () => Effect.succeed({ serial_number: serial, status: "unknown" as const }),
+            onLeft: (problem) => Effect.die(new MockGap({ message: `the case's check_warranty mock for ${serial} is not a warranty record: ${problem.message}` })),
             onRight: Effect.succeed
           })
       })
@@ -43,11 +54,14 @@ export const mockedWarranties = (evalCase: EvalCase.EvalCase): Layer.Layer<Warra
   })
 }
 
-/** Parses the case's e-mail and triages it against its mocks; a malformed e-mail fails the case. */
+/** Parses the case's e-mail and triages it against its mocks; a malformed e-mail, or mocks that cannot say, fail the case. */
 const detectScenario = <R>(scenarios: ReadonlyArray<Scenario.Scenario<R>>) => (evalCase: EvalCase.EvalCase) =>
   Effect.gen(function* () {
     const email = yield* Email.parse(evalCase.input)
-    const trigger = yield* Triage.detect(email).pipe(Effect.provide(mockedWarranties(evalCase)))
+    const trigger = yield* Triage.detect(email).pipe(
+      Effect.provide(mockedWarranties(evalCase)),
+      Effect.catchSomeDefect((defect) => (defect instanceof MockGap ? Option.some(Effect.fail(defect)) : Option.none()))
+    )
     return (yield* scenarioFor(scenarios, trigger)).name
   })
 

@@ -56,6 +56,31 @@ describe("warranty demo", () => {
       expect(EvalReport.pretty(broken)).toContain("the cassette is invalid")
     }).pipe(Effect.provide(backOffice)))
 
+  it.live("triage mocks that cannot answer make the case an error that says so, not a case routed to the outage scenario", () =>
+    Effect.gen(function* () {
+      const { scenarios, cases } = yield* loadAll
+      const original = cases.find((c) => c.id === "vw-kettle")!
+      const withWarrantyMock = (check_warranty: ReadonlyArray<EvalCase.MockResponse>): EvalCase.EvalCase => ({
+        ...original,
+        mock_function_responses: { ...original.mock_function_responses, check_warranty: check_warranty as EvalCase.EvalCase["mock_function_responses"][string] }
+      })
+      const report = yield* Suite.run({
+        scenarios,
+        cases: [
+          withWarrantyMock([{ when: { serial_number: "SN-OTHER01" }, response: { serial_number: "SN-OTHER01", status: "active" } }]),
+          withWarrantyMock([{ response: { serial_number: "SN-KT2024A", status: "Active" } }])
+        ],
+        source: offline
+      })
+      expect(report.cases.map((c) => [c.status, c.scenario])).toEqual([["error", undefined], ["error", undefined]])
+      expect(report.cases[0]!.error).toBe("the scenario could not be chosen: the case's check_warranty mocks answer nothing for SN-KT2024A, a serial number its e-mail mentions")
+      expect(report.cases[1]!.error).toMatch(/^the scenario could not be chosen: the case's check_warranty mock for SN-KT2024A is not a warranty record: /)
+      // An `error:` entry is what stands for an outage: that case goes to the degradation scenario.
+      const outage = yield* Suite.run({ scenarios, cases: [withWarrantyMock([{ error: "the warranty service is down" }])], source: offline })
+      expect(outage.cases[0]!.scenario).not.toBe("valid-warranty")
+      expect(outage.cases[0]!.mismatches).toContainEqual(expect.objectContaining({ _tag: "ScenarioMismatch", expected: "valid-warranty" }))
+    }).pipe(Effect.provide(backOffice)))
+
   it.live("every sample is processed and answered by its scenario", () =>
     Effect.gen(function* () {
       const { scenarios } = yield* loadAll

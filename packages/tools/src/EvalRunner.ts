@@ -68,13 +68,17 @@ export const defaultConcurrency = 4
 /** Per-case time limit unless `timeout` says otherwise. */
 export const defaultTimeout = Duration.minutes(2)
 
+/** The mock entry that answers these arguments: the first whose `when` the arguments contain (any, without one). */
+export const mockEntry = (entries: ReadonlyArray<MockResponse>, args: Json.JsonObject): MockResponse | undefined =>
+  entries.find((candidate) => candidate.when === undefined || contains(candidate.when, args))
+
 /** What the case's mocks answer for these arguments: the first entry whose `when` the arguments contain. */
 export const mockOutcome = (
   functionName: string,
   entries: ReadonlyArray<MockResponse>,
   args: Json.JsonObject
 ): Either.Either<unknown, Json.JsonObject> => {
-  const entry = entries.find((candidate) => candidate.when === undefined || contains(candidate.when, args))
+  const entry = mockEntry(entries, args)
   if (entry === undefined) {
     return Either.left({ message: `the eval case gives no mock response for ${functionName} with these arguments: ${show(args, 500)}` })
   }
