@@ -168,6 +168,19 @@ describe("EvalCase.parse", () => {
   })
 })
 
+describe("EvalCase keys that would merge", () => {
+  it("two keys that are one property once made JSON (1 and '1') are refused at their line, not merged", () => {
+    const error = caseError(
+      "id: a\ninput: x\nscenario: s\nmock_function_responses:\n  lookup:\n    response: {1: first, '1': second}\nexpected_function_calls: []\n"
+    )
+    expect(error).toMatchObject({ line: 6, reason: expect.stringContaining("Map keys must be unique") })
+    // Keys that differ stay apart.
+    expect(parsed("id: a\ninput: x\nscenario: s\nmock_function_responses:\n  lookup:\n    response: {1: first, 2: second}\nexpected_function_calls: []\n")[0]!.mock_function_responses.lookup).toEqual([
+      { response: { 1: "first", 2: "second" } }
+    ])
+  })
+})
+
 describe("EvalCase keys that reach a prototype", () => {
   it("__proto__ anywhere (YAML or JSON) and constructor / prototype as a mocked function's name are refused, with file, path and line", () => {
     const nested = caseError("id: a\ninput: hi\nscenario: s\nexpected_function_calls:\n  - function_name: f\n    arguments:\n      __proto__: { admin: true }\n")

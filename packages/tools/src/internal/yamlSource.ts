@@ -24,7 +24,13 @@ export interface Source {
 // Aliases can expand exponentially ("billion laughs"); no hand-written case or scenario needs many.
 const maxAliasCount = 50
 
-const options = (lineCounter: LineCounter) => ({ lineCounter, prettyErrors: true, uniqueKeys: true, strict: true })
+/**
+ * Keys are the same when they are once made JSON: `1` and `'1'` are two YAML keys but one property, and the later
+ * would silently replace the earlier.
+ */
+const sameKey = (a: unknown, b: unknown): boolean => a === b || (isScalar(a) && isScalar(b) && String(a.value) === String(b.value))
+
+const options = (lineCounter: LineCounter) => ({ lineCounter, prettyErrors: true, uniqueKeys: sameKey, strict: true })
 
 const firstError = (document: Document.Parsed, lineOffset: number): Problem | undefined => {
   const error = document.errors[0]
