@@ -27,7 +27,7 @@ import { Registry, Tool } from "@agentfx/core"
 import type { Json } from "@agentfx/core"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Duration from "effect/Duration"
@@ -42,7 +42,8 @@ import type * as Scenario from "./Scenario.js"
 import { splitCommandLine } from "./internal/commandLine.js"
 import { closeOnce } from "./internal/closeOnce.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
-import * as HttpUrl from "@agentfx/core/HttpUrl"
+import { hostOf, urlProblem } from "./internal/mcpUrl.js"
+import * as YamlSource from "./internal/yamlSource.js"
 import { uniqueNames } from "./internal/toolNames.js"
 
 /** Where an MCP server is. */
@@ -87,14 +88,20 @@ export class McpError extends Schema.TaggedError<McpError>()("McpError", {
 }) {}
 
 export interface Options {
-  /** How long starting a server (the `initialize` handshake) and listing its tools may take (default 10 s). */
+  /**
+   * How long starting a server (the `initialize` handshake) and each page of its tool list may take (default 10 s).
+   * `Duration.infinity`, or anything over 2^31−1 ms (about 24.8 days, the most a Node timer holds), means no bound.
+   */
   readonly startTimeout?: Duration.DurationInput | undefined
-  /** How long a call may take unless the executor's own timeout is shorter (default 60 s). */
+  /**
+   * How long a call may take unless the executor's own timeout is shorter (default 60 s). `Duration.infinity`, or
+   * anything over 2^31−1 ms, means no bound: the executor's timeout and interruption still end a call.
+   */
   readonly callTimeout?: Duration.DurationInput | undefined
   /**
    * Only these of the server's tools (by the server's own names), in the server's order; a name the server does not
-   * offer is an `McpError` when the tools are first listed. A listing after the server changed its list offers those
-   * of them it still has (a warning names the ones that went).
+   * offer, or a tool whose input schema cannot be declared, is an `McpError` when the tools are first listed. A
+   * listing after the server changed its list offers those of them it still has (a warning names the ones that went).
    */
   readonly only?: ReadonlyArray<string> | undefined
 }
@@ -107,7 +114,10 @@ export interface Connection {
    * listing that fails or is interrupted leaves them to be listed again next time.
    */
   readonly tools: Effect.Effect<ReadonlyArray<Tool.Tool>, McpError>
-  /** Tools the server offers that cannot be declared (a schema no provider accepts), and why. */
+  /**
+   * Tools the server offers that cannot be declared (a schema no provider accepts), and why, at the last listing: each
+   * is left out of `tools` with a logged warning.
+   */
   readonly skipped: Effect.Effect<ReadonlyArray<{ readonly name: string; readonly reason: string }>>
   /** How many times the server said its tool list changed: a cheap check for "list again?" before every turn. */
   readonly version: () => number
@@ -120,13 +130,8 @@ const baseName = (word: string): string => (word.split("/").pop() ?? word).repla
 
 const serverName = (server: Server): string => {
   if (server.name !== undefined && server.name.trim() !== "") return server.name
-  if (server._tag === "Http") {
-    try {
-      return new URL(server.url).host
-    } catch {
-      return server.url
-    }
-  }
+  // The host only: the rest of a URL may carry a credential (`https://user:token@host/mcp?key=…`).
+  if (server._tag === "Http") return hostOf(server.url) ?? "http-server"
   // The program it runs: the first word that names a package or a file, past the launcher (npx, node, uvx, …).
   const program = [server.command, ...(server.args ?? [])].find(
     (word) => /^[@\w./:-]+$/.test(word) && !word.startsWith("-") && !/^(npx|node|nodejs|pnpm|uvx|python3?|deno|bun)$/.test(baseName(word))
@@ -134,7 +139,25 @@ const serverName = (server: Server): string => {
   return baseName(program ?? server.command)
 }
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+/**
+ * What `error` says, with what it wraps: `fetch` fails with "fetch failed" and puts the reason (`connect
+ * ECONNREFUSED …`) in its cause; the SDK's HTTP errors keep the status apart from the body they quote.
+ */
+const messageOf = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error)
+  const status = error instanceof StreamableHTTPError && error.code !== undefined && !error.message.includes(String(error.code)) ? ` (HTTP ${error.code})` : ""
+  const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? `: ${error.cause.message}` : ""
+  return `${error.message}${status}${cause}`
+}
+
+/** Node's timers hold 2^31−1 ms at most: a longer delay (or Infinity) fires after 1 ms, so it is clamped to that. */
+const timerMillis = (input: Duration.DurationInput): number => Math.min(Duration.toMillis(Duration.decode(input)), 2 ** 31 - 1)
+
+/**
+ * How long ending an HTTP session (DELETE) may take before the connection is closed regardless: the close runs as a
+ * finalizer, and a server that never answers must not hold up the end of its scope.
+ */
+const terminateTimeout = Duration.seconds(2)
 
 /** The last lines a stdio server printed on stderr, for the error that says why it stopped. */
 const stderrTail = (transport: StdioClientTransport) => {
@@ -170,12 +193,11 @@ const transportOf = (server: Server): { readonly transport: Transport; readonly 
 export const connect = (server: Server, options: Options = {}): Effect.Effect<Connection, McpError, Scope.Scope> =>
   Effect.gen(function* () {
     const name = serverName(server)
-    const startTimeout = Duration.toMillis(Duration.decode(options.startTimeout ?? "10 seconds"))
-    const callTimeout = Duration.toMillis(Duration.decode(options.callTimeout ?? "60 seconds"))
+    const startTimeout = timerMillis(options.startTimeout ?? "10 seconds")
+    const callTimeout = timerMillis(options.callTimeout ?? "60 seconds")
     if (server._tag === "Http") {
-      if (!HttpUrl.isHttp(server.url)) {
-        return yield* Effect.fail(new McpError({ server: name, phase: "start", message: `${server.url} is not an http(s) URL` }))
-      }
+      const problem = urlProblem(server.url)
+      if (problem !== undefined) return yield* Effect.fail(new McpError({ server: name, phase: "start", message: `${name} cannot be reached: ${problem}` }))
     } else if (server.command.trim() === "") {
       return yield* Effect.fail(new McpError({ server: name, phase: "start", message: "no command to start the server with" }))
     }
@@ -186,14 +208,22 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     client.onclose = () => {
       gone ??= `the server ${name} closed the connection${said()}`
     }
-    const failure = (phase: McpError["phase"], what: string) => (error: unknown) =>
-      new McpError({ server: name, phase, message: `${what}: ${gone ?? messageOf(error)}${gone === undefined ? said() : ""}` })
+    const failure = (phase: McpError["phase"], what: string) => (error: unknown) => {
+      // A start that fails is closed by the SDK before the error comes back, and an HTTP transport reports its close
+      // at once: there `gone` only echoes that close, and the error says why (a 401, a refused connection). What a
+      // stdio server printed adds to either.
+      const why = phase === "start" ? `${messageOf(error)}${said()}` : gone ?? `${messageOf(error)}${said()}`
+      return new McpError({ server: name, phase, message: `${what}: ${why}` })
+    }
 
-    const close = Effect.promise(async () => {
-      // A Streamable HTTP session is ended on the server too (DELETE), not only dropped here.
-      if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined)
-      await client.close().catch(() => undefined)
-    })
+    const close = Effect.zipRight(
+      // A Streamable HTTP session is ended on the server too (DELETE), not only dropped here; the close that follows
+      // aborts a DELETE still waiting. Interruptible, or the timeout would wait for it inside the finalizer.
+      transport instanceof StreamableHTTPClientTransport
+        ? Effect.promise(() => transport.terminateSession().catch(() => undefined)).pipe(Effect.interruptible, Effect.timeoutOption(terminateTimeout))
+        : Effect.void,
+      Effect.promise(() => client.close().catch(() => undefined))
+    )
     // Not an acquireRelease: the start must stay interruptible (Ctrl-C while `npx` downloads a server, or another
     // server's failure), and whatever it left behind — a child process — is closed however it ends.
     yield* Effect.uninterruptibleMask((restore) =>
@@ -227,16 +257,33 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     const safeNames = new Map<string, string>()
 
     const list = (first: boolean) => Effect.gen(function* () {
-      const listed: Array<{ name: string; description?: string | undefined; inputSchema: unknown }> = []
+      const pages: Array<{ name: string; description?: string | undefined; inputSchema: unknown }> = []
+      // The timeout is a page's: a cursor sent again would have the listing go round for ever, one page at a time.
+      const cursors = new Set<string>()
       let cursor: string | undefined
       do {
         const page = yield* Effect.tryPromise({
           try: (signal) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: startTimeout, signal }),
           catch: failure("list", `${name} sent a tool list that cannot be read`)
         })
-        listed.push(...page.tools)
+        pages.push(...page.tools)
         cursor = page.nextCursor
-      } while (cursor !== undefined && listed.length < 10_000)
+        if (cursor !== undefined && cursors.has(cursor)) {
+          return yield* Effect.fail(
+            new McpError({ server: name, phase: "list", message: `${name} sent the page cursor ${JSON.stringify(cursor.slice(0, 80))} twice: its tool list never ends` })
+          )
+        }
+        if (cursor !== undefined) cursors.add(cursor)
+      } while (cursor !== undefined && pages.length < 10_000)
+      // A name listed twice (a page repeated, a proxy merging servers) is offered once, as first listed, rather than
+      // failing the server: a call names only the tool, so the server runs one tool by that name whatever it listed,
+      // and failing would take away every other tool over a listing glitch the user may not be able to fix.
+      const seen = new Set<string>()
+      const repeated = new Set<string>()
+      const listed = pages.filter((tool) => (seen.has(tool.name) ? (repeated.add(tool.name), false) : (seen.add(tool.name), true)))
+      if (repeated.size > 0) {
+        yield* Effect.logWarning(`${name} lists ${[...repeated].map((n) => JSON.stringify(n)).join(", ")} more than once; the first listing of each is offered`)
+      }
       if (options.only !== undefined) {
         const offered = new Set(listed.map((tool) => tool.name))
         const unknown = options.only.filter((wanted) => !offered.has(wanted))
@@ -265,10 +312,21 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
           run: callOf(tool.name)
         })
         Either.match(built, {
-          onLeft: (error) => refused.push({ name: tool.name, reason: error.message }),
+          onLeft: (error) => refused.push({ name: tool.name, reason: error.reason }),
           onRight: (built) => tools.push(built)
         })
       })
+      const wantedButRefused = refused.filter((tool) => options.only?.includes(tool.name) === true)
+      if (wantedButRefused.length > 0 && first) {
+        return yield* Effect.fail(
+          new McpError({
+            server: name,
+            phase: "list",
+            message: `${name} offers ${wantedButRefused.map((tool) => `${JSON.stringify(tool.name)}, which cannot be declared (${tool.reason})`).join("; ")}`
+          })
+        )
+      }
+      yield* Effect.forEach(refused, (tool) => Effect.logWarning(`${name} offers ${JSON.stringify(tool.name)}, left out: it cannot be declared (${tool.reason})`), { discard: true })
       skipped = refused
       return tools as ReadonlyArray<Tool.Tool>
     })
@@ -366,7 +424,14 @@ export const toRegistry = <R = never>(
   Effect.gen(function* () {
     const reserved = alongside.map((tool) => tool.name)
     const given = new Map<string, string>()
-    const build = Effect.map(toolsOf(connections, reserved, given), (tools): Registry.Registry<R> => Registry.unsafeMake(...alongside, ...tools))
+    // The names are unique by construction (each listing once per name, `toolsOf` avoiding `reserved`); a clash all
+    // the same is this source's typed failure, not a defect that would end the run refreshing it.
+    const build = Effect.flatMap(toolsOf(connections, reserved, given), (tools) =>
+      Effect.mapError(
+        Registry.make(...alongside, ...tools),
+        (error) => new McpError({ server: connections.map((connection) => connection.name).join(", "), phase: "list", message: error.message })
+      )
+    )
     const version = connections.length === 1 ? connections[0]!.version : () => connections.reduce((sum, connection) => sum + connection.version(), 0)
     // Read before listing: a change announced meanwhile makes the first run that uses the registry list again.
     const at = version()
@@ -406,7 +471,7 @@ export const withServers = <R>(scenario: Scenario.Scenario<R>, options: Omit<Opt
           Effect.mapError(
             connect(fromScenario(server, scenario.file), { ...options, only: server.tools }),
             (error) =>
-              new McpError({ server: error.server, phase: error.phase, message: error.message, file: server.line === undefined ? scenario.file : `${scenario.file}:${server.line}` })
+              new McpError({ server: error.server, phase: error.phase, message: error.message, file: YamlSource.where(scenario.file, server.line) })
           )
         )
         const registry = yield* toRegistry(connections, [...scenario.registry.tools.values()])

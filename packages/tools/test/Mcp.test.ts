@@ -15,27 +15,13 @@ import * as path from "node:path"
 import { createRequire } from "node:module"
 import { safeName, uniqueNames } from "../src/internal/toolNames.js"
 import { splitCommandLine } from "../src/internal/commandLine.js"
+import { inline, rawServer } from "./support/mcp.js"
 
 const require = createRequire(import.meta.url)
 const binOf = (pkg: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js")
 const everything = Mcp.stdio(process.execPath, { args: [binOf("@modelcontextprotocol/server-everything"), "stdio"], name: "everything" })
 
 const call = (name: string, args: Record<string, unknown>, id = name) => FunctionCall.make({ id, name, args })
-
-/** A stdio server written inline: a node program reading JSON-RPC lines. */
-const inline = (name: string, program: string) => Mcp.stdio(process.execPath, { args: ["-e", program], name })
-
-/** Answers `initialize` and `tools/list` (with `tools`), and runs `onCall` for `tools/call`. */
-const rawServer = (tools: string, onCall: string) => `
-  const rl = require("node:readline").createInterface({ input: process.stdin })
-  const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\\n")
-  rl.on("line", (line) => {
-    const m = JSON.parse(line)
-    if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } })
-    else if (m.method === "tools/list") reply(m.id, ${tools})
-    else if (m.method === "tools/call") { ${onCall} }
-  })
-`
 
 /** The ids of the running processes whose command line contains `mark` (read from /proc: the suite runs on Linux). */
 const processesWith = (mark: string): ReadonlyArray<string> =>
