@@ -19,7 +19,8 @@ export const retryAfterOf = (headers: { get(name: string): string | null } | und
   const after = headers?.get("retry-after")
   if (after === null || after === undefined || after.trim() === "") return undefined
   const seconds = Number(after)
-  if (Number.isFinite(seconds) && seconds >= 0) return Duration.millis(seconds * 1000)
+  // A number is seconds: a negative one is no delay (Date.parse would read "-3" as the year 3 BC).
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Duration.millis(seconds * 1000) : undefined
   const date = Date.parse(after)
   return Number.isNaN(date) ? undefined : Duration.millis(Math.max(0, date - now))
 }
