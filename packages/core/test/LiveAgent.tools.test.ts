@@ -24,6 +24,16 @@ const changingOnCall = (fake: ReturnType<typeof fakeSource>, ...tools: ReadonlyA
     fake.source
   )
 
+/** A registry whose source, once its version moves, lists for ever; `state.interrupted` says the listing was stopped. */
+const neverListed = () => {
+  const state = { version: 0, interrupted: false }
+  const source: Registry.Source = {
+    version: () => state.version,
+    current: Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => (state.interrupted = true))))
+  }
+  return { state, registry: Registry.dynamic(Registry.unsafeMake(echo("first")), source) }
+}
+
 type Log = Array<{ readonly level: string; readonly message: string }>
 
 const live = <A, E>(script: ScriptedLive.Script, body: (server: ScriptedLive.Inspector, logs: Log) => Effect.Effect<A, E, LiveModel.LiveModel | Scope.Scope>) =>
@@ -278,12 +288,7 @@ describe("LiveAgent.session with a registry that follows its source", () => {
   })
 
   it.scoped("a listing a send starts where interruption is off is stopped when the session's scope ends, and the send ends", () => {
-    const state = { version: 0, interrupted: false }
-    const source: Registry.Source = {
-      version: () => state.version,
-      current: Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => (state.interrupted = true))))
-    }
-    const registry = Registry.dynamic(Registry.unsafeMake(echo("first")), source)
+    const { state, registry } = neverListed()
     return live(ScriptedLive.conversation([{ text: "ok" }]), () =>
       Effect.gen(function* () {
         const scope = yield* Scope.make()
@@ -299,12 +304,7 @@ describe("LiveAgent.session with a registry that follows its source", () => {
   })
 
   it.scoped("closing the session stops a listing in flight at once, though the scope it was opened in stays open", () => {
-    const state = { version: 0, interrupted: false }
-    const source: Registry.Source = {
-      version: () => state.version,
-      current: Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => (state.interrupted = true))))
-    }
-    const registry = Registry.dynamic(Registry.unsafeMake(echo("first")), source)
+    const { state, registry } = neverListed()
     return live(ScriptedLive.conversation([{ text: "ok" }]), () =>
       Effect.gen(function* () {
         const session = yield* LiveAgent.session({ registry })
