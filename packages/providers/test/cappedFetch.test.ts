@@ -43,6 +43,11 @@ describe("capped fetch — a declared length", () => {
     expect(over.state.cancelled).toBe(true)
   })
 
+  it("a declared length over the limit without a body (a HEAD answer) is refused as well", async () => {
+    const headOnly = new Response(null, { status: 200, headers: { "content-length": "11" } })
+    await expect(capped(10, () => Promise.resolve(headOnly))("http://x")).rejects.toBeInstanceOf(BodyTooLarge)
+  })
+
   it("a compressed body is counted even when its declared length is within the limit", async () => {
     const gzip = serving([6, 6], { "content-length": "8", "content-encoding": "gzip" })
     await expect(read(capped(10, gzip.fetch))).rejects.toBeInstanceOf(BodyTooLarge)

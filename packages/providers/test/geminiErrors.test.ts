@@ -32,7 +32,7 @@ describe("Gemini errors — reading what the SDK's message holds", () => {
 
   it("parseDelay: seconds with a fraction, around white space; anything else is no delay", () => {
     expect([" 7s ", "0.5s", "1.200s", "0s"].map((text) => Duration.toMillis(parseDelay(text)!))).toEqual([7000, 500, 1200, 0])
-    for (const text of ["7", "7 s", "-1s", "s", "1.s", "7ms", 7, undefined]) expect(parseDelay(text)).toBeUndefined()
+    for (const text of ["7", "7 s", "-1s", "s", "1.s", "7ms", "7s later", "x7s", 7, undefined]) expect(parseDelay(text)).toBeUndefined()
   })
 })
 
@@ -56,9 +56,11 @@ describe("Gemini errors — a status and its body", () => {
       expect(error).not.toHaveProperty("retryAfter")
     }
     // Violations that are not a list, or not objects, say nothing about the day.
-    for (const violations of [{ quotaId: "PerDay" }, ["PerDay"], [{ quotaId: 3 }]]) {
+    for (const violations of [{ quotaId: "PerDay" }, ["PerDay"], [{ quotaId: 3 }], [{ quotaId: ["PerDay"] }]]) {
       expect(limited([quotaFailure(violations)])).toMatchObject({ _tag: "RateLimited" })
     }
+    // Per-day violations in a detail of another type are not a quota failure.
+    expect(limited([{ "@type": "type.googleapis.com/google.rpc.Help", violations: [{ quotaId: "PerDay" }] }])).toMatchObject({ _tag: "RateLimited" })
   })
 
   it("401, 403, or an invalid key named by ErrorInfo or by the message, are Unauthorized", () => {
@@ -67,6 +69,8 @@ describe("Gemini errors — a status and its body", () => {
     expect(fromStatus(400, body({ message: "bad", details: [errorInfo("API_KEY_INVALID")] }), "", scrub)).toMatchObject({ _tag: "Unauthorized", status: 400 })
     expect(fromStatus(400, body({ message: "API key not valid. Please pass a valid API key." }), "", scrub)).toMatchObject({ _tag: "Unauthorized" })
     expect(fromStatus(400, body({ message: "bad", details: [errorInfo("OTHER")] }), "", scrub)).toMatchObject({ _tag: "InvalidRequest" })
+    const otherType = { "@type": "type.googleapis.com/google.rpc.Help", reason: "API_KEY_INVALID" }
+    expect(fromStatus(400, body({ message: "bad", details: [otherType] }), "", scrub)).toMatchObject({ _tag: "InvalidRequest" })
   })
 
   it("503 is Overloaded, with the RetryInfo delay when there is one", () => {

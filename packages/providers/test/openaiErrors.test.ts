@@ -35,7 +35,12 @@ describe("OpenAI-compatible errors — retry headers", () => {
     expect(of({ "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" })).toBe(0)
     for (const after of ["", "  ", "-3", "later"]) expect(of({ "retry-after": after })).toBeUndefined()
     expect(of({})).toBeUndefined()
+    expect(of({ "retry-after": "0" })).toBe(0)
     expect(retryAfterOf(undefined)).toBeUndefined()
+    // Headers that are not trimmed (a hand-made getter): white space alone is no value, not zero.
+    const raw = (values: Record<string, string>) => ({ get: (name: string) => values[name] ?? null })
+    expect(retryAfterOf(raw({ "retry-after-ms": "  ", "retry-after": "2" }))).toEqual(Duration.millis(2000))
+    expect(retryAfterOf(raw({ "retry-after": "  " }))).toBeUndefined()
   })
 })
 
@@ -50,14 +55,15 @@ describe("OpenAI-compatible errors — codes win over the status", () => {
       [1230, "Unavailable"], [1234, "Unavailable"],
       [1210, "InvalidRequest"], [1214, "InvalidRequest"], [1231, "InvalidRequest"]
     ]
+    // At status 500 (Unavailable by itself), so that each code is seen to win over the status.
     for (const [code, tag] of table) {
-      expect([code, tagOf(code, 400)]).toEqual([code, tag])
-      expect([String(code), tagOf(String(code), 400)]).toEqual([String(code), tag])
+      expect([code, tagOf(code, 500)]).toEqual([code, tag])
+      expect([String(code), tagOf(String(code), 500)]).toEqual([String(code), tag])
     }
     // Codes outside the ranges say nothing: the status decides (here 500, Unavailable).
     for (const code of [999, 1005, 1112, 1114, 1209, 1232, 1233, 1235, 1304, 1306, 1307, 1314]) expect([code, tagOf(code, 500)]).toEqual([code, "Unavailable"])
     // Not a number once something else is around it.
-    for (const code of ["1113x", "x1113", "11 13"]) expect([code, tagOf(code, 400)]).toEqual([code, "InvalidRequest"])
+    for (const code of ["1113x", "x1113", "11 13", " 1113", "1113 "]) expect([code, tagOf(code, 400)]).toEqual([code, "InvalidRequest"])
   })
 
   it("OpenAI's error codes", () => {

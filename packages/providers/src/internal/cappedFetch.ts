@@ -50,12 +50,14 @@ export const capped = (limit: number, base: typeof globalThis.fetch = globalThis
 
 /** The typed error for a capped body, if `error` (or something in its cause chain) is one. */
 export const tooLarge = (error: unknown): ModelError.MalformedResponse | undefined => {
+  // Stryker disable next-line ConditionalExpression: past the end of the chain `current` stays undefined, so going on to depth 8 finds nothing more
   for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
     if (current instanceof BodyTooLarge) {
       return new ModelError.MalformedResponse({
         message: `the response is larger than the limit of ${describeLimit(current.limit)} (maxResponseBytes); it was not read further`
       })
     }
+    // Stryker disable next-line ConditionalExpression: a primitive's `cause` reads as undefined too; the test keeps `in` off primitives, where it throws
     current = typeof current === "object" && "cause" in current ? (current as { cause?: unknown }).cause : undefined
   }
   return undefined

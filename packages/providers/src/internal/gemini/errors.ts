@@ -19,6 +19,7 @@ const decodeBody = json.parseWith(Wire.ErrorBody)
 /** The google.rpc error inside an ApiError message, when there is one. */
 export const errorBody = (message: string): Wire.ErrorBody | undefined => {
   const start = message.indexOf("{")
+  // Stryker disable next-line ConditionalExpression,UnaryOperator: without a brace the slice from -1 is the last character, which never decodes as an error body either; the check says so plainly
   if (start === -1) return undefined
   return Either.getOrUndefined(decodeBody(message.slice(start)))
 }
@@ -31,6 +32,7 @@ export const parseDelay = (text: unknown): Duration.Duration | undefined => {
 }
 
 const detailsOfType = (details: ReadonlyArray<unknown> | undefined, type: string): Array<Record<string, unknown>> =>
+  // Stryker disable next-line ArrayDeclaration: any non-object element is filtered out just the same
   (details ?? []).filter(
     (detail): detail is Record<string, unknown> =>
       isPlainObject(detail) && typeof detail["@type"] === "string" && detail["@type"].endsWith(type)

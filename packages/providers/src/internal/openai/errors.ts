@@ -28,7 +28,8 @@ export const retryAfterOf = (headers: { get(name: string): string | null } | und
 type Kind = "quota" | "rate" | "overloaded" | "auth" | "blocked" | "invalid" | "unavailable"
 
 /** GLM (Z.AI) business codes and OpenAI error codes whose meaning does not follow from the HTTP status. */
-const kindOfCode = (code: string): Kind | undefined => {
+const kindOfCode = (code: string | undefined): Kind | undefined => {
+  if (code === undefined) return undefined
   if (/^\d+$/.test(code)) {
     const n = Number(code)
     if (n === 1113 || (n >= 1308 && n <= 1313)) return "quota"
@@ -68,7 +69,7 @@ export const fromError = (
   const text = error?.message ?? fallback
   const message = scrub(code === undefined ? text : `${code}: ${text}`)
   const base = status === undefined ? { message } : { message, status }
-  switch ((code === undefined ? undefined : kindOfCode(code)) ?? kindOfStatus(status)) {
+  switch (kindOfCode(code) ?? kindOfStatus(status)) {
     case "quota":
       return new ModelError.QuotaExhausted(base)
     case "rate": {
