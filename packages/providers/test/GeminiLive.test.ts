@@ -161,11 +161,16 @@ describe("Gemini Live layer — the session through the real SDK and the emulato
 
   it.scopedLive("realtimeInput for the models that accept only it, and the output transcription with AUDIO", () =>
     Effect.gen(function* () {
-      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "hi" }, { text: "hi" }]) })
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "hi" }, { text: "hi" }, { text: "hi" }, { text: "hi" }]) })
       yield* ask(emulator, ["hello"], { live: { model: "gemini-3.1-flash-live-preview" } })
       yield* ask(emulator, ["hello"], { live: { modality: "audio" } })
-      const [flash31, audio] = yield* emulator.live
+      // What is asked for wins over what the model's name suggests, either way.
+      yield* ask(emulator, ["hello"], { live: { model: "gemini-3.1-flash-live-preview", textInput: "clientContent" } })
+      yield* ask(emulator, ["hello"], { live: { textInput: "realtimeInput" } })
+      const [flash31, audio, asClient, asRealtime] = yield* emulator.live
       expect(flash31!.received[1]).toEqual({ realtimeInput: { text: "hello" } })
+      expect(asClient!.received[1]).toEqual({ clientContent: { turns: [{ role: "user", parts: [{ text: "hello" }] }], turnComplete: true } })
+      expect(asRealtime!.received[1]).toEqual({ realtimeInput: { text: "hello" } })
       expect(audio!.setup).toMatchObject({ generationConfig: { responseModalities: ["AUDIO"] }, outputAudioTranscription: {} })
     }))
 

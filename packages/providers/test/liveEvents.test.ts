@@ -29,6 +29,18 @@ describe("Live wire — what decodes", () => {
     expect(Either.isLeft(decoded)).toBe(true)
     expect(Either.flip(decoded).pipe(Either.getOrThrow).message).toContain("name")
     expect(Either.isLeft(decodeServerMessage({ toolCall: { functionCalls: [{ id: "c1", name: "f", args: [1] }] } }))).toBe(true)
+    // Every nested field is checked, not only kept: a wrong type never reaches an event.
+    const wrong = [
+      { serverContent: { inputTranscription: { text: 3 } } },
+      { serverContent: { outputTranscription: { finished: "yes" } } },
+      { toolCallCancellation: { ids: [1] } },
+      { usageMetadata: { responseTokenCount: "5" } },
+      { usageMetadata: { promptTokenCount: "5" } },
+      { goAway: { timeLeft: 5 } },
+      { sessionResumptionUpdate: { newHandle: 5 } },
+      { sessionResumptionUpdate: { resumable: "yes" } }
+    ]
+    for (const message of wrong) expect([message, Either.isLeft(decodeServerMessage(message))]).toEqual([message, true])
   })
 })
 
