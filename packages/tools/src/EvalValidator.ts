@@ -211,7 +211,9 @@ const pairWithinTurns = (
     const call = actual[pair[1]]!
     if (call.turn === undefined) continue
     const key = `${call.turn}\u0000${call.name}`
-    groups.set(key, [...(groups.get(key) ?? []), pair])
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [pair])
+    else group.push(pair)
   }
   const repaired = new Map<number, number>()
   for (const group of groups.values()) {
