@@ -69,7 +69,7 @@ const decodeFrom = (
 
 /** Decodes a stored cassette; `source` names it in errors, which give the path of the offending field. */
 export const decode = (value: unknown, source: string): Either.Either<Cassette, CassetteError> =>
-  decodeFrom({ value, lineOf: () => undefined }, { source })
+  decodeFrom({ value, lineOf: () => undefined, textOf: () => undefined }, { source })
 
 /**
  * The case's cassette: `undefined` when it has none, else the decoded cassette or why it is invalid (with the

@@ -31,7 +31,7 @@
  * Unknown fields are errors (a typo must not silently weaken a case), except top-level keys starting with
  * `x-`, kept in `extensions` for tools that store their own data with a case (e.g. a recorded cassette). So are
  * checks that could never fail or mocks that could never answer: an empty `body_contains` phrase (every body
- * contains it), and a mock entry listed after one that answers every call it would match.
+ * contains it) or list, and a mock entry listed after one that answers every call it would match.
  *
  * @since 0.1.0
  */
@@ -120,7 +120,8 @@ const MockResponses = Schema.transform(
 // Every body contains the empty phrase: a blank one would pass whatever the agent wrote.
 const Phrase = Schema.String.pipe(Schema.filter((phrase) => /\S/.test(phrase) || "an empty phrase is in every body: give the words to look for"))
 
-const Phrases = Schema.transform(Schema.Union(Phrase, Schema.Array(Phrase)), Schema.Array(Schema.String), {
+// An empty list checks nothing either: it is refused as "the list is empty", like a blank phrase.
+const Phrases = Schema.transform(Schema.Union(Phrase, Schema.NonEmptyArray(Phrase)), Schema.Array(Schema.String), {
   strict: true,
   decode: (value) => (typeof value === "string" ? [value] : value),
   encode: (list) => list
@@ -203,7 +204,7 @@ export const parse = (text: string, file: string): Either.Either<ReadonlyArray<E
 
 /** A case built in code (generated suites, benchmarks), checked like a file's. */
 export const make = (fields: Schema.Schema.Encoded<typeof CaseFields>, file = "<inline>"): Either.Either<EvalCase, EvalCaseError> =>
-  fromSource({ value: fields, lineOf: () => undefined }, [], file)
+  fromSource({ value: fields, lineOf: () => undefined, textOf: () => undefined }, [], file)
 
 const checkUnique = (cases: ReadonlyArray<EvalCase>): Either.Either<ReadonlyArray<EvalCase>, DuplicateCaseId> => {
   const seen = new Map<string, EvalCase>()

@@ -361,7 +361,8 @@ export const parse = (text: string, file: string, env: Environment = process.env
       file,
       name: front.name,
       description: front.description,
-      version: front.version === undefined ? undefined : String(front.version),
+      // As written: YAML reads `version: 1.10` as the number 1.1.
+      version: typeof front.version === "number" ? (source.textOf(["version"]) ?? String(front.version)) : front.version,
       trigger,
       functions,
       mcp,

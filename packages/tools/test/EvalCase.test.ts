@@ -151,6 +151,10 @@ describe("EvalCase.parse", () => {
       expect(caseError(`${head}    body_contains:\n      - T-100\n      - "\\t "\n`)).toMatchObject({ line: 8, field: "expected_function_calls[0].body_contains[1]" })
       const made = EvalCase.make({ id: "g", input: "x", scenario: "s", expected_function_calls: [{ function_name: "send_email", body_contains: [" "] }] })
       expect(Either.isLeft(made)).toBe(true)
+      // An empty list checks nothing either.
+      expect(caseError(`${head}    body_contains: []\n`)).toMatchObject({ line: 6, field: "expected_function_calls[0].body_contains", reason: "the list is empty: give at least one entry" })
+      const none = EvalCase.make({ id: "g", input: "x", scenario: "s", expected_function_calls: [{ function_name: "send_email", body_contains: [] }] })
+      expect(Either.isLeft(none)).toBe(true)
     })
 
     it("invalid YAML, a case that is not a mapping, an empty file", () => {

@@ -131,6 +131,15 @@ describe("Scenario.parse", () => {
     ])
   })
 
+  it("keeps a version as written: 1.10 is not the number 1.1, 1 stays 1, a quoted one is the string", () => {
+    const versionOf = (written: string) => Either.getOrThrow(Scenario.parse(`---\nname: v\ndescription: d\nversion: ${written}\navailable_functions: []\n---\nGo.\n`, "v.md")).version
+    expect(versionOf("1.10")).toBe("1.10")
+    expect(versionOf("1")).toBe("1")
+    expect(versionOf("2.0   # a comment")).toBe("2.0")
+    expect(versionOf('"1.10"')).toBe("1.10")
+    expect(versionOf("1.10.3")).toBe("1.10.3")
+  })
+
   it("accepts CRLF line ends, a BOM, a list of triggers, no version and functions without parameters", () => {
     const text = "\uFEFF---\r\nname: ping\r\ndescription: d\r\ntrigger: [a, b]\r\navailable_functions:\r\n  - name: ping\r\n    description: p\r\n---\r\nSay pong.\r\n"
     const definition = Either.getOrThrow(Scenario.parse(text, "ping.md"))

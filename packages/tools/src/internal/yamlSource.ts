@@ -19,6 +19,8 @@ export interface Source {
   readonly value: unknown
   /** 1-based line of the node at `path`, or of its nearest existing ancestor. */
   readonly lineOf: (path: ReadonlyArray<PropertyKey>) => number | undefined
+  /** The text of the scalar at `path` as written (`1.10`, which its value, the number 1.1, no longer says). */
+  readonly textOf: (path: ReadonlyArray<PropertyKey>) => string | undefined
 }
 
 // Aliases can expand exponentially ("billion laughs"); no hand-written case or scenario needs many.
@@ -83,7 +85,7 @@ const forbiddenKey = (document: Document.Parsed, lineAt: (offset: number) => num
   return undefined
 }
 
-const sourceOf = (document: Document.Parsed, lineCounter: LineCounter, lineOffset: number): Either.Either<Source, Problem> => {
+const sourceOf = (text: string, document: Document.Parsed, lineCounter: LineCounter, lineOffset: number): Either.Either<Source, Problem> => {
   const forbidden = forbiddenKey(document, (offset) => lineCounter.linePos(offset).line + lineOffset)
   if (forbidden !== undefined) return Either.left(forbidden)
   let value: unknown
@@ -93,27 +95,32 @@ const sourceOf = (document: Document.Parsed, lineCounter: LineCounter, lineOffse
     return Either.left({ reason: error instanceof Error ? error.message : String(error) })
   }
   const lineAt = (offset: number) => lineCounter.linePos(offset).line + lineOffset
-  const lineOf = (path: ReadonlyArray<PropertyKey>): number | undefined => {
+  /** The node at `path` (undefined when the path leaves the document) and the line of it or its nearest ancestor. */
+  const find = (path: ReadonlyArray<PropertyKey>): { readonly node: unknown; readonly line: number | undefined } => {
     let node: unknown = document.contents
     let line = node !== null && typeof node === "object" && "range" in node ? lineAt((node as Node).range![0]) : undefined
     for (const key of path) {
       if (isMap(node)) {
         const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(key))
-        if (pair === undefined) return line
+        if (pair === undefined) return { node: undefined, line }
         if (isScalar(pair.key) && pair.key.range !== undefined && pair.key.range !== null) line = lineAt(pair.key.range[0])
         node = pair.value
       } else if (isSeq(node) && typeof key === "number") {
         const item: unknown = node.items[key]
-        if (item === undefined || item === null) return line
+        if (item === undefined || item === null) return { node: undefined, line }
         if (typeof item === "object" && "range" in item && (item as Node).range) line = lineAt((item as Node).range![0])
         node = item
       } else {
-        return line
+        return { node: undefined, line }
       }
     }
-    return line
+    return { node, line }
   }
-  return Either.right({ value, lineOf })
+  const textOf = (path: ReadonlyArray<PropertyKey>): string | undefined => {
+    const { node } = find(path)
+    return isScalar(node) && node.range !== undefined && node.range !== null ? text.slice(node.range[0], node.range[1]) : undefined
+  }
+  return Either.right({ value, lineOf: (path) => find(path).line, textOf })
 }
 
 /** Parses one YAML document; `lineOffset` is added to every line (for front matter below a `---` line). */
@@ -121,7 +128,7 @@ export const parse = (text: string, lineOffset = 0): Either.Either<Source, Probl
   const lineCounter = new LineCounter()
   const document = parseDocument(text, options(lineCounter))
   const problem = firstError(document, lineOffset)
-  return problem === undefined ? sourceOf(document, lineCounter, lineOffset) : Either.left(problem)
+  return problem === undefined ? sourceOf(text, document, lineCounter, lineOffset) : Either.left(problem)
 }
 
 /** Parses every document of a multi-document stream (`---` separated); empty documents are skipped. */
@@ -135,7 +142,7 @@ export const parseAll = (text: string): Either.Either<ReadonlyArray<Source>, Pro
     if (problem !== undefined) return Either.left(problem)
     // A trailing `---` makes an empty document; it holds no case.
     if (document.contents === null || (isScalar(document.contents) && document.contents.value === null)) continue
-    const source = sourceOf(document, lineCounter, 0)
+    const source = sourceOf(text, document, lineCounter, 0)
     if (Either.isLeft(source)) return Either.left(source.left)
     sources.push(source.right)
   }
