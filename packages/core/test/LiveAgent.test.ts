@@ -452,10 +452,12 @@ describe("LiveAgent.session", () => {
         yield* eventually(probe.notes, (n) => n.length === 4)
         yield* session.close
         yield* session.close
-        expect(yield* Fiber.join(pending)).toMatchObject({ _tag: "SessionEnded" })
+        expect(yield* Fiber.join(pending)).toMatchObject({ _tag: "SessionEnded", reason: "the session was closed" })
         expect(yield* probe.of("call_2_0")).toEqual(["started", "interrupted", "finalized"])
         yield* session.await
-        expect(yield* Effect.flip(session.sendText("anyone?"))).toMatchObject({ _tag: "SessionEnded" })
+        const after = yield* Effect.flip(session.sendText("anyone?"))
+        expect(after).toMatchObject({ _tag: "SessionEnded", reason: "the session was closed" })
+        expect(after.message).toBe("the live session has ended: the session was closed")
         expect(Either.isRight(yield* Effect.either(Stream.runDrain(session.events)))).toBe(true)
       })))
 
