@@ -8,8 +8,10 @@
  *
  * Names are made safe for every provider (letters, digits, `_` and `-`, 64 at most) and kept unique; with several
  * servers each tool is prefixed with its server's name. A server that fails to start, exits, sends a listing the
- * SDK cannot read or does not answer in time is an `McpError` naming it; once connected, a call on a server that
- * has gone is a tool error the model sees, so a run goes on without it.
+ * SDK cannot read or does not answer in time is an `McpError` naming it, as is a listing that never ends or runs past
+ * 10,000 tools or 1,000 pages; once connected, a call on a server that has gone is a tool error the model sees, so a
+ * run goes on without it. An HTTP server that forgets its session (HTTP 404: it restarted, the session expired) gets a
+ * new one, and the request that met the 404 is made again on it, once.
  *
  * A registry made here follows its servers: a server that announces a new tool list is listed again before the
  * agent loop's next model turn (`toRegistry`). `withServers` starts the servers a scenario file names.
@@ -25,10 +27,6 @@
  */
 import { Registry, Tool } from "@agentfx/core"
 import type { Json } from "@agentfx/core"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -37,11 +35,13 @@ import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import type * as Scenario from "./Scenario.js"
 import { splitCommandLine } from "./internal/commandLine.js"
-import { closeOnce } from "./internal/closeOnce.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
+import * as Listing from "./internal/mcpListing.js"
+import * as Session from "./internal/mcpSession.js"
 import { hostOf, urlProblem } from "./internal/mcpUrl.js"
 import * as YamlSource from "./internal/yamlSource.js"
 import { uniqueNames } from "./internal/toolNames.js"
@@ -139,55 +139,8 @@ const serverName = (server: Server): string => {
   return baseName(program ?? server.command)
 }
 
-/**
- * What `error` says, with what it wraps: `fetch` fails with "fetch failed" and puts the reason (`connect
- * ECONNREFUSED …`) in its cause; the SDK's HTTP errors keep the status apart from the body they quote.
- */
-const messageOf = (error: unknown): string => {
-  if (!(error instanceof Error)) return String(error)
-  const status = error instanceof StreamableHTTPError && error.code !== undefined && !error.message.includes(String(error.code)) ? ` (HTTP ${error.code})` : ""
-  const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? `: ${error.cause.message}` : ""
-  return `${error.message}${status}${cause}`
-}
-
 /** Node's timers hold 2^31−1 ms at most: a longer delay (or Infinity) fires after 1 ms, so it is clamped to that. */
 const timerMillis = (input: Duration.DurationInput): number => Math.min(Duration.toMillis(Duration.decode(input)), 2 ** 31 - 1)
-
-/**
- * How long ending an HTTP session (DELETE) may take before the connection is closed regardless: the close runs as a
- * finalizer, and a server that never answers must not hold up the end of its scope.
- */
-const terminateTimeout = Duration.seconds(2)
-
-/** The last lines a stdio server printed on stderr, for the error that says why it stopped. */
-const stderrTail = (transport: StdioClientTransport) => {
-  let text = ""
-  transport.stderr?.on("data", (chunk: Buffer) => {
-    text = (text + chunk.toString("utf8")).slice(-2000)
-  })
-  return () => {
-    const lines = text.trim().split("\n").slice(-3).join(" | ")
-    return lines === "" ? "" : ` (its stderr: ${lines})`
-  }
-}
-
-const transportOf = (server: Server): { readonly transport: Transport; readonly said: () => string; readonly stop: () => void } => {
-  if (server._tag === "Http") {
-    return {
-      transport: new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } }),
-      said: () => "",
-      stop: () => undefined
-    }
-  }
-  const transport = new StdioClientTransport({
-    command: server.command,
-    args: [...(server.args ?? [])],
-    env: { ...getDefaultEnvironment(), ...server.env },
-    ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-    stderr: "pipe"
-  })
-  return { transport, said: stderrTail(transport), ...closeOnce(transport) }
-}
 
 /** Connects to `server` for as long as the scope lasts. */
 export const connect = (server: Server, options: Options = {}): Effect.Effect<Connection, McpError, Scope.Scope> =>
@@ -201,104 +154,57 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     } else if (server.command.trim() === "") {
       return yield* Effect.fail(new McpError({ server: name, phase: "start", message: "no command to start the server with" }))
     }
-    const { transport, said, stop } = transportOf(server)
-    const client = new Client({ name: "agentfx", version: "0.2.0" }, { capabilities: {} })
-    let gone: string | undefined
     let version = 0
-    client.onclose = () => {
-      gone ??= `the server ${name} closed the connection${said()}`
-    }
-    const failure = (phase: McpError["phase"], what: string) => (error: unknown) => {
-      // A start that fails is closed by the SDK before the error comes back, and an HTTP transport reports its close
-      // at once: there `gone` only echoes that close, and the error says why (a 401, a refused connection). What a
-      // stdio server printed adds to either.
-      const why = phase === "start" ? `${messageOf(error)}${said()}` : gone ?? `${messageOf(error)}${said()}`
-      return new McpError({ server: name, phase, message: `${what}: ${why}` })
-    }
-
-    const close = Effect.zipRight(
-      // A Streamable HTTP session is ended on the server too (DELETE), not only dropped here; the close that follows
-      // aborts a DELETE still waiting. Interruptible, or the timeout would wait for it inside the finalizer.
-      transport instanceof StreamableHTTPClientTransport
-        ? Effect.promise(() => transport.terminateSession().catch(() => undefined)).pipe(Effect.interruptible, Effect.timeoutOption(terminateTimeout))
-        : Effect.void,
-      Effect.promise(() => client.close().catch(() => undefined))
+    const sessions = yield* Effect.mapError(
+      Session.start(server, {
+        name,
+        startTimeout,
+        prepare: (client) =>
+          client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+            version++
+          }),
+        // A new session may offer other tools: they are listed again before the next turn, as after a change.
+        renewed: () => {
+          version++
+        }
+      }),
+      (error) => new McpError({ server: name, phase: "start", message: `${name} did not start: ${error.why}` })
     )
-    // Not an acquireRelease: the start must stay interruptible (Ctrl-C while `npx` downloads a server, or another
-    // server's failure), and whatever it left behind — a child process — is closed however it ends.
-    yield* Effect.uninterruptibleMask((restore) =>
-      restore(
-        Effect.tryPromise({ try: (signal) => client.connect(transport, { timeout: startTimeout, signal }), catch: failure("start", `${name} did not start`) })
-      ).pipe(
-        Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.zipRight(Effect.sync(stop), close) : Effect.void)),
-        Effect.zipRight(Effect.addFinalizer(() => close))
-      )
-    )
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      version++
-    })
+    /** A failed request as the error it is: a server that has gone says so rather than how the request failed. */
+    const why = (error: Session.RequestFailed | Session.SessionLost | Listing.ListingProblem, what: string) =>
+      error._tag === "RequestFailed" ? `${what}: ${sessions.gone() ?? `${Session.messageOf(error.error)}${sessions.said()}`}` : error.message
 
     let skipped: ReadonlyArray<{ readonly name: string; readonly reason: string }> = []
+    // Calls are run by the executor as promises: run in the runtime the server was connected in (its logger, its
+    // services), interrupted when the executor aborts them.
+    const runtime = yield* Effect.runtime<never>()
 
     const callOf = (original: string) => async (args: Record<string, unknown>, context: { readonly signal: AbortSignal }): Promise<unknown> => {
+      const gone = sessions.gone()
       if (gone !== undefined) throw new Error(gone)
-      let result: CallResult
-      try {
-        result = (await client.callTool({ name: original, arguments: args }, undefined, { signal: context.signal, timeout: callTimeout })) as CallResult
-      } catch (error) {
-        throw new Error(`${name}: ${gone ?? messageOf(error)}`)
-      }
-      const content = contentOf(result)
-      if (result.isError === true) throw new Error(typeof content === "string" ? content : JSON.stringify(content))
+      const call = sessions.use((client) =>
+        Session.request((signal) => client.callTool({ name: original, arguments: args }, undefined, { signal, timeout: callTimeout }) as Promise<CallResult>)
+      )
+      const result = await Runtime.runPromise(runtime)(Effect.either(call), { signal: context.signal })
+      if (Either.isLeft(result)) throw new Error(why(result.left, name))
+      const content = contentOf(result.right)
+      if (result.right.isError === true) throw new Error(typeof content === "string" ? content : JSON.stringify(content))
       return content
     }
 
     /** Safe names given so far, by the server's tool name: a tool keeps its name for as long as the connection lasts. */
     const safeNames = new Map<string, string>()
 
+    // A listing whose session the server forgot is made again from its first page: a cursor may hold only in the
+    // session that gave it.
+    const allPages = sessions.use((client) =>
+      Listing.allPages(name, (cursor) => Session.request((signal) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: startTimeout, signal })))
+    )
+
     const list = (first: boolean) => Effect.gen(function* () {
-      const pages: Array<{ name: string; description?: string | undefined; inputSchema: unknown }> = []
-      // The timeout is a page's: a cursor sent again would have the listing go round for ever, one page at a time.
-      const cursors = new Set<string>()
-      let cursor: string | undefined
-      do {
-        const page = yield* Effect.tryPromise({
-          try: (signal) => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: startTimeout, signal }),
-          catch: failure("list", `${name} sent a tool list that cannot be read`)
-        })
-        pages.push(...page.tools)
-        cursor = page.nextCursor
-        if (cursor !== undefined && cursors.has(cursor)) {
-          return yield* Effect.fail(
-            new McpError({ server: name, phase: "list", message: `${name} sent the page cursor ${JSON.stringify(cursor.slice(0, 80))} twice: its tool list never ends` })
-          )
-        }
-        if (cursor !== undefined) cursors.add(cursor)
-      } while (cursor !== undefined && pages.length < 10_000)
-      // A name listed twice (a page repeated, a proxy merging servers) is offered once, as first listed, rather than
-      // failing the server: a call names only the tool, so the server runs one tool by that name whatever it listed,
-      // and failing would take away every other tool over a listing glitch the user may not be able to fix.
-      const seen = new Set<string>()
-      const repeated = new Set<string>()
-      const listed = pages.filter((tool) => (seen.has(tool.name) ? (repeated.add(tool.name), false) : (seen.add(tool.name), true)))
-      if (repeated.size > 0) {
-        yield* Effect.logWarning(`${name} lists ${[...repeated].map((n) => JSON.stringify(n)).join(", ")} more than once; the first listing of each is offered`)
-      }
-      if (options.only !== undefined) {
-        const offered = new Set(listed.map((tool) => tool.name))
-        const unknown = options.only.filter((wanted) => !offered.has(wanted))
-        if (unknown.length > 0 && first) {
-          return yield* Effect.fail(
-            new McpError({ server: name, phase: "list", message: `${name} offers no tool ${unknown.map((n) => JSON.stringify(n)).join(", ")} (it offers: ${[...offered].join(", ") || "none"})` })
-          )
-        }
-        // Later, a server that dropped a listed tool still offers the others.
-        if (unknown.length > 0) {
-          yield* Effect.logWarning(`${name} no longer offers ${unknown.map((n) => JSON.stringify(n)).join(", ")}; its other listed tools are still offered`)
-        }
-        const wanted = new Set(options.only)
-        listed.splice(0, listed.length, ...listed.filter((tool) => wanted.has(tool.name)))
-      }
+      const listed = yield* Effect.flatMap(allPages, (pages) => Listing.offered(name, pages, options.only, first)).pipe(
+        Effect.mapError((error) => new McpError({ server: name, phase: "list", message: why(error, `${name} sent a tool list that cannot be read`) }))
+      )
       const fresh = [...new Set(listed.map((tool) => tool.name).filter((original) => !safeNames.has(original)))]
       const given = [...safeNames.values()]
       uniqueNames([...given, ...fresh]).slice(given.length).forEach((safe, i) => safeNames.set(fresh[i]!, safe))

@@ -1,8 +1,10 @@
+import { Executor, FunctionCall } from "@agentfx/core"
 import * as Mcp from "@agentfx/tools/mcp"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Exit, Fiber, Scope, TestClock, TestServices } from "effect"
 import type { Handler } from "./support/loopback.js"
 import { closedPort, loopback } from "./support/loopback.js"
+import { sessionServer } from "./support/mcp.js"
 
 /** A stateful Streamable HTTP server in a few lines: one tool, "a"; a DELETE (the end of the session) is never answered. */
 const hungOnDelete: Handler = (request, response) => {
@@ -38,6 +40,33 @@ describe("MCP over HTTP: closing", () => {
         while (!server.requests.includes("DELETE /mcp") || Chunk.isEmpty(yield* TestClock.sleeps())) yield* Effect.yieldNow()
       })
       expect(yield* withinRealSeconds(waiting)).toMatchObject({ _tag: "Some" })
+      yield* TestClock.adjust("1999 millis")
+      expect(yield* Fiber.poll(closing)).toMatchObject({ _tag: "None" })
+      yield* TestClock.adjust("1 millis")
+      expect(yield* withinRealSeconds(Fiber.join(closing))).toMatchObject({ _tag: "Some" })
+    }))
+})
+
+describe("MCP over HTTP: closing after the server forgot a session", () => {
+  it.scoped("the session opened in place of a forgotten one is ended on close, and a DELETE never answered holds the close 2 s at most", () =>
+    Effect.gen(function* () {
+      const sessions = sessionServer()
+      const deleting: Array<string | undefined> = []
+      const server = yield* loopback({
+        "/mcp": (request, response, info) =>
+          request.method === "DELETE" ? void deleting.push(request.headers["mcp-session-id"] as string | undefined) : sessions.handler(request, response, info)
+      })
+      const scope = yield* Scope.make()
+      const registry = yield* Scope.extend(Mcp.registry([Mcp.http(`${server.origin}/mcp`)]), scope)
+      sessions.forget()
+      expect(yield* withinRealSeconds(Executor.execute(registry, FunctionCall.make({ id: "1", name: "echo", args: {} })))).toMatchObject({ _tag: "Some", value: "echo" })
+      expect(sessions.opened).toEqual(["s1", "s2"])
+      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      const waiting = Effect.gen(function* () {
+        while (deleting.length === 0 || Chunk.isEmpty(yield* TestClock.sleeps())) yield* Effect.yieldNow()
+      })
+      expect(yield* withinRealSeconds(waiting)).toMatchObject({ _tag: "Some" })
+      expect(deleting).toEqual(["s2"])
       yield* TestClock.adjust("1999 millis")
       expect(yield* Fiber.poll(closing)).toMatchObject({ _tag: "None" })
       yield* TestClock.adjust("1 millis")

@@ -99,6 +99,48 @@ Query.
     }))
 })
 
+// One at a time, and apart from the others: reading 10,001 tools holds up the event loop a while.
+describe("MCP listings past their bounds are McpErrors, not listings cut short or never ended", () => {
+  /** Lists `pages(n)` tools (`t<n>_<i>`) on each page `n` (0, 1, …) with a fresh cursor to the next, until `pages(n)` is -1. */
+  const paged = (name: string, pages: string) =>
+    inline(
+      name,
+      rawServer(
+        `(() => { const n = Number(m.params?.cursor ?? 0); const size = (${pages})(n); return size < 0 ? { tools: [] } : { tools: Array.from({ length: size }, (_, i) => ({ name: "t" + n + "_" + i, inputSchema: { type: "object" } })), nextCursor: String(n + 1) } })()`,
+        ""
+      )
+    )
+
+  it.scopedLive("a listing of more than 10,000 tools is an McpError at list saying so, not a listing cut short", () =>
+    Effect.gen(function* () {
+      // 10,000 tools, then one more on a second page: the listing used to stop at 10,000 and offer those as if all.
+      const error = yield* Effect.flip(Mcp.connect(paged("huge", `(n) => (n === 0 ? 10000 : n === 1 ? 1 : -1)`)))
+      expect(error).toMatchObject({ _tag: "McpError", server: "huge", phase: "list" })
+      expect(error.message).toBe("huge lists more than 10000 tools (10001 in 2 pages): more than any model can be offered; its listing is refused")
+    }))
+
+  it.scopedLive("a listing of more than 1,000 pages is an McpError at list saying so", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Mcp.connect(paged("long", `(n) => (n < 1000 ? 1 : -1)`)))
+      expect(error).toMatchObject({ _tag: "McpError", server: "long", phase: "list" })
+      expect(error.message).toBe("long's tool list goes on past 1000 pages (1000 tools so far): its listing is refused")
+    }))
+
+  it.scopedLive("100 empty pages in a row, each with a new cursor, are an McpError at list; 99 and then a tool are listed", () =>
+    Effect.gen(function* () {
+      // After one tool, empty pages for ever, each pointing to a new one: only a listing that never ends meets the bound.
+      const endless = Effect.flip(Effect.timeoutFail(Mcp.connect(paged("endless", `(n) => (n === 0 ? 1 : 0)`)), { duration: "20 seconds", onTimeout: () => "still listing" }))
+      const error = yield* endless
+      expect(error).toMatchObject({ _tag: "McpError", server: "endless", phase: "list" })
+      expect(error instanceof Mcp.McpError ? error.message : error).toBe("endless sent 100 empty pages of tools in a row, each with a new cursor: its tool list never ends")
+      // The bound is on a run: 99 empty pages and then a tool are listed, 100 are not.
+      const sparse = yield* Mcp.connect(paged("sparse", `(n) => (n === 0 || n === 100 ? 1 : n < 100 ? 0 : -1)`))
+      expect((yield* sparse.tools).map((tool) => tool.name)).toEqual(["t0_0", "t100_0"])
+      const sparser = yield* Effect.flip(Mcp.connect(paged("sparser", `(n) => (n === 0 || n === 101 ? 1 : n < 101 ? 0 : -1)`)))
+      expect(sparser.message).toBe("sparser sent 100 empty pages of tools in a row, each with a new cursor: its tool list never ends")
+    }))
+})
+
 describe.concurrent("MCP timeouts past what a Node timer holds", () => {
   /** Answers a call 100 ms after it comes. */
   const slow = () => inline("slow", rawServer(listing(["slow"]), `setTimeout(() => reply(m.id, { content: [{ type: "text", text: "done" }] }), 100)`))
