@@ -17,7 +17,8 @@ export interface SdkLogger {
   readonly debug: LogFn
 }
 
-const render = (value: unknown): string => (typeof value === "string" ? value : inspect(value, { depth: 4, breakLength: Infinity }))
+// One line whatever the value: `breakLength` alone still breaks objects nested more than three levels deep.
+const render = (value: unknown): string => (typeof value === "string" ? value : inspect(value, { depth: 4, breakLength: Infinity, compact: true }))
 
 /** Captures the current runtime (its logger and log level), so lines logged later from SDK callbacks reach it. */
 export const make = (sdk: string, scrub: (text: string) => string): Effect.Effect<SdkLogger> =>
