@@ -79,7 +79,7 @@ export const ofCase = (evalCase: EvalCase): Either.Either<Cassette, CassetteErro
   const value = evalCase.extensions[field]
   if (value === undefined) return undefined
   const lineOf = (path: ReadonlyArray<PropertyKey>) => evalCase.lineOf?.([field, ...path])
-  return decodeFrom({ value, lineOf }, { source: evalCase.file, caseId: evalCase.id, prefix: [field] })
+  return decodeFrom({ value, lineOf, textOf: () => undefined }, { source: evalCase.file, caseId: evalCase.id, prefix: [field] })
 }
 
 /** A cassette from the model turns of a transcript (what recording stores). */

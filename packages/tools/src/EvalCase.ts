@@ -120,8 +120,9 @@ const MockResponses = Schema.transform(
 // Every body contains the empty phrase: a blank one would pass whatever the agent wrote.
 const Phrase = Schema.String.pipe(Schema.filter((phrase) => /\S/.test(phrase) || "an empty phrase is in every body: give the words to look for"))
 
-// An empty list checks nothing either: it is refused as "the list is empty", like a blank phrase.
-const Phrases = Schema.transform(Schema.Union(Phrase, Schema.NonEmptyArray(Phrase)), Schema.Array(Schema.String), {
+// An empty list checks nothing either: refused in a file, like a blank phrase (in code, `[]` still means no check).
+const PhraseList = Schema.Array(Phrase).pipe(Schema.minItems(1, { message: () => "the list is empty: give the words to look for, or leave body_contains out" }))
+const Phrases = Schema.transform(Schema.Union(Phrase, PhraseList), Schema.Array(Schema.String), {
   strict: true,
   decode: (value) => (typeof value === "string" ? [value] : value),
   encode: (list) => list
@@ -180,7 +181,8 @@ const fromSource = (source: YamlSource.Source, path: ReadonlyArray<number>, file
   const fields: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value)) (key.startsWith("x-") ? extensions : fields)[key] = field
   const lineOf = (inner: ReadonlyArray<PropertyKey>) => source.lineOf([...path, ...inner])
-  return Either.map(Either.mapLeft(YamlSource.decode(CaseFields, { value: fields, lineOf }), fail), (decoded) => ({
+  const textOf = (inner: ReadonlyArray<PropertyKey>) => source.textOf([...path, ...inner])
+  return Either.map(Either.mapLeft(YamlSource.decode(CaseFields, { value: fields, lineOf, textOf }), fail), (decoded) => ({
     ...decoded,
     file,
     line,

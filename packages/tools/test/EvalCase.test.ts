@@ -152,7 +152,7 @@ describe("EvalCase.parse", () => {
       const made = EvalCase.make({ id: "g", input: "x", scenario: "s", expected_function_calls: [{ function_name: "send_email", body_contains: [" "] }] })
       expect(Either.isLeft(made)).toBe(true)
       // An empty list checks nothing either.
-      expect(caseError(`${head}    body_contains: []\n`)).toMatchObject({ line: 6, field: "expected_function_calls[0].body_contains", reason: "the list is empty: give at least one entry" })
+      expect(caseError(`${head}    body_contains: []\n`)).toMatchObject({ line: 6, field: "expected_function_calls[0].body_contains", reason: "the list is empty: give the words to look for, or leave body_contains out" })
       const none = EvalCase.make({ id: "g", input: "x", scenario: "s", expected_function_calls: [{ function_name: "send_email", body_contains: [] }] })
       expect(Either.isLeft(none)).toBe(true)
     })

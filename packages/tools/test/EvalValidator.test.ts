@@ -317,8 +317,9 @@ describe("EvalValidator: alignment, phrases, failed calls and descriptions at th
     expect(send("Thank you", [" thank you "])).toStrictEqual([])
   })
 
-  it("an empty body_contains asks nothing of the body, not even that there is one", () => {
-    expect(check([{ function_name: "send_email", body_contains: [] }], [call("send_email", { to: "a@b.c" })])).toStrictEqual([])
+  it("an empty body_contains is refused (it would check nothing); a phrase needs a string body", () => {
+    const made = EvalCase.make({ id: "c", input: "x", scenario: "valid-warranty", expected_function_calls: [{ function_name: "send_email", body_contains: [] }] })
+    expect(Either.isLeft(made) && made.left.message).toMatch(/body_contains: the list is empty/)
     expect(check([{ function_name: "send_email", body_contains: ["hi"] }], [call("send_email", { to: "a@b.c" })])).toStrictEqual([
       { _tag: "BodyMissing", expectedIndex: 1, actualIndex: 1, functionName: "send_email" }
     ])
