@@ -32,13 +32,17 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { Decision } from "./internal/answer.js"
 import { answerOf } from "./internal/answer.js"
+import { errorOf as chatErrorOf } from "./internal/chatCompletions/errors.js"
 import * as chatCompletionsRoute from "./internal/chatCompletions/route.js"
 import type { Exchange, Incoming, Outcome, Recorded, Reply } from "./internal/exchange.js"
 import * as respond from "./internal/exchange.js"
+import { errorOf as geminiErrorOf } from "./internal/gemini/errors.js"
 import * as geminiRoute from "./internal/gemini/route.js"
 import { fetchInto } from "./internal/inProcess.js"
 import { signer } from "./internal/gemini/signature.js"
 import type { LiveRecord } from "./internal/live/record.js"
+import { maxFrameChars as liveMaxFrameChars, maxFrames as liveMaxFrames } from "./internal/live/record.js"
+import * as liveConnection from "./internal/live/connection.js"
 import * as liveRoute from "./internal/live/route.js"
 import * as liveSession from "./internal/live/session.js"
 import * as Fault from "./Fault.js"
@@ -63,13 +67,22 @@ export interface Options {
   readonly frameDelay?: Duration.DurationInput | undefined
   /**
    * What is kept of HTTP requests for `requests`: the last `max` (default 100), with their bodies unless
-   * `bodies: false`; `false` keeps nothing. Bounded, so a long-running emulator stays flat in memory.
+   * `bodies: false`; `false` keeps nothing. Of Gemini Live connections for `live`: the last `max` closed ones and
+   * every open one, each with its last frames each way (at most `maxLiveFrames`, and about `maxLiveFrameChars`
+   * characters of them) and its last `maxLiveFrames` responses; no frames or responses with `bodies: false` or
+   * `false`. Bounded, so a long-running emulator stays flat in memory.
    */
   readonly record?: { readonly max?: number | undefined; readonly bodies?: boolean | undefined } | false | undefined
 }
 
-/** How many resumption handles (each a copy of a Live session's history) are kept. */
+/** How many resumption handles are kept (each the history of its session as it was then, shared, not copied). */
 const maxHandles = 1000
+
+/** How many frames each way (and responses, cancellations, violations, faults) a Live record keeps. */
+export const maxLiveFrames = liveMaxFrames
+
+/** How many characters of frame text each way a Live record keeps beyond its last frame. */
+export const maxLiveFrameChars = liveMaxFrameChars
 
 /** How many requests are kept unless `record.max` says otherwise. */
 export const defaultRecordMax = 100
@@ -120,8 +133,11 @@ export interface Service {
   readonly awaitLive: (count: number) => Effect.Effect<ReadonlyArray<LiveRecord>>
   /** Waits until Live connection `index` has closed, and says how. */
   readonly awaitLiveClosed: (index: number) => Effect.Effect<NonNullable<LiveRecord["closed"]>>
-  /** Closes Live connection `index` now, with `code` (1006: drops the socket without a close frame). */
-  readonly closeLive: (index: number, code: number, reason?: string) => Effect.Effect<void>
+  /**
+   * Closes Live connection `index` now, with `code` (1006: drops the socket without a close frame); fails with
+   * `InvalidCloseCode` for a code no close frame may carry.
+   */
+  readonly closeLive: (index: number, code: number, reason?: string) => Effect.Effect<void, Fault.InvalidCloseCode>
 }
 
 /** Z.AI's two routes: pay-as-you-go keys use `general`, GLM Coding Plan keys `coding`. */
@@ -145,17 +161,44 @@ interface Injection {
 
 const maxBody = 20 * 1024 * 1024
 
+/**
+ * The request body, or undefined once it passes `maxBody` (or the upload fails): reading stops there, so an endless
+ * upload is answered at once instead of read to its end.
+ */
 const readBody = (req: IncomingMessage): Effect.Effect<string | undefined> =>
   Effect.async<string | undefined>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
-    req.on("data", (chunk: Buffer) => {
+    const stop = (body: string | undefined) => {
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+      if (body === undefined) req.pause()
+      resume(Effect.succeed(body))
+    }
+    const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size <= maxBody) chunks.push(chunk)
-    })
-    req.on("end", () => resume(Effect.succeed(size > maxBody ? undefined : Buffer.concat(chunks).toString("utf8"))))
-    req.on("error", () => resume(Effect.succeed(undefined)))
+      if (size > maxBody) return stop(undefined)
+      chunks.push(chunk)
+    }
+    const onEnd = () => stop(Buffer.concat(chunks).toString("utf8"))
+    const onError = () => stop(undefined)
+    req.on("data", onData)
+    req.on("end", onEnd)
+    req.on("error", onError)
   })
+
+/** What each route answers a body past `maxBody` with, in its own error shape; the connection is closed after it. */
+const tooLarge = (path: string): { readonly protocol: Policy.Protocol | "unknown"; readonly flavour: Policy.Flavour | "unknown"; readonly body: unknown } => {
+  const message = `Request payload size exceeds the limit: ${maxBody} bytes.`
+  const fault: Fault.Status = { _tag: "Status", status: 413, message }
+  if (geminiRoute.route.test(path)) return { protocol: "gemini", flavour: "gemini", body: geminiErrorOf(fault, "")!.body }
+  if (chatCompletionsRoute.route.test(path)) {
+    const flavour = chatCompletionsRoute.flavourOf(path)
+    return { protocol: "openai", flavour, body: chatErrorOf(fault, flavour)!.body }
+  }
+  return { protocol: "unknown", flavour: "unknown", body: { error: { code: 413, message, status: "INVALID_ARGUMENT" } } }
+}
 
 /** Starts the emulator; it stops when the scope closes. */
 export const make = (options: Options = {}): Effect.Effect<Service, never, Scope.Scope> =>
@@ -232,6 +275,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
           status: 0,
           error: undefined,
           faults: [],
+          violations: [],
           outcome: "pending"
         }
         records.push(record)
@@ -254,7 +298,11 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
             notify()
           }
         }
-        if (body === undefined) return yield* respond.json(exchange, 413, { error: { code: 413, message: "Request payload size exceeds the limit." } })
+        if (body === undefined) {
+          const refusal = tooLarge(path)
+          exchange.update({ protocol: refusal.protocol, flavour: refusal.flavour, error: "the request body is larger than the limit" })
+          return yield* respond.json(exchange, 413, refusal.body, { headers: { connection: "close" } })
+        }
         const geminiMatch = geminiRoute.route.exec(path)
         if (method === "POST" && geminiMatch !== null) return yield* geminiRoute.handle(exchange, geminiContext, geminiMatch)
         if (method === "POST" && chatCompletionsRoute.route.test(path)) return yield* chatCompletionsRoute.handle(exchange, openAIContext)
@@ -292,31 +340,36 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       (request) => run(handle(request.method, request.url, request.req, request.res, Effect.succeed(Buffer.byteLength(request.body) > maxBody ? undefined : request.body))),
       inProcess
     )
-    // Live connections are kept like HTTP requests: the last `record.max` (their index counts every one); the
-    // resumption handles, each a copy of a history, only the last `maxHandles`. A long-running emulator stays flat.
-    const liveRecords: Array<liveSession.MutableRecord> = []
+    // Live connections are kept like HTTP requests: the last `record.max` (their index counts every one), each with
+    // its last frames (record.ts); the resumption handles, only the last `maxHandles`. A long-running emulator stays flat.
+    const liveRecords: Array<liveConnection.MutableRecord> = []
     const liveSockets: Array<WebSocket> = []
     let liveDropped = 0
     const liveAt = (index: number) => ({ record: liveRecords[index - liveDropped], socket: liveSockets[index - liveDropped] })
-    const handles = new Map<string, ReadonlyArray<Turn.Turn>>()
+    // A session's history only grows by appending, so a handle is the array and its length then, not a copy.
+    const handles = new Map<string, { readonly history: ReadonlyArray<Turn.Turn>; readonly length: number }>()
     let handlesIssued = 0
     let liveTurns = 0
     const liveContext: liveSession.Context = {
       frameDelay,
+      keepFrames: keepBodies,
       decide,
       takeSetupFaults: () => takeInjection("gemini-live", "setup"),
       nextTurn: () => liveTurns++,
       handles: {
         issue: (history) => {
           const handle = `live-handle-${++handlesIssued}`
-          handles.set(handle, [...history])
+          handles.set(handle, { history, length: history.length })
           for (const oldest of handles.keys()) {
             if (handles.size <= maxHandles) break
             handles.delete(oldest)
           }
           return handle
         },
-        resume: (handle) => handles.get(handle)
+        resume: (handle) => {
+          const kept = handles.get(handle)
+          return kept === undefined ? undefined : kept.history.slice(0, kept.length)
+        }
       },
       changed: notify
     }
@@ -328,7 +381,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       const key = liveRoute.keyOf(new URLSearchParams(rawQuery))
       if (key === undefined || key === "") return liveRoute.refuse(socket, 403, "Forbidden")
       liveRoute.accept(sockets, req, socket, head, (ws) => {
-        const record: liveSession.MutableRecord = {
+        const record: liveConnection.MutableRecord = {
           index: liveDropped + liveRecords.length,
           path,
           apiKey: key === apiKey ? "valid" : "invalid",
@@ -337,6 +390,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
           resumedFrom: undefined,
           received: [],
           sent: [],
+          droppedFrames: 0,
           responses: [],
           cancelled: [],
           violations: [],
@@ -455,13 +509,14 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       awaitLiveClosed: (index) =>
         index < liveDropped ? Effect.dieMessage(`Live connection ${index} is no longer recorded (see the record option)`) : waitUntil(() => liveAt(index).record?.closed),
       closeLive: (index, code, reason = "Internal error encountered.") =>
-        Effect.sync(() => {
+        Effect.suspend(() => {
+          const invalid = Fault.checkCloseCode(code)
+          if (invalid !== undefined) return Effect.fail(invalid)
           const { socket: ws, record } = liveAt(index)
-          if (ws === undefined || record === undefined || record.closed !== undefined) return
-          record.closed = { code, reason, by: "server" }
-          if (code === 1006) ws.terminate()
-          else ws.close(code, reason)
+          if (ws === undefined || record === undefined || record.closed !== undefined) return Effect.void
+          liveConnection.closeSocket(ws, record, code, reason)
           notify()
+          return Effect.void
         })
     } satisfies Service
   })

@@ -17,6 +17,37 @@
  * @since 0.1.0
  */
 import * as Duration from "effect/Duration"
+import * as Schema from "effect/Schema"
+
+/**
+ * A Live fault (or `closeLive`) was given a close code no WebSocket close frame may carry: 1004, 1005, 1015, a code
+ * below 1000, 1016–2999 or above 4999 (RFC 6455 §7.4). Thrown when such a fault is made, so the mistake shows
+ * where it was written rather than as a connection that never closes. 1006 is allowed: the socket is dropped
+ * without a close frame, which is what 1006 reports.
+ */
+export class InvalidCloseCode extends Schema.TaggedError<InvalidCloseCode>()("InvalidCloseCode", {
+  code: Schema.Number,
+  message: Schema.String
+}) {}
+
+/** True for the codes a Live close can use: those a close frame may carry, and 1006 (a drop, no frame). */
+export const isSendableCloseCode = (code: number): boolean =>
+  Number.isInteger(code) && ((code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005) || (code >= 3000 && code <= 4999))
+
+/** The error saying why a Live close cannot use `code`; undefined when it can. */
+export const checkCloseCode = (code: number): InvalidCloseCode | undefined =>
+  isSendableCloseCode(code)
+    ? undefined
+    : new InvalidCloseCode({
+        code,
+        message: `${code} is not a WebSocket close code a server can send: use 1000–1003, 1006 (a drop without a close frame), 1007–1014 or 3000–4999`
+      })
+
+const sendable = (code: number): number => {
+  const error = checkCloseCode(code)
+  if (error !== undefined) throw error
+  return code
+}
 
 /** An HTTP error with exactly this status, body and headers (the body defaults to the protocol's envelope). */
 export interface Status {
@@ -253,26 +284,38 @@ export const omitIndex: OmitIndex = { _tag: "OmitIndex" }
 /** Write each frame in two TCP writes. */
 export const splitChunks: SplitChunks = { _tag: "SplitChunks" }
 
-/** Gemini Live: close the connection with `code` (default 1011, an internal error) and `reason`. */
-export const close = (code = 1011, reason = "Internal error encountered."): Close => ({ _tag: "Close", code, reason })
+/**
+ * Gemini Live: close the connection with `code` (default 1011, an internal error) and `reason`; 1006 drops the
+ * socket without a close frame. Throws `InvalidCloseCode` for a code no close frame may carry.
+ */
+export const close = (code = 1011, reason = "Internal error encountered."): Close => ({ _tag: "Close", code: sendable(code), reason })
 
 /** Gemini Live: cancel the turn's calls `after` they were sent (default at once). */
 export const cancelCalls = (after: Duration.DurationInput = 0): CancelCalls => ({ _tag: "CancelCalls", after: Duration.decode(after) })
 
-/** Gemini Live: `goAway` with `timeLeft` after the turn, then a close with `code` (default 1011) when it has passed. */
+/**
+ * Gemini Live: `goAway` with `timeLeft` after the turn, then a close with `code` (default 1011) when it has passed.
+ * Throws `InvalidCloseCode` for a code no close frame may carry.
+ */
 export const goAway = (timeLeft: Duration.DurationInput, options: { readonly code?: number } = {}): GoAway => ({
   _tag: "GoAway",
   timeLeft: Duration.decode(timeLeft),
-  code: options.code ?? 1011
+  code: sendable(options.code ?? 1011)
 })
 
-/** Gemini Live: close with `code` (default 1011) once the turn's calls are answered, instead of going on. */
-export const dropAfterResponses = (code = 1011): DropAfterResponses => ({ _tag: "DropAfterResponses", code })
+/**
+ * Gemini Live: close with `code` (default 1011) once the turn's calls are answered, instead of going on. Throws
+ * `InvalidCloseCode` for a code no close frame may carry.
+ */
+export const dropAfterResponses = (code = 1011): DropAfterResponses => ({ _tag: "DropAfterResponses", code: sendable(code) })
 
-/** Gemini Live: refuse the setup with `code` (default 1008) and `reason` (default: the model does not exist). */
+/**
+ * Gemini Live: refuse the setup with `code` (default 1008) and `reason` (default: the model does not exist).
+ * Throws `InvalidCloseCode` for a code no close frame may carry.
+ */
 export const refuseSetup = (options: { readonly code?: number; readonly reason?: string } = {}): RefuseSetup => ({
   _tag: "RefuseSetup",
-  code: options.code ?? 1008,
+  code: sendable(options.code ?? 1008),
   reason: options.reason ?? "models/unknown is not found for API version v1beta, or is not supported for bidiGenerateContent."
 })
 

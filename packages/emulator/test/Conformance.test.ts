@@ -104,6 +104,89 @@ describe("Conformance — Gemini reads the body as a proto parser does", () => {
   })
 })
 
+describe("Conformance — Gemini's `parameters` is the OpenAPI subset Schema, not JSON Schema", () => {
+  const declared = (declaration: object) => ({ contents: [user], tools: [{ functionDeclarations: [{ name: "get_weather", description: "w", ...declaration }] }] })
+  const at = "tools[0].function_declarations[0]"
+  const refused: ReadonlyArray<readonly [string, object, string]> = [
+    ["additionalProperties", { parameters: { type: "object", additionalProperties: false } }, `Unknown name "additionalProperties" at '${at}.parameters'`],
+    ["$schema", { parameters: { $schema: "http://json-schema.org/draft-07/schema#", type: "object" } }, `Unknown name "$schema" at '${at}.parameters'`],
+    ["$defs", { parameters: { type: "object", $defs: {} } }, `Unknown name "$defs" at '${at}.parameters'`],
+    ["const, inside a property", { parameters: { type: "OBJECT", properties: { city: { type: "STRING" }, unit: { type: "STRING", const: "C" } } } }, `Unknown name "const" at '${at}.parameters.properties[1].value'`],
+    [
+      "$ref, inside an array's items",
+      { parameters: { type: "OBJECT", properties: { cities: { type: "ARRAY", items: { $ref: "#/$defs/city" } } } } },
+      `Unknown name "$ref" at '${at}.parameters.properties[0].value.items'`
+    ],
+    ["oneOf", { parameters: { type: "OBJECT", oneOf: [] } }, `Unknown name "oneOf" at '${at}.parameters'`],
+    ["additionalProperties in the response schema", { response: { type: "OBJECT", additionalProperties: true } }, `Unknown name "additionalProperties" at '${at}.response'`]
+  ]
+  for (const [name, declaration, where] of refused) {
+    it(`refuses ${name} with the proto parser's "Unknown name" 400`, () =>
+      expect(rejection(Conformance.gemini(declared(declaration)))).toBe(`Invalid JSON payload received. ${where}: Cannot find field.`))
+  }
+
+  it("refuses a type the Schema does not have, and response together with responseJsonSchema", () => {
+    expect(rejection(Conformance.gemini(declared({ parameters: { type: "DICT" } })))).toBe(
+      `Invalid value at '${at}.parameters.type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), "DICT"`
+    )
+    expect(rejection(Conformance.gemini(declared({ response: { type: "OBJECT" }, responseJsonSchema: { type: "object" } })))).toBe(
+      `* GenerateContentRequest.${at}: response and response_json_schema are mutually exclusive.\n`
+    )
+  })
+
+  it("refuses a parameter name the OpenAPI parameters do not allow (parametersJsonSchema has no such rule)", () => {
+    expect(rejection(Conformance.gemini(declared({ parameters: { type: "OBJECT", properties: { "city-name": { type: "STRING" } } } })))).toBe(
+      `* GenerateContentRequest.${at}.parameters.properties[city-name]: Invalid parameter name. Parameter names must start with a letter or an underscore and must only contain chars a-z, A-Z, 0-9, or underscores with a maximum length of 64.\n`
+    )
+    expect(Conformance.gemini(declared({ parametersJsonSchema: { type: "object", properties: { "city-name": { type: "string" } } } }))._tag).toBe("Accepted")
+  })
+
+  it("accepts every field of the subset, and full JSON Schema in parametersJsonSchema / responseJsonSchema", () => {
+    const parameters = {
+      type: "OBJECT",
+      title: "weather",
+      description: "where",
+      nullable: false,
+      properties: {
+        city: { type: "STRING", format: "enum", enum: ["Paris", "Oslo"], pattern: "^[A-Z]", minLength: 1, maxLength: "40", example: "Paris", default: "Paris" },
+        days: { type: "integer", minimum: 1, maximum: 7 },
+        hours: { type: "ARRAY", items: { type: "NUMBER" }, minItems: 0, maxItems: "24" },
+        either: { anyOf: [{ type: "STRING" }, { type: "NULL" }] }
+      },
+      required: ["city"],
+      propertyOrdering: ["city", "days", "hours", "either"],
+      minProperties: 1,
+      maxProperties: "4"
+    }
+    const verdict = Conformance.gemini(declared({ parameters, response: { type: "OBJECT", properties: { celsius: { type: "NUMBER" } } } }))
+    expect(verdict._tag === "Accepted" && verdict.request.declarations[0]!.parameters).toEqual(parameters)
+    const jsonSchema = { type: "object", additionalProperties: false, $defs: {}, properties: { unit: { const: "C" } } }
+    expect(Conformance.gemini(declared({ parametersJsonSchema: jsonSchema, responseJsonSchema: jsonSchema }))._tag).toBe("Accepted")
+  })
+})
+
+describe("Conformance — tool kinds and names", () => {
+  const chat = (tools: ReadonlyArray<object>) => ({ model: "m", messages: [{ role: "user", content: "hi" }], tools })
+
+  it("OpenAI accepts a custom tool (named under `custom`) and says which types it supports otherwise; GLM refuses it in its own words", () => {
+    expect(Conformance.chatCompletions(chat([{ type: "custom", custom: { name: "grep", description: "free-form" } }]), "openai")._tag).toBe("Accepted")
+    expect(rejection(Conformance.chatCompletions(chat([{ type: "custom", custom: {} }]), "openai"))).toBe("Missing required parameter: 'tools[0].custom.name'.")
+    expect(rejection(Conformance.chatCompletions(chat([{ type: "browser" }]), "openai"))).toBe("Invalid value: 'browser'. Supported values are: 'function' and 'custom'.")
+    expect(rejection(Conformance.chatCompletions(chat([{ type: "custom", custom: { name: "grep" } }]), "glm"))).toBe(
+      "tools[0].type 参数非法: supported values are 'function', 'retrieval' and 'web_search'"
+    )
+    expect(Conformance.chatCompletions(chat([{ type: "web_search", web_search: { enable: true } }]), "glm")._tag).toBe("Accepted")
+  })
+
+  it("a Gemini function name may be 128 characters long (the API's documented limit), not 129", () => {
+    const declared = (name: string) => ({ contents: [user], tools: [{ functionDeclarations: [{ name, description: "d" }] }] })
+    expect(Conformance.gemini(declared(`_${"a".repeat(127)}`))._tag).toBe("Accepted")
+    expect(rejection(Conformance.gemini(declared("a".repeat(129))))).toBe(
+      "* GenerateContentRequest.tools[0].function_declarations[0].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 128.\n"
+    )
+  })
+})
+
 describe("Conformance — OpenAI refuses what it does not know, GLM lets it through", () => {
   const assistant = { role: "assistant", content: null, reasoning_content: "thinking", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }
   const tool = { role: "tool", tool_call_id: "c1", content: "{}" }

@@ -1,4 +1,5 @@
 import { Turn } from "@agentfx/core"
+import { request as httpRequest } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
 import { ApiError, GoogleGenAI } from "@google/genai"
 import { Effect, Exit, Scope } from "effect"
@@ -76,6 +77,51 @@ describe("Emulator — Gemini REST strictness (through @google/genai)", () => {
       "Invalid JSON payload received. Unknown name \"response\" at 'contents[2].parts[0].function_response': Proto field is not repeating, cannot start list."
     ]
   ]
+  it.scoped("rejects JSON Schema keywords in the OpenAPI `parameters` with Gemini's 400 INVALID_ARGUMENT, through the SDK", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ signatures: false })
+      // The SDK itself drops a top-level `additionalProperties` from `parameters`, but not a nested `const`.
+      const parameters = { type: "object", additionalProperties: false, properties: { unit: { type: "string", const: "C" } } }
+      const error = yield* geminiError(() =>
+        gemini(emulator).models.generateContent({
+          model: "gemini-2.5-flash",
+          contents: "hi",
+          config: { tools: [{ functionDeclarations: [{ name: "f", description: "d", parameters: parameters as never }] }] }
+        })
+      )
+      expect(error).toEqual({
+        status: 400,
+        body: {
+          error: {
+            code: 400,
+            message: `Invalid JSON payload received. Unknown name "const" at 'tools[0].function_declarations[0].parameters.properties[0].value': Cannot find field.`,
+            status: "INVALID_ARGUMENT"
+          }
+        }
+      })
+    }))
+
+  it.scoped("records, without a 400, function responses whose ids do not match the calls of the turn before them", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.fromFunction(() => ({ text: "ok" })), signatures: false })
+      const send = (contents: ReadonlyArray<unknown>) => Effect.promise(() => gemini(emulator).models.generateContent({ model: "gemini-2.5-flash", contents: contents as never }))
+      const user = { role: "user", parts: [{ text: "hi" }] }
+      yield* send([user, { role: "model", parts: [call("a"), call("b")] }, { role: "user", parts: [answer("zzz"), answer("zzz")] }])
+      yield* send([user, { role: "model", parts: [call("a"), call("b")] }, { role: "user", parts: [answer("a"), answer("a")] }])
+      yield* send([user, { role: "model", parts: [call("a")] }, { role: "user", parts: [answer(undefined)] }])
+      yield* send([user, { role: "model", parts: [call("a"), call("b")] }, { role: "user", parts: [answer("b"), answer("a")] }])
+      yield* send([user, { role: "model", parts: [call(undefined)] }, { role: "user", parts: [answer(undefined)] }])
+      const records = yield* emulator.requests
+      expect(records.map((record) => record.status)).toEqual([200, 200, 200, 200, 200])
+      expect(records.map((record) => record.violations)).toEqual([
+        ['contents[2]: the function response id "zzz" matches no call of the turn before it', 'contents[2]: the function response id "zzz" matches no call of the turn before it'],
+        ['contents[2]: the call "a" was answered twice'],
+        ['contents[2]: the response to "get_weather" at position 0 does not carry the id "a" of its call'],
+        [],
+        []
+      ])
+    }))
+
   for (const [name, contents, message] of rejections) {
     it.scoped(`rejects ${name} with 400 and Gemini's message`, () =>
       Effect.gen(function* () {
@@ -182,6 +228,29 @@ describe("Emulator — routes", () => {
         "/v1/chat/completions",
         "/local/v1/chat/completions"
       ])
+    }))
+
+  it.scoped("a model name with broken percent-encoding is a model Gemini does not have: 404 NOT_FOUND, not a defect", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ signatures: false })
+      const response = yield* Effect.promise(() =>
+        fetch(`${emulator.geminiBaseUrl}/v1beta/models/%E0%A4%A:generateContent`, {
+          method: "POST",
+          headers: { "x-goog-api-key": emulator.apiKey },
+          body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+        })
+      )
+      expect(response.status).toBe(404)
+      expect(yield* Effect.promise(() => response.json())).toEqual({
+        error: {
+          code: 404,
+          message: "models/%E0%A4%A is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.",
+          status: "NOT_FOUND"
+        }
+      })
+      expect(yield* emulator.awaitOutcome(0)).toBe("completed")
+      const [record] = yield* emulator.requests
+      expect(record).toMatchObject({ model: "%E0%A4%A", status: 404 })
     }))
 
   it.scoped("without alt=sse a Gemini stream is one JSON array of the chunks", () =>
@@ -295,6 +364,56 @@ describe("Emulator — chat completions strictness (through the openai SDK)", ()
     }))
 })
 
+describe("Emulator — GLM streams tool calls whole unless tool_stream is set", () => {
+  interface Delta {
+    readonly tool_calls?: ReadonlyArray<{ readonly index?: number; readonly id?: string; readonly function: { readonly name?: string; readonly arguments?: string } }>
+  }
+  const chunksOf = (emulator: Emulator.Service, path: string, extra: object) =>
+    Effect.promise(async () => {
+      const response = await fetch(`${emulator.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${emulator.apiKey}` },
+        body: JSON.stringify({ model: "glm-4.7", stream: true, messages: [{ role: "user", content: "weather?" }], ...extra })
+      })
+      const text = await response.text()
+      return text
+        .split("\n\n")
+        .filter((event) => event.startsWith("data: {"))
+        .map((event) => JSON.parse(event.slice(6)) as { choices: ReadonlyArray<{ delta: Delta; finish_reason?: string }> })
+    })
+  const withCalls = () =>
+    Emulator.make({ policy: Policy.fromFunction(() => ({ calls: [{ name: "get_weather", args: { city: "Paris" } }, { name: "get_time", args: { tz: "Europe/Paris" } }] })) })
+  const callChunks = (chunks: ReadonlyArray<{ choices: ReadonlyArray<{ delta: Delta; finish_reason?: string }> }>) =>
+    chunks.filter((chunk) => chunk.choices[0]?.delta.tool_calls !== undefined)
+
+  it.scoped("without tool_stream: every call complete (id, name, all its arguments) in the chunk with finish_reason tool_calls", () =>
+    Effect.gen(function* () {
+      const emulator = yield* withCalls()
+      const chunks = yield* chunksOf(emulator, "/api/paas/v4/chat/completions", {})
+      const carrying = callChunks(chunks)
+      expect(carrying).toHaveLength(1)
+      expect(carrying[0]!.choices[0]!.finish_reason).toBe("tool_calls")
+      expect(carrying[0]!.choices[0]!.delta.tool_calls).toEqual([
+        { index: 0, id: expect.any(String), type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+        { index: 1, id: expect.any(String), type: "function", function: { name: "get_time", arguments: '{"tz":"Europe/Paris"}' } }
+      ])
+    }))
+
+  it.scoped("with tool_stream: true (and on OpenAI routes): the first delta of an index has id and name, later ones argument fragments", () =>
+    Effect.gen(function* () {
+      const emulator = yield* withCalls()
+      for (const [path, extra] of [["/api/paas/v4/chat/completions", { tool_stream: true }], ["/v1/chat/completions", {}]] as const) {
+        const carrying = callChunks(yield* chunksOf(emulator, path, extra))
+        expect(carrying.length).toBeGreaterThan(2)
+        const deltas = carrying.flatMap((chunk) => chunk.choices[0]!.delta.tool_calls!)
+        expect(deltas.every((delta) => (delta.id === undefined) === (delta.function.name === undefined))).toBe(true)
+        const joined = [0, 1].map((index) => deltas.filter((delta) => delta.index === index).map((delta) => delta.function.arguments).join(""))
+        expect(joined).toEqual(['{"city":"Paris"}', '{"tz":"Europe/Paris"}'])
+        expect(deltas.filter((delta) => delta.index === 0).length).toBeGreaterThan(1)
+      }
+    }))
+})
+
 describe("Emulator — lifecycle, recording, policies", () => {
   it.effect("stops with its scope: connections are closed and the port is released", () =>
     Effect.gen(function* () {
@@ -377,6 +496,65 @@ describe("Emulator — lifecycle, recording, policies", () => {
       yield* emulator.setPolicy(Policy.script([]))
       const error = yield* geminiError(() => gemini(emulator).models.generateContent({ model: "m", contents: "hi" }))
       expect(error.body.error.message).toBe("agentfx emulator: the script has no step 1 (it has 0)")
+    }))
+
+  it.scoped("an upload that never ends is answered 413 once it passes 20 MiB, in the route's error shape, and the connection is closed", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      /** Writes 64 KiB chunks and never ends the body: only the server can end this exchange. */
+      const endless = (path: string) =>
+        Effect.promise(
+          () =>
+            new Promise<{ status: number; body: string; sent: number; closed: boolean }>((resolve) => {
+              const chunk = Buffer.alloc(64 * 1024, "a")
+              let sent = 0
+              let answered = false
+              const req = httpRequest(`${emulator.url}${path}`, {
+                method: "POST",
+                headers: { "content-type": "application/json", authorization: `Bearer ${emulator.apiKey}`, "x-goog-api-key": emulator.apiKey }
+              })
+              const pump = () => {
+                while (!answered && !req.destroyed && req.write(chunk)) sent += chunk.length
+              }
+              req.on("drain", pump)
+              req.on("error", () => {})
+              let socketClosed = false
+              let ended: (() => void) | undefined
+              req.on("socket", (socket) =>
+                socket.once("close", () => {
+                  socketClosed = true
+                  ended?.()
+                })
+              )
+              req.on("response", (res) => {
+                answered = true
+                let body = ""
+                res.on("data", (data: Buffer) => (body += data.toString("utf8")))
+                res.on("end", () => {
+                  ended = () => resolve({ status: res.statusCode ?? 0, body, sent, closed: socketClosed })
+                  if (socketClosed) ended()
+                })
+              })
+              req.flushHeaders()
+              pump()
+            })
+        )
+      const glm = yield* endless("/api/paas/v4/chat/completions")
+      expect(glm.status).toBe(413)
+      expect(JSON.parse(glm.body)).toEqual({ error: { code: "413", message: "Request payload size exceeds the limit: 20971520 bytes." } })
+      expect(glm.closed).toBe(true)
+      const openAI = yield* endless("/v1/chat/completions")
+      expect(openAI.status).toBe(413)
+      expect(JSON.parse(openAI.body)).toMatchObject({ error: { message: "Request payload size exceeds the limit: 20971520 bytes.", type: "invalid_request_error" } })
+      const google = yield* endless("/v1beta/models/m:generateContent")
+      expect(google.status).toBe(413)
+      expect(JSON.parse(google.body)).toEqual({ error: { code: 413, message: "Request payload size exceeds the limit: 20971520 bytes.", status: "INVALID_ARGUMENT" } })
+      const records = yield* emulator.requests
+      expect(records.map((record) => [record.protocol, record.flavour, record.status])).toEqual([
+        ["openai", "glm", 413],
+        ["openai", "openai", 413],
+        ["gemini", "gemini", 413]
+      ])
     }))
 
   it.scoped("unknown routes are 404; a WebSocket upgrade is refused until Live exists", () =>

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { GoogleGenAI } from "@google/genai"
 import type { LiveServerMessage, Session } from "@google/genai"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import type { Scope } from "effect"
 import { WebSocket } from "ws"
+import { Turn } from "@agentfx/core"
 import { Emulator, Fault, Policy } from "../src/index.js"
 
 /** A raw SDK session on the emulator, with every server message it delivered and how it closed. */
@@ -127,6 +128,61 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       expect(record!.closed).toBeUndefined()
     }))
 
+  it.scoped("a NON_BLOCKING call does not hold the turn; willContinue: true is not its last response; SILENT starts no turn, WHEN_IDLE does", () =>
+    Effect.gen(function* () {
+      const transcripts: Array<ReadonlyArray<Turn.Turn>> = []
+      const emulator = yield* Emulator.make({
+        policy: Policy.fromFunction((request) => {
+          transcripts.push(request.transcript)
+          return transcripts.length === 1 ? { calls: [{ name: "watch", args: {} }] } : { text: "Done." }
+        })
+      })
+      const client = yield* connect(emulator, { tools: [{ functionDeclarations: [{ name: "watch", description: "Watches", behavior: "NON_BLOCKING" as never }] }] })
+      ask(client, "Watch it.")
+      const asked = yield* Effect.promise(() => client.until((message) => message.toolCall !== undefined))
+      const id = asked.find((message) => message.toolCall !== undefined)!.toolCall!.functionCalls![0]!.id!
+      client.session.sendToolResponse({ functionResponses: [{ id, name: "watch", response: { progress: 50 }, willContinue: true, scheduling: "SILENT" as never }] })
+      client.session.sendToolResponse({ functionResponses: [{ id, name: "watch", response: { output: "seen" }, willContinue: false, scheduling: "WHEN_IDLE" as never }] })
+      const messages = yield* Effect.promise(() => client.until((message) => message.sessionResumptionUpdate?.resumable === true))
+      // The first turn ended without waiting for the call, with an empty handle while the call ran.
+      const call = messages.findIndex((message) => message.toolCall !== undefined)
+      const firstEnd = messages.findIndex(turnComplete)
+      expect(firstEnd).toBeGreaterThan(call)
+      expect(messages.slice(call, firstEnd + 2).find((message) => message.sessionResumptionUpdate !== undefined)?.sessionResumptionUpdate).toEqual({ newHandle: "", resumable: false })
+      expect(textOf(messages)).toBe("Done.")
+      // One model turn after the call, not two: the SILENT response started none, the final WHEN_IDLE one did.
+      expect(transcripts).toHaveLength(2)
+      expect(transcripts[1]!.flatMap((turn) => Turn.responses(turn).map((response) => response.response))).toEqual([{ progress: 50 }, { output: "seen" }])
+      const [record] = yield* emulator.live
+      expect(record!.violations).toEqual([])
+      // After its last response the call is over: another one is an answer sent twice (seen once the next turn is).
+      client.session.sendToolResponse({ functionResponses: [{ id, name: "watch", response: { output: "again" } }] })
+      ask(client, "Anything else?")
+      yield* Effect.promise(() => client.until((message) => message.usageMetadata !== undefined && transcripts.length === 3))
+      expect((yield* emulator.live)[0]!.violations).toEqual([`the call "${id}" was answered twice`])
+    }))
+
+  it.scoped("with blocking and NON_BLOCKING calls in one turn, the model waits for the blocking ones only; a declaration without behavior ignores willContinue", () =>
+    Effect.gen(function* () {
+      let turns = 0
+      const emulator = yield* Emulator.make({
+        policy: Policy.fromFunction(() =>
+          ++turns === 1 ? { calls: [{ name: "get_device_status", args: { device_name: "lamp" } }, { name: "watch", args: {} }] } : { text: `Turn ${turns}.` }
+        )
+      })
+      const client = yield* connect(emulator, {
+        tools: [{ functionDeclarations: [...declarations, { name: "watch", description: "Watches", behavior: "NON_BLOCKING" as never }] }]
+      })
+      ask(client, "Check and watch.")
+      const asked = yield* Effect.promise(() => client.until((message) => message.toolCall !== undefined))
+      const [status, watch] = asked.find((message) => message.toolCall !== undefined)!.toolCall!.functionCalls!
+      client.session.sendToolResponse({ functionResponses: [{ id: watch!.id!, name: "watch", response: { output: "seen" }, scheduling: "INTERRUPT" as never }] })
+      client.session.sendToolResponse({ functionResponses: [{ id: status!.id!, name: "get_device_status", response: { status: "off" }, willContinue: true }] })
+      expect(textOf(yield* Effect.promise(() => client.until(turnComplete)))).toBe("Turn 2.")
+      expect(turns).toBe(2)
+      expect((yield* emulator.live)[0]!.violations).toEqual([])
+    }))
+
   it.scoped("a response that is not an object, or to an id never asked, closes the connection with 1007 and the reason", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ policy: Policy.script([{ calls: [{ name: "get_device_status", args: { device_name: "lamp" } }] }]) })
@@ -183,6 +239,41 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       )
       expect(status).toBe("403")
       expect((yield* emulator.live).map((record) => record.closed?.code)).toEqual([1008, 1008, 1008])
+    }))
+
+  it.scoped("refuses at setup, with 1007, the declarations REST refuses: a bad name, parameters with parametersJsonSchema", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const refused = [
+        [{ name: "bad name!", description: "d" }],
+        [{ description: "no name" }],
+        [{ name: "both", description: "d", parameters: { type: "OBJECT" }, parametersJsonSchema: { type: "object" } }],
+        [{ name: "f", description: "d", response: { type: "OBJECT" }, responseJsonSchema: { type: "object" } }]
+      ]
+      for (const functionDeclarations of refused) {
+        // Scoped and mapped to a string, so a setup wrongly accepted fails the test with a short message.
+        const outcome = yield* Effect.either(Effect.scoped(Effect.as(connect(emulator, { tools: [{ functionDeclarations }] }), "set up")))
+        expect(Either.isLeft(outcome) ? outcome.left.message : outcome.right).toBe("closed 1007: Request contains an invalid argument.")
+      }
+      const records = yield* emulator.live
+      expect(records.map((record) => record.closed)).toEqual(refused.map(() => ({ code: 1007, reason: "Request contains an invalid argument.", by: "server" })))
+      // The same declarations, well formed, are accepted.
+      yield* connect(emulator, { tools: [{ functionDeclarations: [{ name: "fine", description: "d", parameters: { type: "OBJECT" } }] }] })
+    }))
+
+  it.scoped("reads setup's declarations with the same proto schemas: JSON Schema keywords in `parameters` close with 1007 and the parser's words", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const outcome = yield* Effect.either(
+        Effect.scoped(
+          Effect.as(connect(emulator, { tools: [{ functionDeclarations: [{ name: "f", description: "d", parameters: { type: "OBJECT", properties: { unit: { type: "STRING", const: "C" } } } }] }] }), "set up")
+        )
+      )
+      // A close reason is at most 123 bytes: the parser's message is cut there.
+      const full = `Invalid JSON payload received. Unknown name "const" at 'setup.tools[0].function_declarations[0].parameters.properties[0].value': Cannot find field.`
+      const reason = Either.isLeft(outcome) ? outcome.left.message.replace(/^closed 1007: /, "") : outcome.right
+      expect(full.startsWith(reason) && reason.length > 100).toBe(true)
+      expect((yield* emulator.awaitLiveClosed(0)).reason).toBe(reason)
     }))
 
   it.scoped("a slow setupComplete holds connect() until it comes", () =>
@@ -243,6 +334,52 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       yield* emulator.closeLive(0, 1006)
       expect((yield* Effect.promise(() => client.closed)).code).toBe(1006)
       expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ code: 1006, by: "server" })
+    }))
+
+  it("refuses, when the fault is made, a close code no close frame may carry; 1006 and the sendable codes are accepted", () => {
+    const unsendable = [999, 1004, 1005, 1015, 1016, 2999, 5000, 1011.5]
+    for (const code of unsendable) {
+      for (const make of [() => Fault.close(code), () => Fault.goAway("1 second", { code }), () => Fault.dropAfterResponses(code), () => Fault.refuseSetup({ code })]) {
+        expect(make).toThrow(Fault.InvalidCloseCode)
+      }
+    }
+    expect(() => Fault.close(1005)).toThrow(/1005 is not a WebSocket close code a server can send/)
+    expect([1000, 1006, 1007, 1011, 1014, 3000, 4999].map((code) => Fault.close(code).code)).toEqual([1000, 1006, 1007, 1011, 1014, 3000, 4999])
+  })
+
+  it.scoped("a close fault with 1006 drops the socket without a close frame, and the record says 1006", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([Fault.close(1006, "abnormal")]) })
+      const client = yield* connect(emulator)
+      ask(client, "hello")
+      expect((yield* Effect.promise(() => client.closed)).code).toBe(1006)
+      expect(yield* emulator.awaitLiveClosed(0)).toEqual({ code: 1006, reason: "abnormal", by: "server" })
+    }))
+
+  it.scoped("a hand-built fault with a code no frame may carry still ends the connection, recorded as the drop it was", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ _tag: "Close", code: 1005, reason: "no status" }]) })
+      const client = yield* connect(emulator)
+      ask(client, "hello")
+      expect((yield* Effect.promise(() => client.closed)).code).toBe(1006)
+      expect(yield* emulator.awaitLiveClosed(0)).toEqual({ code: 1006, reason: "dropped: 1005 cannot be sent in a close frame (no status)", by: "server" })
+    }))
+
+  it.scoped("closeLive fails with InvalidCloseCode for an unsendable code and leaves the connection open and answering", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "Still here." }]) })
+      const client = yield* connect(emulator)
+      const error = yield* Effect.flip(emulator.closeLive(0, 1005))
+      expect(error).toBeInstanceOf(Fault.InvalidCloseCode)
+      expect(error.code).toBe(1005)
+      expect((yield* emulator.live)[0]!.closed).toBeUndefined()
+      ask(client, "hello")
+      expect(textOf(yield* Effect.promise(() => client.until(turnComplete)))).toBe("Still here.")
+      yield* emulator.closeLive(0, 4000, "x".repeat(200))
+      const closed = yield* Effect.promise(() => client.closed)
+      expect(closed.code).toBe(4000)
+      expect(Buffer.byteLength(closed.reason)).toBeLessThanOrEqual(123)
+      expect((yield* emulator.awaitLiveClosed(0)).reason).toBe(closed.reason)
     }))
 
   it.scoped("keeps the last record.max closed connections (indices count them all); open ones are always kept", () =>

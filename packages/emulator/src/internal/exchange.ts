@@ -31,6 +31,11 @@ export interface Recorded {
   readonly error: string | undefined
   /** The faults applied to this request. */
   readonly faults: ReadonlyArray<Fault.Fault>
+  /**
+   * Protocol breaches the server lets through without a 400 (the reference documents none for them), e.g. a Gemini
+   * function response whose id matches no call of the turn before it.
+   */
+  readonly violations: ReadonlyArray<string>
   /** `aborted`: the client closed the connection before the answer was complete; `dropped`: the emulator did. */
   readonly outcome: Outcome
 }

@@ -1,7 +1,8 @@
 /**
  * The emulated model's answer on the chat-completions wire: a whole `chat.completion`, or `chat.completion.chunk`
- * frames (text a word at a time, tool-call arguments in fragments keyed by index, usage where each server puts
- * it) ending with `data: [DONE]`. GLM answers carry `request_id` and `reasoning_content`; OpenAI's do not.
+ * frames ending with `data: [DONE]`: text a word at a time; tool calls whole in the chunk with the finish reason
+ * (GLM's default) or their arguments in fragments keyed by index (OpenAI, and GLM with `tool_stream: true`); usage
+ * where each server puts it. GLM answers carry `request_id` and `reasoning_content`; OpenAI's do not.
  */
 
 import type { LanguageModel, ModelError } from "@agentfx/core"
@@ -110,13 +111,17 @@ const fragments = (text: string): Array<string> => {
   return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)].filter((piece) => piece !== "")
 }
 
+/**
+ * The answer as stream frames. Tool calls stream their arguments in fragments (OpenAI; GLM with `tool_stream: true`)
+ * or, GLM's default, arrive whole — id, name and all the arguments in one delta — in the chunk with the finish reason.
+ */
 export const streamFrames = (
   answer: Answer,
   faults: ReadonlyArray<Fault.ShapingFault>,
   flavour: Flavour,
   model: string,
   id: string,
-  includeUsage: boolean
+  options: { readonly includeUsage: boolean; readonly toolStream: boolean }
 ): Array<string> => {
   const omitIndex = has(faults, "OmitIndex") !== undefined
   const stamp = { id, object: "chat.completion.chunk", created: created(), model }
@@ -127,21 +132,28 @@ export const streamFrames = (
   frames.push(chunk({ role: "assistant", content: "" }))
   for (const piece of reasoning === undefined ? [] : pieces(reasoning)) frames.push(chunk({ reasoning_content: piece }))
   for (const piece of text === undefined ? [] : pieces(text)) frames.push(chunk({ content: piece }))
-  wireCalls(answer, faults).forEach((call, index) => {
-    const at = omitIndex ? {} : { index }
-    const [first, ...rest] = fragments(call.arguments)
-    frames.push(
-      chunk({ tool_calls: [{ ...at, ...(call.id === undefined ? {} : { id: call.id }), type: "function", function: { name: call.name, arguments: first ?? "" } }] })
-    )
-    for (const piece of rest) frames.push(chunk({ tool_calls: [{ ...at, function: { arguments: piece } }] }))
+  const calls = wireCalls(answer, faults)
+  const head = (call: WireCall, index: number, args: string) => ({
+    ...(omitIndex ? {} : { index }),
+    ...(call.id === undefined ? {} : { id: call.id }),
+    type: "function",
+    function: { name: call.name, arguments: args }
   })
+  if (options.toolStream) {
+    calls.forEach((call, index) => {
+      const [first, ...rest] = fragments(call.arguments)
+      frames.push(chunk({ tool_calls: [head(call, index, first ?? "")] }))
+      for (const piece of rest) frames.push(chunk({ tool_calls: [{ ...(omitIndex ? {} : { index }), function: { arguments: piece } }] }))
+    })
+  }
+  const whole = options.toolStream || calls.length === 0 ? {} : { tool_calls: calls.map((call, index) => head(call, index, call.arguments)) }
   const finish = { finish_reason: finishReasonOf(answer.finishReason, flavour) }
   const usage = usageOf(answer.usage)
   if (flavour === "glm") {
-    frames.push(frame({ ...stamp, choices: [{ index: 0, delta: {}, ...finish }], usage }))
+    frames.push(frame({ ...stamp, choices: [{ index: 0, delta: whole, ...finish }], usage }))
   } else {
-    frames.push(chunk({}, finish))
-    if (includeUsage) frames.push(frame({ ...stamp, choices: [], usage }))
+    frames.push(chunk(whole, finish))
+    if (options.includeUsage) frames.push(frame({ ...stamp, choices: [], usage }))
   }
   frames.push("data: [DONE]\n\n")
   return frames

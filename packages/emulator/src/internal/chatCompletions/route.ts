@@ -29,6 +29,8 @@ export interface Context {
 
 export const route = /\/chat\/completions$/
 
+/** Routes under `/paas/` are GLM's (Z.AI), the others OpenAI's. */
+export const flavourOf = (path: string): Flavour => (/\/paas\//.test(path) ? "glm" : "openai")
 
 // ---------------------------------------------------------------------------------------------------------------
 // the handler
@@ -49,7 +51,7 @@ const badRequest = (exchange: Exchange, flavour: Flavour, message: string, param
 
 export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
   Effect.gen(function* () {
-    const flavour: Flavour = /\/paas\//.test(exchange.path) ? "glm" : "openai"
+    const flavour = flavourOf(exchange.path)
     exchange.update({ protocol: "openai", flavour })
     const authorization = exchange.req.headers.authorization
     const key = authorization === undefined ? undefined : /^Bearer\s+(.+)$/i.exec(authorization)?.[1]
@@ -109,7 +111,9 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
       if (stallAt !== undefined) return yield* respond.stall(exchange)
       return yield* respond.json(exchange, 200, completion, { split, cutHalfway: drop !== undefined })
     }
-    const frames = streamFrames(decision.answer, faults, flavour, body.model, id, body.stream_options?.include_usage === true)
+    // GLM streams a call's arguments in fragments only when asked (`tool_stream: true`); OpenAI always does.
+    const toolStream = flavour === "openai" || body.tool_stream === true
+    const frames = streamFrames(decision.answer, faults, flavour, body.model, id, { includeUsage: body.stream_options?.include_usage === true, toolStream })
     return yield* respond.stream(exchange, frames, {
       split,
       delay: ctx.frameDelay,

@@ -27,8 +27,17 @@ export const violation = (body: Wire.Request, flavour: Flavour): { message: stri
           `tools[${t}].function.name`
         )
       }
+    } else if (!glm && tool.type === "custom") {
+      // OpenAI's custom tools (free-form input) name themselves under `custom`.
+      const custom = (tool as { readonly custom?: unknown }).custom
+      if (!isPlainObject(custom) || typeof custom.name !== "string" || custom.name === "") {
+        return fail(`Missing required parameter: 'tools[${t}].custom.name'.`, `tools[${t}].custom.name`)
+      }
     } else if (!(glm && (tool.type === "web_search" || tool.type === "retrieval"))) {
-      return fail(`Invalid value: '${tool.type}'. Supported values are: 'function' and 'custom'.`, `tools[${t}].type`)
+      return fail(
+        glm ? `tools[${t}].type 参数非法: supported values are 'function', 'retrieval' and 'web_search'` : `Invalid value: '${tool.type}'. Supported values are: 'function' and 'custom'.`,
+        `tools[${t}].type`
+      )
     }
   }
   if (glm && body.tool_choice !== undefined && body.tool_choice !== "auto") return fail("tool_choice 参数非法: only \"auto\" is supported", "tool_choice")

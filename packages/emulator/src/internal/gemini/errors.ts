@@ -6,7 +6,7 @@ import * as Duration from "effect/Duration"
 import type * as Fault from "../../Fault.js"
 
 const rpcStatus = (status: number): string =>
-  ({ 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 408: "DEADLINE_EXCEEDED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED" })[status] ?? "UNKNOWN"
+  ({ 400: "INVALID_ARGUMENT", 413: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 408: "DEADLINE_EXCEEDED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED" })[status] ?? "UNKNOWN"
 
 export const defaultMessage = (status: number): string =>
   ({
@@ -29,6 +29,7 @@ export const messages = {
   missingKey:
     "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
   invalidKey: "API key not valid. Please pass a valid API key.",
+  invalidArgument: "Request contains an invalid argument.",
   role: "Please use a valid role: user, model.",
   callOrder: "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
   responseOrder: "Please ensure that function response turn comes immediately after a function call turn.",

@@ -18,7 +18,7 @@ import { defaultMessage, envelope, errorOf, invalidKeyBody, messages } from "./e
 import { completeBody, frame, specialBody, streamChunks } from "./render.js"
 import type { Signing } from "./render.js"
 import { toNeutral } from "./request.js"
-import { violation } from "./rules.js"
+import { idViolations, violation } from "./rules.js"
 import * as Wire from "./wire.js"
 
 export interface Context extends Signing {
@@ -44,9 +44,19 @@ const reject = (exchange: Exchange, status: number, message: string, body: unkno
   return respond.json(exchange, status, body)
 }
 
+/** The model named by the path, or undefined when its percent-encoding is broken (no model can have that name). */
+const modelOf = (raw: string): string | undefined => {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return undefined
+  }
+}
+
 export const handle = (exchange: Exchange, ctx: Context, match: RegExpExecArray): Effect.Effect<void> =>
   Effect.gen(function* () {
-    const model = decodeURIComponent(match[2]!)
+    const decodedModel = modelOf(match[2]!)
+    const model = decodedModel ?? match[2]!
     const streaming = match[3] === "streamGenerateContent"
     exchange.update({ protocol: "gemini", flavour: "gemini", model, stream: streaming })
     const key = exchange.req.headers["x-goog-api-key"] ?? exchange.query.get("key") ?? undefined
@@ -59,6 +69,14 @@ export const handle = (exchange: Exchange, ctx: Context, match: RegExpExecArray)
       return yield* reject(exchange, 400, messages.invalidKey, invalidKeyBody)
     }
     exchange.update({ apiKey: "valid" })
+    if (decodedModel === undefined) {
+      // What Gemini answers a model it does not have.
+      return yield* reject(
+        exchange,
+        404,
+        `models/${model} is not found for API version ${match[1]!}, or is not supported for ${match[3]!}. Call ListModels to see the list of available models and their supported methods.`
+      )
+    }
     const parsed = jsonText.parse(exchange.body)
     if (Either.isLeft(parsed)) return yield* reject(exchange, 400, `Invalid JSON payload received. ${parsed.left}`)
     exchange.update({ body: parsed.right })
@@ -66,6 +84,8 @@ export const handle = (exchange: Exchange, ctx: Context, match: RegExpExecArray)
     if (Either.isLeft(decoded)) return yield* reject(exchange, 400, decoded.left)
     const problem = violation(decoded.right, ctx.signatures ? ctx.signer : undefined)
     if (problem !== undefined) return yield* reject(exchange, 400, problem)
+    const breaches = idViolations(decoded.right)
+    if (breaches.length > 0) exchange.update({ violations: breaches })
 
     const neutral = toNeutral(decoded.right)
     const request = policyRequest({ protocol: "gemini", flavour: "gemini", index: exchange.record().index, model, stream: streaming }, neutral)

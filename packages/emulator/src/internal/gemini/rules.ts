@@ -15,26 +15,46 @@ const countResponses = (content: Wire.Content): number => (content.parts ?? []).
 /** The members of Part's `oneof data`: a part holds exactly one. */
 const dataFields = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult", "toolCall", "toolResponse"] as const
 
-const declarationName = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/
+// The API's own contract (the SDK's FunctionDeclaration docs): 128 characters; 64 is only the safe limit of older docs.
+const declarationName = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/
+const parameterName = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
+
+/**
+ * What is wrong with the first ill-formed function declaration of `tools`, in the words of the 400 Gemini answers
+ * it with (`root`: the request message's name); Live refuses the same declarations at setup (close 1007).
+ */
+export const declarationViolation = (tools: ReadonlyArray<Wire.Tool>, root: string): string | undefined => {
+  for (let t = 0; t < tools.length; t++) {
+    const declarations = tools[t]!.functionDeclarations ?? []
+    for (let f = 0; f < declarations.length; f++) {
+      const declaration = declarations[f]!
+      const at = `* ${root}.tools[${t}].function_declarations[${f}]`
+      if (declaration.name === undefined || !declarationName.test(declaration.name)) {
+        return `${at}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 128.\n`
+      }
+      if (declaration.parameters !== undefined && declaration.parametersJsonSchema !== undefined) {
+        return `${at}: parameters and parameters_json_schema are mutually exclusive.\n`
+      }
+      if (declaration.response !== undefined && declaration.responseJsonSchema !== undefined) {
+        return `${at}: response and response_json_schema are mutually exclusive.\n`
+      }
+      // The OpenAPI `parameters` names its parameters more strictly than the function (the SDK's FunctionDeclaration docs).
+      const names = Object.keys(declaration.parameters?.properties ?? {})
+      const badName = names.find((name) => !parameterName.test(name))
+      if (badName !== undefined) {
+        return `${at}.parameters.properties[${badName}]: Invalid parameter name. Parameter names must start with a letter or an underscore and must only contain chars a-z, A-Z, 0-9, or underscores with a maximum length of 64.\n`
+      }
+    }
+  }
+  return undefined
+}
 
 /** The 400 message Gemini would answer this body with, if any. */
 export const violation = (body: Wire.Request, signer: Signer | undefined): string | undefined => {
   const contents = body.contents ?? []
   if (contents.length === 0) return "* GenerateContentRequest.contents: contents is not specified\n"
-  const tools = body.tools ?? []
-  for (let t = 0; t < tools.length; t++) {
-    const declarations = tools[t]!.functionDeclarations ?? []
-    for (let f = 0; f < declarations.length; f++) {
-      const declaration = declarations[f]!
-      const at = `* GenerateContentRequest.tools[${t}].function_declarations[${f}]`
-      if (declaration.name === undefined || !declarationName.test(declaration.name)) {
-        return `${at}.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n`
-      }
-      if (declaration.parameters !== undefined && declaration.parametersJsonSchema !== undefined) {
-        return `${at}: parameters and parameters_json_schema are mutually exclusive.\n`
-      }
-    }
-  }
+  const declarations = declarationViolation(body.tools ?? [], "GenerateContentRequest")
+  if (declarations !== undefined) return declarations
   // Field checks first (as the API validates the payload before the conversation's rules).
   if (contents.some((content) => (content.role ?? "user") !== "user" && content.role !== "model")) return messages.role
   for (let i = 0; i < contents.length; i++) {
@@ -103,3 +123,32 @@ export const violation = (body: Wire.Request, signer: Signer | undefined): strin
   return undefined
 }
 
+
+/**
+ * Breaches of "if the call has an `id`, its response must carry the same one" that Gemini answers without a 400
+ * (none is documented): a response id no call of the turn before it has, an id answered twice in one turn, a
+ * response without the id its call (at the same position) had. For a body `violation` accepted.
+ */
+export const idViolations = (body: Wire.Request): Array<string> => {
+  const found: Array<string> = []
+  const contents = body.contents ?? []
+  for (let i = 1; i < contents.length; i++) {
+    const calls = (contents[i - 1]!.parts ?? []).flatMap((part) => (part.functionCall === undefined ? [] : [part.functionCall]))
+    const responses = (contents[i]!.parts ?? []).flatMap((part) => (part.functionResponse === undefined ? [] : [part.functionResponse]))
+    if (calls.length === 0 || responses.length === 0) continue
+    const ids = new Set(calls.flatMap((call) => (call.id === undefined ? [] : [call.id])))
+    const seen = new Set<string>()
+    responses.forEach((response, position) => {
+      const at = `contents[${i}]`
+      if (response.id === undefined) {
+        const expected = calls[position]?.id
+        if (expected !== undefined) found.push(`${at}: the response to "${response.name ?? ""}" at position ${position} does not carry the id "${expected}" of its call`)
+        return
+      }
+      if (!ids.has(response.id)) found.push(`${at}: the function response id "${response.id}" matches no call of the turn before it`)
+      else if (seen.has(response.id)) found.push(`${at}: the call "${response.id}" was answered twice`)
+      seen.add(response.id)
+    })
+  }
+  return found
+}

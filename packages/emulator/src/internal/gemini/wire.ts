@@ -83,12 +83,79 @@ export type Content = typeof Content.Type
 
 export const Behavior = enumOf("FunctionDeclaration.Behavior", "UNSPECIFIED", "BLOCKING", "NON_BLOCKING")
 
+/** The `Schema.type` enum; lower-case names are accepted too, as the API does in practice. */
+const SchemaType = enumOf(
+  "Type",
+  ...["TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"],
+  ...["string", "number", "integer", "boolean", "array", "object", "null"]
+)
+/** An int64 in the JSON mapping: a number or a decimal string. */
+const int64 = Schema.Union(Schema.Number, Schema.String.pipe(Schema.pattern(/^-?\d+$/))).annotations({ identifier: "TYPE_INT64" })
+const double = Schema.Number.annotations({ identifier: "TYPE_DOUBLE" })
+
+/** The OpenAPI 3.0 subset `Schema` of `parameters` and `response`, as decoded (the fields the proto has). */
+export interface OpenApiSchema {
+  readonly [field: string]: unknown
+  readonly properties?: { readonly [name: string]: OpenApiSchema }
+  readonly items?: OpenApiSchema
+  readonly anyOf?: ReadonlyArray<OpenApiSchema>
+}
+
+/**
+ * A proto `map<string, V>` read as the server reads it: its entries, so that a problem inside one is reported at
+ * `properties[<position>].value`, as Google's parser prints it; decoded back to an object.
+ */
+const mapOf = (entry: Schema.Schema<OpenApiSchema, unknown>): Schema.Schema<{ readonly [name: string]: OpenApiSchema }, unknown> =>
+  Schema.transform(
+    Schema.transform(struct, Schema.Array(Schema.Struct({ key: Schema.String, value: entry })), {
+      strict: false,
+      decode: (object) => Object.entries(object).map(([key, value]) => ({ key, value })),
+      encode: (entries) => Object.fromEntries(entries.map(({ key, value }) => [key, value]))
+    }),
+    struct,
+    {
+      strict: false,
+      decode: (entries) => Object.fromEntries(entries.map(({ key, value }) => [key, value])),
+      encode: (object) => Object.entries(object).map(([key, value]) => ({ key, value }))
+    }
+  ) as unknown as Schema.Schema<{ readonly [name: string]: OpenApiSchema }, unknown>
+
+/**
+ * `google.ai.generativelanguage.v1beta.Schema`: only these fields (the SDK's `Schema` type lists the same), so the
+ * JSON Schema keywords it lacks (`additionalProperties`, `$schema`, `$ref`, `$defs`, `const`, `oneOf`, …) are
+ * "Unknown name" errors, as on the real API. Full JSON Schema goes in `parametersJsonSchema`.
+ */
+export const OpenApi: Schema.Schema<OpenApiSchema, unknown> = message("Schema", {
+  type: opt(SchemaType),
+  format: opt(string),
+  title: opt(string),
+  description: opt(string),
+  nullable: opt(bool),
+  enum: opt(repeated(string)),
+  maxItems: opt(int64),
+  minItems: opt(int64),
+  properties: opt(mapOf(Schema.suspend(() => OpenApi))),
+  required: opt(repeated(string)),
+  minProperties: opt(int64),
+  maxProperties: opt(int64),
+  minLength: opt(int64),
+  maxLength: opt(int64),
+  pattern: opt(string),
+  example: opt(value),
+  anyOf: opt(repeated(Schema.suspend(() => OpenApi))),
+  propertyOrdering: opt(repeated(string)),
+  default: opt(value),
+  items: opt(Schema.suspend(() => OpenApi)),
+  minimum: opt(double),
+  maximum: opt(double)
+}) as unknown as Schema.Schema<OpenApiSchema, unknown>
+
 export const FunctionDeclaration = message("FunctionDeclaration", {
   name: opt(string),
   description: opt(string),
-  parameters: opt(value),
+  parameters: opt(OpenApi),
   parametersJsonSchema: opt(value),
-  response: opt(value),
+  response: opt(OpenApi),
   responseJsonSchema: opt(value),
   behavior: opt(Behavior)
 })

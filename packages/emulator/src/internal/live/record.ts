@@ -1,6 +1,12 @@
 /** What the emulator keeps of one Gemini Live connection, for tests and the long-running server to look at. */
 import type * as Fault from "../../Fault.js"
 
+/** How many frames each way (and entries of each other list) a Live record keeps. */
+export const maxFrames = 1000
+
+/** How many characters of frame text each way a Live record keeps (beyond its last frame). */
+export const maxFrameChars = 1_000_000
+
 /** One function response as the client sent it. */
 export interface LiveResponse {
   readonly id: string
@@ -22,17 +28,22 @@ export interface LiveRecord {
   readonly model: string | undefined
   /** The resumption handle the setup asked to resume, if any. */
   readonly resumedFrom: string | undefined
-  /** Every client frame, parsed (a frame that was not JSON as its text). */
+  /**
+   * The last client frames, parsed (a frame that was not JSON as its text): at most `maxFrames`, and no more than
+   * `maxFrameChars` characters of their JSON text once there are two; none when the emulator records no bodies.
+   */
   readonly received: ReadonlyArray<unknown>
-  /** Every server frame, as sent. */
+  /** The last server frames, as sent, bounded like `received`. */
   readonly sent: ReadonlyArray<unknown>
-  /** Every function response the client sent, in order. */
+  /** How many frames (either way) are not, or no longer, in `received` and `sent`. */
+  readonly droppedFrames: number
+  /** The last `maxFrames` function responses the client sent, in order; none when the emulator records no bodies. */
   readonly responses: ReadonlyArray<LiveResponse>
-  /** The call ids the server cancelled. */
+  /** The last `maxFrames` call ids the server cancelled. */
   readonly cancelled: ReadonlyArray<string>
-  /** Protocol breaches that do not close the connection: answers to cancelled ids, answers sent twice. */
+  /** The last `maxFrames` protocol breaches that did not close the connection: answers to cancelled ids, answers sent twice. */
   readonly violations: ReadonlyArray<string>
-  /** Faults applied to this connection's setup and turns. */
+  /** The last `maxFrames` faults applied to this connection's setup and turns. */
   readonly faults: ReadonlyArray<Fault.Fault>
   /** How the connection ended; undefined while it is open. */
   readonly closed: { readonly code: number; readonly reason: string; readonly by: "server" | "client" } | undefined

@@ -1,15 +1,17 @@
 /**
  * One Gemini Live connection, served: `setup` first and once (then `setupComplete`), user turns answered by the
  * policy (text a word at a time, then `generationComplete` and `turnComplete` with usage; or a `toolCall` whose
- * responses the server waits for), cancellations, `goAway`, resumption handles (empty while calls are outstanding)
- * and the resumption of a session's history. Strict like the real server: a frame it cannot read, a response to an
- * id it never asked, or a response that is not an object closes the connection with 1007 and the reason.
+ * blocking calls' responses the server waits for, while NON_BLOCKING ones run on: their responses, `willContinue`
+ * until the last, join the history and start a turn unless SILENT), cancellations, `goAway`, resumption handles
+ * (empty while calls are outstanding) and the resumption of a session's history. Strict like the real server: a
+ * setup with ill-formed declarations, a frame it cannot read, a response to an id it never asked, or a response
+ * that is not an object closes the connection with 1007 and the reason.
  *
  * Everything that happens to the connection (a client frame, a timer) is an input processed in order by one
  * fiber, so a response never races the turn it answers.
  */
 import { Turn } from "@agentfx/core"
-import type { FunctionCall, FunctionResponse } from "@agentfx/core"
+import type { FunctionCall, FunctionResponse, Json } from "@agentfx/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -21,13 +23,18 @@ import type { Decision } from "../answer.js"
 import { pieces, policyRequest } from "../answer.js"
 import { messages } from "../gemini/errors.js"
 import { declarationsOf, textOf, toNeutral } from "../gemini/request.js"
+import { declarationViolation } from "../gemini/rules.js"
+import type * as GeminiWire from "../gemini/wire.js"
 import { isErrorResponse, isPlainObject, parse } from "../json.js"
-import type { LiveRecord, LiveResponse } from "./record.js"
+import type { LiveResponse } from "./record.js"
+import type { MutableRecord } from "./connection.js"
+import { append, closeSocket, frameLog } from "./connection.js"
 import * as Wire from "./wire.js"
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer A> ? Array<A> : T[K] }
-
-/** Resumption handles: each stands for the history of a session at a quiet moment. */
+/**
+ * Resumption handles: each stands for the history of a session at a quiet moment. The session's history only grows
+ * by appending (a resumed session starts a new array), so `issue` may keep the array and its length, not a copy.
+ */
 export interface Handles {
   readonly issue: (history: ReadonlyArray<Turn.Turn>) => string
   readonly resume: (handle: string) => ReadonlyArray<Turn.Turn> | undefined
@@ -35,6 +42,8 @@ export interface Handles {
 
 export interface Context {
   readonly frameDelay: number
+  /** Whether frames and responses are recorded (`record: false` and `bodies: false` keep none). */
+  readonly keepFrames: boolean
   readonly decide: (request: Policy.Request, note: (faults: ReadonlyArray<Fault.Fault>) => void) => Effect.Effect<Decision>
   /** The faults injected for this connection's setup. */
   readonly takeSetupFaults: () => ReadonlyArray<Fault.Fault>
@@ -45,8 +54,6 @@ export interface Context {
   readonly changed: () => void
 }
 
-export type MutableRecord = Mutable<LiveRecord>
-
 type Input =
   | { readonly _tag: "Frame"; readonly data: RawData; readonly binary: boolean }
   | { readonly _tag: "SetupDue" }
@@ -54,19 +61,19 @@ type Input =
   | { readonly _tag: "CloseDue"; readonly code: number; readonly reason: string }
   | { readonly _tag: "ClientClosed"; readonly code: number; readonly reason: string }
 
+/** A NON_BLOCKING call still running: the model went on; its responses come when they come. */
+interface Running {
+  readonly call: FunctionCall.FunctionCall
+  readonly turn: number
+  readonly dropAfter: number | undefined
+}
+
 interface Pending {
   readonly turn: number
   readonly calls: ReadonlyArray<FunctionCall.FunctionCall>
   readonly answers: Map<string, FunctionResponse.FunctionResponse>
   readonly cancelled: Set<string>
   readonly dropAfter: number | undefined
-}
-
-/** A WebSocket close reason is at most 123 bytes of UTF-8. */
-const closeReason = (text: string): string => {
-  let reason = text
-  while (Buffer.byteLength(reason, "utf8") > 123) reason = reason.slice(0, -2)
-  return reason
 }
 
 const timeLeftText = (duration: Duration.Duration): string => `${Number((Duration.toMillis(duration) / 1000).toFixed(3))}s`
@@ -98,24 +105,31 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     const backlog: Array<Input> = []
     let history: Array<Turn.Turn> = []
     let pending: Pending | undefined
+    const running = new Map<string, Running>()
+    const isNonBlocking = (name: string): boolean =>
+      (setup?.tools ?? []).some((tool) => (tool.functionDeclarations ?? []).some((declaration) => declaration.name === name && declaration.behavior === "NON_BLOCKING"))
     const everAnswered = new Set<string>()
     const everCancelled = new Set<string>()
+    /** The close a DropAfterResponses fault asks for once a turn's NON_BLOCKING calls have all finished. */
+    let dropping: number | undefined
 
     const isOpen = () => record.closed === undefined && socket.readyState === socket.OPEN
     const changed = () => ctx.changed()
+    const keepReceived = frameLog(record, "received", ctx.keepFrames)
+    const keepSent = frameLog(record, "sent", ctx.keepFrames)
 
     const send = (frame: object): Effect.Effect<void> =>
       Effect.sync(() => {
         if (!isOpen()) return
-        socket.send(JSON.stringify(frame))
-        record.sent.push(frame)
+        const text = JSON.stringify(frame)
+        socket.send(text)
+        keepSent(frame, text.length)
       })
 
     const close = (code: number, reason: string): Effect.Effect<void> =>
       Effect.sync(() => {
         if (record.closed !== undefined) return
-        record.closed = { code, reason, by: "server" }
-        if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) socket.close(code, closeReason(reason))
+        closeSocket(socket, record, code, reason)
         changed()
       })
 
@@ -132,12 +146,12 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         ? Effect.void
         : send({ sessionResumptionUpdate: handle === undefined ? { newHandle: "", resumable: false } : { newHandle: handle, resumable: true } })
 
-    /** The turn is over and nothing is outstanding: a quiet moment, worth a handle. */
+    /** A quiet moment (no call outstanding, blocking or not) is worth a handle; otherwise the handle is empty. */
+    const quiet = Effect.suspend(() => resumption(pending === undefined && running.size === 0 ? ctx.handles.issue(history) : undefined))
+
+    /** The turn is over. */
     const turnComplete = (usage: object | undefined) =>
-      Effect.zipRight(
-        send(usage === undefined ? { serverContent: { turnComplete: true } } : { serverContent: { turnComplete: true }, usageMetadata: usage }),
-        Effect.suspend(() => resumption(ctx.handles.issue(history)))
-      )
+      Effect.zipRight(send(usage === undefined ? { serverContent: { turnComplete: true } } : { serverContent: { turnComplete: true }, usageMetadata: usage }), quiet)
 
     const applyFault = (fault: Fault.AnswerFault): Effect.Effect<void> => {
       switch (fault._tag) {
@@ -150,7 +164,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         case "Unauthorized":
           return close(1008, messages.invalidKey)
         case "Status":
-          return close(fault.status >= 500 ? 1011 : 1007, fault.message ?? "Request contains an invalid argument.")
+          return close(fault.status >= 500 ? 1011 : 1007, fault.message ?? messages.invalidArgument)
         default:
           return close(1011, fault._tag === "Overloaded" ? "The service is currently unavailable." : "Internal error encountered.")
       }
@@ -163,7 +177,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         { system: textOf(setup?.systemInstruction), transcript: [...history], declarations: declarationsOf(setup?.tools), toolChoice: undefined }
       )
       const decision = yield* ctx.decide(request, (faults) => {
-        record.faults.push(...faults)
+        append(record.faults, ...faults)
         changed()
       })
       if (decision._tag === "Fault") return yield* applyFault(decision.fault)
@@ -175,7 +189,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
       for (const fault of faults) {
         if (fault._tag === "RawFrame" && isOpen()) {
           socket.send(fault.binary ? Buffer.from(fault.data, "utf8") : fault.data, { binary: fault.binary })
-          record.sent.push(fault.data)
+          keepSent(fault.data, fault.data.length)
         }
       }
       for (const part of answer.turn.parts) {
@@ -190,10 +204,18 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
       const usage = { promptTokenCount: answer.usage.inputTokens, responseTokenCount: answer.usage.outputTokens, totalTokenCount: answer.usage.totalTokens }
       if (calls.length > 0) {
         yield* send({ toolCall: { functionCalls: calls.map((call) => ({ id: call.id, name: call.name, args: call.args })) } })
-        yield* resumption(undefined)
         const cancel = faults.find((fault) => fault._tag === "CancelCalls")
-        const dropAfter = faults.find((fault) => fault._tag === "DropAfterResponses")
-        pending = { turn: index, calls, answers: new Map(), cancelled: new Set(), dropAfter: dropAfter?.code }
+        const dropAfter = faults.find((fault) => fault._tag === "DropAfterResponses")?.code
+        // The model waits for the blocking calls; NON_BLOCKING ones run while it goes on, so without blocking calls the turn ends here.
+        const blocking = calls.filter((call) => !isNonBlocking(call.name))
+        for (const call of calls) if (isNonBlocking(call.name)) running.set(call.id, { call, turn: index, dropAfter: blocking.length === 0 ? dropAfter : undefined })
+        if (blocking.length > 0) {
+          pending = { turn: index, calls: blocking, answers: new Map(), cancelled: new Set(), dropAfter }
+          yield* resumption(undefined)
+        } else {
+          yield* send({ serverContent: { generationComplete: true } })
+          yield* turnComplete(usage)
+        }
         if (cancel !== undefined) yield* later(cancel.after, { _tag: "CancelDue", turn: index })
       } else {
         yield* send({ serverContent: { generationComplete: true } })
@@ -218,25 +240,29 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         return runTurn
       })
 
-    const cancel = (turn: Pending): Effect.Effect<void> =>
+    /** Cancels the unanswered blocking calls of `turn`, and the NON_BLOCKING calls of turn `index` still running. */
+    const cancel = (turn: Pending | undefined, index: number | undefined): Effect.Effect<void> =>
       Effect.suspend(() => {
-        const ids = turn.calls.map((call) => call.id).filter((id) => !turn.answers.has(id) && !turn.cancelled.has(id))
+        const blocking = turn === undefined ? [] : turn.calls.map((call) => call.id).filter((id) => !turn.answers.has(id) && !turn.cancelled.has(id))
+        const background = index === undefined ? [] : [...running.values()].filter((entry) => entry.turn === index).map((entry) => entry.call.id)
+        for (const id of blocking) turn!.cancelled.add(id)
+        for (const id of background) running.delete(id)
+        const ids = [...blocking, ...background]
         if (ids.length === 0) return Effect.void
         for (const id of ids) {
-          turn.cancelled.add(id)
           everCancelled.add(id)
-          record.cancelled.push(id)
+          append(record.cancelled, id)
         }
         changed()
         return send({ toolCallCancellation: { ids } })
       })
 
-    /** New user content while the model is busy interrupts it: outstanding calls are cancelled. */
+    /** New user content while the model waits interrupts it: its blocking calls are cancelled (NON_BLOCKING ones run on). */
     const interrupt: Effect.Effect<void> = Effect.suspend(() => {
       const turn = pending
       if (turn === undefined) return Effect.void
       pending = undefined
-      return cancel(turn).pipe(
+      return cancel(turn, undefined).pipe(
         Effect.zipRight(Effect.sync(() => history.push({ role: "user", parts: turn.calls.map((call) => turn.answers.get(call.id) ?? cancelledResponse(call)) }))),
         Effect.zipRight(send({ serverContent: { interrupted: true } }))
       )
@@ -245,6 +271,8 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     const onToolResponse = (toolResponse: Wire.ToolResponse): Effect.Effect<void> =>
       Effect.gen(function* () {
         const responses = toolResponse.functionResponses ?? []
+        let wantTurn = false
+        const runningBefore = running.size
         for (let j = 0; j < responses.length; j++) {
           const response = responses[j]!
           const at = `tool_response.function_responses[${j}]`
@@ -263,30 +291,61 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
             ...(response.scheduling === undefined ? {} : { scheduling: response.scheduling }),
             ...(response.willContinue === undefined ? {} : { willContinue: response.willContinue })
           }
-          record.responses.push(recorded)
+          if (ctx.keepFrames) append(record.responses, recorded)
           changed()
+          const background = running.get(response.id)
+          if (background !== undefined) {
+            if (onRunningResponse(background, response)) wantTurn = true
+            continue
+          }
           const turn = pending
           const call = turn?.calls.find((candidate) => candidate.id === response.id)
           if (turn === undefined || call === undefined) {
-            if (everCancelled.has(response.id)) record.violations.push(`the cancelled call "${response.id}" was answered`)
-            else if (everAnswered.has(response.id)) record.violations.push(`the call "${response.id}" was answered twice`)
+            if (everCancelled.has(response.id)) append(record.violations, `the cancelled call "${response.id}" was answered`)
+            else if (everAnswered.has(response.id)) append(record.violations, `the call "${response.id}" was answered twice`)
             else return yield* invalid(`Function response id "${response.id}" does not match any outstanding function call.`)
             continue
           }
           if (turn.cancelled.has(call.id)) {
-            record.violations.push(`the cancelled call "${call.id}" was answered`)
+            append(record.violations, `the cancelled call "${call.id}" was answered`)
             continue
           }
           if (turn.answers.has(call.id)) {
-            record.violations.push(`the call "${call.id}" was answered twice`)
+            append(record.violations, `the call "${call.id}" was answered twice`)
             continue
           }
           everAnswered.add(call.id)
           turn.answers.set(call.id, { _tag: "FunctionResponse", id: call.id, name: call.name, response: response.response, isError: isErrorResponse(response.response) })
         }
         const turn = pending
-        if (turn !== undefined && resolved(turn)) yield* finishCalls(turn)
+        if (turn !== undefined && resolved(turn)) return yield* finishCalls(turn)
+        const drained = dropping
+        dropping = undefined
+        if (drained !== undefined) return yield* close(drained, "Internal error encountered.")
+        // Turns are sent whole, so the model is never mid-answer here: INTERRUPT and WHEN_IDLE both speak now,
+        // unless the model still waits for blocking calls (it hears the response with their answers).
+        if (turn === undefined && wantTurn) return yield* runTurn
+        // The last running call just finished, silently: a quiet moment.
+        if (turn === undefined && runningBefore > 0 && running.size === 0) yield* quiet
       })
+
+    /**
+     * A response to a NON_BLOCKING call joins the history at once. `willContinue: true` keeps the call running (more
+     * responses follow); `scheduling` says whether the model speaks about it: SILENT never. True when it should.
+     */
+    const onRunningResponse = (entry: Running, response: GeminiWire.FunctionResponse): boolean => {
+      const id = entry.call.id
+      const final = response.willContinue !== true
+      // Checked to be an object before it got here.
+      const body = response.response as Json.JsonObject
+      history.push({ role: "user", parts: [{ _tag: "FunctionResponse", id, name: entry.call.name, response: body, isError: isErrorResponse(body) }] })
+      if (final) {
+        running.delete(id)
+        everAnswered.add(id)
+        if (entry.dropAfter !== undefined && ![...running.values()].some((other) => other.turn === entry.turn)) dropping = entry.dropAfter
+      }
+      return response.scheduling !== "SILENT"
+    }
 
     const onUserTurns = (turns: ReadonlyArray<Turn.Turn>, complete: boolean): Effect.Effect<void> =>
       Effect.gen(function* () {
@@ -305,8 +364,10 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         record.model = frame.model.replace(/^models\//, "")
         changed()
         if (!frame.model.startsWith("models/")) return yield* close(1008, `${frame.model} is not found for API version v1beta, or is not supported for bidiGenerateContent.`)
+        // Live refuses the declarations REST refuses, with the generic reason its setup closes carry.
+        if (declarationViolation(frame.tools ?? [], "BidiGenerateContentSetup") !== undefined) return yield* invalid(messages.invalidArgument)
         const faults = ctx.takeSetupFaults()
-        record.faults.push(...faults)
+        append(record.faults, ...faults)
         const refusal = faults.find((fault) => fault._tag === "RefuseSetup")
         if (refusal !== undefined) return yield* close(refusal.code, refusal.reason)
         const handle = frame.sessionResumption?.handle
@@ -333,10 +394,10 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         const text = textOfFrame(data)
         const parsed = parse(text)
         if (Either.isLeft(parsed)) {
-          record.received.push(text)
+          keepReceived(text, text.length)
           return yield* invalid(`Invalid JSON payload received. ${parsed.left}${binary ? " (binary frame)" : ""}`)
         }
-        record.received.push(parsed.right)
+        keepReceived(parsed.right, text.length)
         changed()
         const frame = Wire.decodeFrame(parsed.right)
         if (Either.isLeft(frame)) return yield* invalid(frame.left)
@@ -370,9 +431,8 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
           return completeSetup
         case "CancelDue":
           return Effect.suspend(() => {
-            const turn = pending
-            if (turn === undefined || turn.turn !== input.turn) return Effect.void
-            return Effect.zipRight(cancel(turn), Effect.suspend(() => (resolved(turn) ? finishCalls(turn) : Effect.void)))
+            const turn = pending !== undefined && pending.turn === input.turn ? pending : undefined
+            return Effect.zipRight(cancel(turn, input.turn), Effect.suspend(() => (turn !== undefined && resolved(turn) ? finishCalls(turn) : Effect.void)))
           })
         case "CloseDue":
           return close(input.code, input.reason)
