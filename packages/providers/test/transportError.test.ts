@@ -5,7 +5,7 @@
  */
 import { ModelError } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
-import { displayUrl, transportError } from "../src/internal/endpoint.js"
+import { baseUrlProblem, displayUrl, transportError } from "../src/internal/endpoint.js"
 
 const withCode = (message: string, code: string, cause?: unknown) => Object.assign(new Error(message, cause === undefined ? {} : { cause }), { code })
 const same = (text: string) => text
@@ -51,6 +51,10 @@ describe("transportError", () => {
     expect(wording(withCode("", "ECONNRESET"))).toBe("the connection to http://127.0.0.1:9/v1 failed: ECONNRESET")
   })
 
+  it("a message about a bad port counts as no connection only when no code says otherwise", () => {
+    expect(wording(withCode("bad port", "ECONNRESET"))).toBe("the connection to http://127.0.0.1:9/v1 failed: ECONNRESET (bad port)")
+  })
+
   it("a code that is not a string is not a code", () => {
     expect(wording(Object.assign(new Error("refused"), { code: 111 }))).toBe("the connection to http://127.0.0.1:9/v1 failed: refused")
   })
@@ -72,6 +76,15 @@ describe("transportError", () => {
   it("what the chain says goes through the scrubber", () => {
     const error = new Error("refused for key sk-secret-123")
     expect(transportError(error, "http://h", (text) => text.replaceAll("sk-secret-123", "[redacted]")).message).toBe("the connection to http://h failed: refused for key [redacted]")
+  })
+})
+
+describe("baseUrlProblem", () => {
+  it("says what is wrong with a base URL without quoting it; a usable one has no problem", () => {
+    expect(baseUrlProblem("http://127.0.0.1:9/v1")).toBeUndefined()
+    expect(baseUrlProblem("https://api.example.com")).toBeUndefined()
+    expect(baseUrlProblem("not a url sk-1")).toBe("the base URL is not a valid URL")
+    expect(baseUrlProblem("ftp://files.example.com/sk-1")).toBe("the base URL is not http:// or https:// (its scheme is ftp)")
   })
 })
 

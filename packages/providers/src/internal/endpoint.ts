@@ -18,7 +18,8 @@ export const baseUrlProblem = (url: string): string | undefined => {
 export const displayUrl = (url: string): string => {
   try {
     const parsed = new URL(url)
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname.replace(/\/$/, "")}`
+    // A bare root ("/") loses its slash like any trailing one.
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/$/, "")}`
   } catch {
     return "(an invalid URL)"
   }
@@ -53,6 +54,7 @@ export const transportError = (error: unknown, endpoint: string, scrub: (text: s
   const { code, message } = innermost(error)
   const where = displayUrl(endpoint)
   const detail = code === undefined ? (message ?? "no details") : message === undefined || message.includes(code) ? code : `${code} (${message})`
+  // Stryker disable next-line ConditionalExpression: `has(undefined)` is false, and `test` of undefined reads "undefined", which matches neither: the two guards state the cases
   const before = (code !== undefined && connectCodes.has(code)) || (code === undefined && message !== undefined && /bad port|unknown scheme/.test(message))
   return new ModelError.Unavailable({ message: scrub(before ? `cannot connect to ${where}: ${detail}` : `the connection to ${where} failed: ${detail}`) })
 }
