@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import { Executor, FunctionCall, Registry } from "@agentfx/core"
 import { Clock } from "@agentfx/tools"
@@ -65,4 +66,17 @@ describe("Clock", () => {
       expect(error._tag).toBe("InvalidArguments")
     })
   )
+
+  it("reads a timestamp in UTC when no zone is given", () => {
+    expect(Clock.at(noonUtc)).toStrictEqual(
+      Either.right({ time_zone: "UTC", iso: "2024-01-15T12:00:00+00:00", date: "2024-01-15", time: "12:00:00", weekday: "Monday", utc_offset: "+00:00", unix_ms: noonUtc })
+    )
+  })
+
+  it("its Result schema accepts what it returns and refuses a reading with a field missing", () => {
+    const reading = Either.getOrThrow(Clock.at(noonUtc, "Europe/Oslo"))
+    expect(Schema.decodeUnknownEither(Clock.Result)(reading)).toStrictEqual(Either.right(reading))
+    const { weekday: _, ...withoutWeekday } = reading
+    expect(Either.isLeft(Schema.decodeUnknownEither(Clock.Result)(withoutWeekday))).toBe(true)
+  })
 })

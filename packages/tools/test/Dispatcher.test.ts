@@ -134,6 +134,32 @@ describe("Dispatcher", () => {
     })
   )
 
+  it.effect("writes a failed call's error to Effect's logger, in place of a result", () =>
+    Effect.gen(function* () {
+      const annotations: Array<Record<string, unknown>> = []
+      const capture = Logger.make(({ annotations: these }) => void annotations.push(Object.fromEntries(HashMap.toEntries(these))))
+      const dispatcher = yield* Dispatcher.make(scenarioOf([checkWarrantyYaml]))
+      yield* dispatcher
+        .execute(FunctionCall.make({ id: "c8", name: "send_email", args: { to: "a@b.c" } }))
+        .pipe(Effect.provide(Logger.replace(Logger.defaultLogger, capture)), Logger.withMinimumLogLevel(LogLevel.Debug))
+      expect(annotations).toHaveLength(1)
+      expect(annotations[0]).not.toHaveProperty("result")
+      expect(annotations[0]).toMatchObject({ callId: "c8", function: "send_email", error: { type: "UnknownFunction", available: ["check_warranty"] } })
+    })
+  )
+
+  it.effect("dispatches one call with the caller's options: a timeout cuts a slow call short", () =>
+    Effect.gen(function* () {
+      const dispatcher = yield* Dispatcher.make(scenarioOf([checkWarrantyYaml, slowYaml]))
+      const fiber = yield* Effect.fork(dispatcher.execute(FunctionCall.make({ id: "c9", name: "slow", args: {} }), { timeout: "1 second" }))
+      // Past the call's own two seconds: without the timeout it would have finished by now.
+      yield* TestClock.adjust("2 seconds")
+      const result = yield* Fiber.join(fiber)
+      expect(Either.flip(result).pipe(Either.getOrThrow)).toMatchObject({ _tag: "ToolTimeout", name: "slow" })
+      expect((yield* dispatcher.calls).map((c) => [c.name, c.isError, Duration.toMillis(c.duration)])).toStrictEqual([["slow", true, 1000]])
+    })
+  )
+
   it.effect("keeps the calls made before a run failed", () =>
     Effect.gen(function* () {
       const dispatcher = yield* Dispatcher.make(scenarioOf([checkWarrantyYaml]))

@@ -47,6 +47,99 @@ describe("fetch_url's allow-list entries", () => {
     expect(FetchUrl.parseEntry("127.0.0.1")).toStrictEqual({ _tag: "Address", address: "127.0.0.1", port: undefined })
   })
 
+  it("refuses more entries that are no host: URL parts, stray stars, bad ports, names URLs spell otherwise", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["user@example.com", "give a host with an optional :port, not a URL"],
+      ["exa mple.com", "give a host with an optional :port, not a URL"],
+      ["example.com?q", "give a host with an optional :port, not a URL"],
+      ["example.com#top", "give a host with an optional :port, not a URL"],
+      ["   ", "it is empty"],
+      ["[::1]:", "the port is not a number from 1 to 65535"],
+      ["[::1]:http", "the port is not a number from 1 to 65535"],
+      ["example.com:", "the port is not a number from 1 to 65535"],
+      ["example.com:65536", "the port is not a number from 1 to 65535"],
+      ["example.com:123456", "the port is not a number from 1 to 65535"],
+      ["example.com:+80", "the port is not a number from 1 to 65535"],
+      ["example.com:80a", "the port is not a number from 1 to 65535"],
+      ["example.com:a80", "the port is not a number from 1 to 65535"],
+      ["a:b:80", "write an IPv6 address with a port in brackets, as [::1]:8080"],
+      ["x[::1]", "the port is not a number from 1 to 65535"],
+      ["[::1]x", "the port is not a number from 1 to 65535"],
+      ["*.example.123", "a wildcard cannot match an IP address"],
+      ["*.*.example.com", "only a leading *. is allowed"],
+      ["ex*ample.com", "only a leading *. is allowed"],
+      ["*.example.0x", "a wildcard cannot match an IP address"],
+      ["*.example.0x1f", "a wildcard cannot match an IP address"],
+      ["*.über.com", `"über.com" is not a host name`],
+      ["exa<mple.com", "it is not a host name or an IP address"],
+      ["über.com", "URLs spell this host xn--ber-goa.com; write that"],
+      ["0x7f.0.0.1", "URLs spell this address 127.0.0.1; write that"]
+    ]
+    for (const [entry, reason] of cases) expect(FetchUrl.parseEntry(entry), entry).toMatchObject({ _tag: "AllowListInvalid", entry, reason })
+  })
+
+  it("reads a host's trailing dot, spaces around it and the ends of the port range as meant", () => {
+    const accepted: ReadonlyArray<readonly [string, FetchUrl.AllowEntry]> = [
+      [" Example.com. ", { _tag: "Name", name: "example.com", port: undefined }],
+      ["example.com:1", { _tag: "Name", name: "example.com", port: 1 }],
+      ["example.com:65535", { _tag: "Name", name: "example.com", port: 65535 }],
+      ["*.example.com.", { _tag: "Subdomains", suffix: ".example.com", port: undefined }],
+      ["*.example.1a", { _tag: "Subdomains", suffix: ".example.1a", port: undefined }],
+      ["*.example.a1", { _tag: "Subdomains", suffix: ".example.a1", port: undefined }],
+      ["*.example.0xg", { _tag: "Subdomains", suffix: ".example.0xg", port: undefined }],
+      ["*.example.a0x1", { _tag: "Subdomains", suffix: ".example.a0x1", port: undefined }],
+      ["*.example.x12", { _tag: "Subdomains", suffix: ".example.x12", port: undefined }],
+      ["1.2.3.4:8080", { _tag: "Address", address: "1.2.3.4", port: 8080 }],
+      ["[::1]", { _tag: "Address", address: "::1", port: undefined }],
+      ["[0:0::1]:80", { _tag: "Address", address: "::1", port: 80 }],
+      ["[::FFFF:127.0.0.1]", { _tag: "Address", address: "::ffff:7f00:1", port: undefined }]
+    ]
+    for (const [entry, parsed] of accepted) expect(FetchUrl.parseEntry(entry), entry).toStrictEqual(parsed)
+  })
+
+  it.effect("validate gives back the options whose every entry can match; the first entry that cannot is the error", () =>
+    Effect.gen(function* () {
+      const options = { allowHosts: ["example.com", "*.wiki.org:443", "[::1]"] }
+      expect(yield* FetchUrl.validate(options)).toBe(options)
+      expect(FetchUrl.parseAllowList(options.allowHosts)).toHaveLength(3)
+      expect(FetchUrl.parseAllowList(["example.com", "", "*.1"])).toMatchObject({ _tag: "AllowListInvalid", entry: "" })
+      expect(FetchUrl.parseAllowList([])).toStrictEqual([])
+    })
+  )
+
+  it("isAllowed ignores the entries' ports, and a host URLs cannot hold is not allowed", () => {
+    expect(FetchUrl.isAllowed(["example.com:8080"], "example.com")).toBe(true)
+    expect(FetchUrl.isAllowed(["[::1]:8080"], "[::1]")).toBe(true)
+    expect(FetchUrl.isAllowed(["example.com"], "exa mple.com")).toBe(false)
+    expect(FetchUrl.isAllowed(["*.0.0.1", "example.com"], "example.com")).toBe(true)
+  })
+
+  it("checkUrl refuses nothing but reports an allow-list entry that could never match", () => {
+    expect(FetchUrl.checkUrl(["example.com", "*.1"], "http://example.com/")).toMatchObject({ _tag: "AllowListInvalid", entry: "*.1" })
+  })
+
+  it("names the port when only the port is not allowed, and lists the allow-list as given", () => {
+    const refusal = (allow: ReadonlyArray<string>, url: string) => (FetchUrl.checkUrl(allow, url) as FetchUrl.UrlRefused).reason
+    expect(refusal(["example.com:8080", "Other.org"], "http://example.com/")).toBe("example.com on port 80 is not on the allow-list (example.com:8080, Other.org)")
+    expect(refusal(["example.com:80"], "https://example.com/")).toBe("example.com on port 443 is not on the allow-list (example.com:80)")
+    expect(refusal(["example.com:80"], "https://other.com/")).toBe("the host other.com is not on the allow-list (example.com:80)")
+  })
+
+  it("refuses a literal non-public address unless it is written on the allow-list (for its port) or allowed wholesale", () => {
+    const check = (allow: ReadonlyArray<string>, url: string, allowPrivateAddresses = false) => {
+      const checked = FetchUrl.checkUrl(allow, url, { allowPrivateAddresses })
+      return checked instanceof URL ? "ok" : checked.reason
+    }
+    expect(check(["127.0.0.1"], "http://127.0.0.1:8080/")).toBe("ok")
+    expect(check(["127.0.0.1:8080"], "http://127.0.0.1:8080/")).toBe("ok")
+    expect(check(["[::1]"], "http://[::1]/")).toBe("ok")
+    // The mapped form is allowed by its IPv4 entry, and the other way round.
+    expect(check(["[::ffff:127.0.0.1]"], "http://[::ffff:127.0.0.1]/")).toBe("ok")
+    expect(check(["[::ffff:10.0.0.1]", "10.0.0.1"], "http://[::ffff:10.0.0.1]/")).toBe("ok")
+    expect(check(["8.8.8.8"], "http://8.8.8.8/")).toBe("ok")
+    expect(check(["[::ffff:a9fe:a9fe]"], "http://[::ffff:a9fe:a9fe]/", true)).toBe("ok")
+  })
+
   it("matches IPv6 literals and ports; a wildcard never matches an address", () => {
     const ok = (allow: ReadonlyArray<string>, url: string) => FetchUrl.checkUrl(allow, url, { allowPrivateAddresses: true }) instanceof URL
     expect(ok(["[::1]:8080"], "http://[::1]:8080/")).toBe(true)
@@ -105,6 +198,33 @@ describe("fetch_url's address guard", () => {
       const otherPort = yield* Effect.flip(FetchUrl.get({ allowHosts: [`a.test:${server.port + 1}`], resolve, allowPrivateAddresses: true }, url))
       expect(otherPort.message).toContain(`a.test on port ${server.port} is not on the allow-list`)
       expect(server.requests).toStrictEqual(["GET /hop/0", "GET /hop/0"])
+    })
+  )
+
+  it.scoped("a name that resolves to no address, or whose lookup fails, is not fetched, and the failure says why", () =>
+    Effect.gen(function* () {
+      const server = yield* loopback(hops(["x"]))
+      const url = `http://a.test:${server.port}/hop/0`
+      const failure = (resolve: (host: string) => Promise<ReadonlyArray<string>>) => Effect.flip(FetchUrl.get({ allowHosts: ["a.test"], resolve }, url))
+      expect(yield* failure(() => Promise.resolve([]))).toMatchObject({ _tag: "FetchFailed", url, reason: "a.test has no address" })
+      expect(yield* failure(() => Promise.reject(new Error("SERVFAIL")))).toMatchObject({ _tag: "FetchFailed", reason: "SERVFAIL" })
+      expect(yield* failure(() => Promise.reject("resolver down"))).toMatchObject({ _tag: "FetchFailed", reason: "resolver down" })
+      // The useful part of an error is often its cause.
+      const withCause = new Error("lookup failed", { cause: new Error("SERVFAIL") })
+      expect(yield* failure(() => Promise.reject(withCause))).toMatchObject({ _tag: "FetchFailed", reason: "lookup failed: SERVFAIL" })
+      expect(server.requests).toStrictEqual([])
+    })
+  )
+
+  it.scoped("without a resolver of its own, names are resolved by the system and their addresses checked all the same", () =>
+    Effect.gen(function* () {
+      const server = yield* loopback(hops(["x"]))
+      const url = `http://localhost:${server.port}/hop/0`
+      const refused = yield* Effect.flip(FetchUrl.get({ allowHosts: ["localhost"] }, url))
+      expect(refused).toMatchObject({ _tag: "UrlRefused", url })
+      expect(refused.message).toMatch(/localhost resolves to \S+ is a loopback address/)
+      expect(server.requests).toStrictEqual([])
+      expect(yield* FetchUrl.get({ allowHosts: ["localhost"], allowPrivateAddresses: true }, url)).toMatchObject({ status: 200, body: "end" })
     })
   )
 
