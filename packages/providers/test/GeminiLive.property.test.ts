@@ -34,6 +34,15 @@ const messageArb: fc.Arbitrary<MessageSpec> = fc
     spec.cancelAfter !== null || spec.disruption.kind === "goAway" ? spec : { ...spec, calls: spec.calls.map((kind) => (kind === "blocking" ? "quick" : kind)) }
   )
 
+/**
+ * A session's messages. Background (NON_BLOCKING) calls only in the last one: the model does not wait for them and
+ * speaks on its own when their results come in, and a turn it starts so can reach the next `send` in place of that
+ * message's own (the known limitation README states under Live sessions); after the last message no `send` waits.
+ */
+const sessionArb = fc
+  .array(messageArb, { minLength: 1, maxLength: 3 })
+  .map((messages) => messages.map((spec, i) => (i === messages.length - 1 ? spec : { ...spec, calls: spec.calls.map((kind): Kind => (kind === "background" ? "quick" : kind)) })))
+
 const callOf = (kind: Kind): { readonly name: string; readonly args: Record<string, unknown> } => {
   switch (kind) {
     case "quick":
@@ -112,7 +121,7 @@ const isPlainObject = (value: unknown): boolean => typeof value === "object" && 
 describe("Gemini Live — properties of generated sessions through the real SDK and the emulator", () => {
   it.scopedLive.prop(
     "ids answered at most once and only where asked, never after a cancellation; objects only; no handler run twice; blocking handlers interrupted",
-    [fc.array(messageArb, { minLength: 1, maxLength: 3 })],
+    [sessionArb],
     ([messages]) =>
       Effect.gen(function* () {
         const probe: Probe = { runs: new Map(), blockingStarted: new Set(), blockingInterrupted: new Set() }
@@ -166,15 +175,10 @@ describe("Gemini Live — properties of generated sessions through the real SDK 
         }
         // Undisturbed messages whose calls were all answered end with the model's answer; one that asked for
         // NON_BLOCKING calls only ends at once (the model does not wait for them), before it has said anything.
-        // After an earlier background call, the turn the model starts on its own when that call's result comes in
-        // can reach the next send in place of its own (a known limitation of the session's turn matching: Live
-        // turns carry no link to what started them), so such a message's text is not checked.
         messages.forEach((spec, i) => {
-          const earlier = messages.slice(0, i)
-          const undisturbed = spec.disruption.kind === "none" && spec.cancelAfter === null && earlier.every((message) => message.disruption.kind === "none")
+          const undisturbed = spec.disruption.kind === "none" && spec.cancelAfter === null && messages.slice(0, i).every((earlier) => earlier.disruption.kind === "none")
           const backgroundOnly = spec.calls.length > 0 && spec.calls.every((kind) => kind === "background")
-          const afterBackground = earlier.some((message) => message.calls.includes("background"))
-          if (undisturbed && !(backgroundOnly && afterBackground)) expect(turns.sent[i]).toMatchObject({ _tag: "Right", right: { text: backgroundOnly ? "" : "Done." } })
+          if (undisturbed) expect(turns.sent[i]).toMatchObject({ _tag: "Right", right: { text: backgroundOnly ? "" : "Done." } })
         })
       }),
     { fastCheck: { numRuns: 30 } }
