@@ -3,6 +3,7 @@ import { Chunk, Duration, Effect, Either, Exit, FastCheck as fc, Fiber, Ref, Sch
 import type { AgentEvent, AgentResult } from "../src/Agent.js"
 import { Agent, LanguageModel, ModelError, Registry, Retry, StopCondition, Tool, Transcript, Turn } from "../src/index.js"
 import { Scripted } from "../src/testing.js"
+import * as PrePlayed from "./prePlayed.js"
 
 type CallKind = "ok" | "unknown" | "invalid" | "fails" | "dies" | "slow"
 type StepSpec =
@@ -224,8 +225,17 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
 const succeeding = caseArb.filter((c) => expect_(c).outcome._tag === "Success")
 const severalRequests = caseArb.filter((c) => expect_(c).requests >= 2)
 
+// Runs and streams are played in advance, several at a time, and each serves every property over its input (see
+// prePlayed.ts): one seed for the file, printed by fast-check on a failure; AGENT_PROPERTY_SEED replays it.
 const numRuns = 60
-const options = { fastCheck: { numRuns } }
+const seed = PrePlayed.seedFrom("AGENT_PROPERTY_SEED")
+const options = { fastCheck: { numRuns, seed } }
+const runs = PrePlayed.make(([c]: readonly [Case]) => runCase(c), { seed, numRuns })
+runs.over(caseArb)
+runs.over(severalRequests)
+runs.over(succeeding)
+const streams = PrePlayed.make(([c]: readonly [Case]) => streamCase({ ...c, streaming: true }), { seed, numRuns })
+streams.over(caseArb)
 /** Cases each property that ran really checked: numRuns each (filtered generators skip the others), none vacuous. */
 const checked = new Map<string, number>()
 const count = (name: string) => checked.set(name, (checked.get(name) ?? 0) + 1)
@@ -233,11 +243,12 @@ const count = (name: string) => checked.set(name, (checked.get(name) ?? 0) + 1)
 describe("Agent loop properties", () => {
   afterAll(() => {
     for (const [name, cases] of checked) expect(cases, name).toBe(numRuns)
+    expect([runs.late(), streams.late()], "cases played when asked for, not in advance").toEqual([0, 0])
   })
 
   it.effect.prop("each request's transcript is a prefix of the next (append-only), and of the result's", [severalRequests], ([c]) =>
     Effect.gen(function* () {
-      const { exit, requests } = yield* runCase(c)
+      const { exit, requests } = yield* runs.get([c])
       expect(requests.length).toBeGreaterThanOrEqual(2)
       for (let i = 1; i < requests.length; i++) {
         expect(Transcript.isPrefixOf(requests[i - 1]!.transcript, requests[i]!.transcript)).toBe(true)
@@ -248,7 +259,7 @@ describe("Agent loop properties", () => {
 
   it.effect.prop("the transcript a request was sent is unchanged after every later step", [caseArb], ([c]) =>
     Effect.gen(function* () {
-      const { sent } = yield* runCase(c)
+      const { sent } = yield* runs.get([c])
       expect(sent.length).toBe(expect_(c).requests)
       for (const [transcript, copy] of sent) {
         expect(transcript.length).toBe(copy.length)
@@ -259,7 +270,7 @@ describe("Agent loop properties", () => {
 
   it.effect.prop("every call turn is immediately followed by exactly one response turn with the same ids, same order", [caseArb], ([c]) =>
     Effect.gen(function* () {
-      const { exit, requests } = yield* runCase(c)
+      const { exit, requests } = yield* runs.get([c])
       const transcripts = [...requests.map((r) => r.transcript), ...(Exit.isSuccess(exit) ? [exit.value.transcript] : [])]
       for (const transcript of transcripts) {
         expect(Transcript.validate(transcript)).toEqual(Either.right(transcript))
@@ -275,7 +286,7 @@ describe("Agent loop properties", () => {
   it.effect.prop("the run ends as the contract says: exact request count, stop reason, turns, or the typed error", [caseArb], ([c]) =>
     Effect.gen(function* () {
       const expected = expect_(c)
-      const { exit, requests } = yield* runCase(c)
+      const { exit, requests } = yield* runs.get([c])
       expect(requests).toHaveLength(expected.requests)
       if (expected.outcome._tag === "Success") {
         expect(Exit.isSuccess(exit), String(exit)).toBe(true)
@@ -292,14 +303,14 @@ describe("Agent loop properties", () => {
 
   it.effect.prop("every call the model emitted with a known tool and valid arguments is executed exactly once, whatever was retried", [caseArb], ([c]) =>
     Effect.gen(function* () {
-      const { executed } = yield* runCase(c)
+      const { executed } = yield* runs.get([c])
       expect([...executed].sort()).toEqual([...expect_(c).executed].sort())
       count("executed")
     }), options)
 
   it.effect.prop("reported usage equals the sum over the accepted model turns", [succeeding], ([c]) =>
     Effect.gen(function* () {
-      const { exit } = yield* runCase(c)
+      const { exit } = yield* runs.get([c])
       expect(Exit.isSuccess(exit) && exit.value.usage).toEqual(expect_(c).usage)
       count("usage")
     }), options)
@@ -307,7 +318,7 @@ describe("Agent loop properties", () => {
   it.effect.prop("the stream's events: one TurnStarted per turn first, one AttemptFailed per failed attempt, each call started before it finishes, and Done equal to run's result", [caseArb], ([c]) =>
     Effect.gen(function* () {
       const expected = expect_(c)
-      const { events, error } = yield* streamCase({ ...c, streaming: true })
+      const { events, error } = yield* streams.get([c])
       expect(events.filter((e) => e._tag === "AttemptFailed")).toHaveLength(expected.failedAttempts)
       let turn = 0
       let finished = false
@@ -343,7 +354,7 @@ describe("Agent loop properties", () => {
         }
       }
       expect(turn).toBe(expected.outcome._tag === "Success" ? expected.outcome.turns : turn)
-      const { exit } = yield* runCase(c)
+      const { exit } = yield* runs.get([c])
       const last = events[events.length - 1]
       if (Exit.isSuccess(exit)) {
         expect(error).toBeUndefined()
