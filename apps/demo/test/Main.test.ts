@@ -72,6 +72,16 @@ describe("the demo as a process", () => {
     expect(progress.at(-1)).toMatch(/^demo eval suite: (\d+)\/\1 done, \1 passing/)
   })
 
+  it("into a reader that stops early (| head): exit 141 quietly, no EPIPE stack", async () => {
+    const child = spawn(process.execPath, [main, "--executor-tour"], { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] })
+    let stderr = ""
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    child.stdout.once("data", () => child.stdout.destroy())
+    expect(await exited).toBe(141)
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /)
+  })
+
   it("a key the provider refuses stops the demo at the first e-mail: one line naming the variable and --offline, exit 1", () =>
     Effect.runPromise(
       Effect.scoped(

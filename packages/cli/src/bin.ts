@@ -14,11 +14,15 @@ import type * as Builtins from "./Builtins.js"
 import { specs } from "./commands/specs.js"
 import * as Color from "./internal/color.js"
 import * as CatalogueText from "./internal/catalogueText.js"
+import { exitWhenReaderGoes } from "./internal/brokenPipe.js"
 import { answer } from "./internal/immediate.js"
 
 // Node 22.1 and later keep the compiled code of the bundled programs on disk between runs (Node's own cache
 // folder under the system's temporary directory); older Nodes have no such cache and start as before.
 ;(NodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.()
+
+exitWhenReaderGoes(process.stdout)
+exitWhenReaderGoes(process.stderr)
 
 interface Program {
   readonly start: (argv: ReadonlyArray<string>) => void

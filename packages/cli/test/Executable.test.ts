@@ -149,6 +149,18 @@ describe.concurrent("the agentfx executable", () => {
     expect(result.stdout + result.stderr).not.toMatch(ansi)
   })
 
+  it("chat into a reader that stops early (| head): exit 141 quietly, no EPIPE stack", async () => {
+    const child = spawn(process.execPath, [bin, "chat"], { cwd: repo, env: baseEnv(), stdio: "pipe" })
+    let stderr = ""
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    // The reader takes the first answer, then goes away; the chat still has questions to answer.
+    child.stdout.once("data", () => child.stdout.destroy())
+    child.stdin.end("what is 6 * 7?\n".repeat(200))
+    expect(await exited).toBe(141)
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /)
+  })
+
   it("chat --session on a corrupted file: one line with the path and what to do, exit 2, the file untouched", async () => {
     const dir = fs.mkdtempSync(path.join(work, "sessions-"))
     const file = path.join(dir, "notes.json")

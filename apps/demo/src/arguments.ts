@@ -1,0 +1,52 @@
+/**
+ * The demo's command line, read without loading the demo itself: `--help` and a bad option are answered before
+ * Effect, the SDKs and the emulator are imported (they take seconds to load on a busy machine).
+ */
+export interface Arguments {
+  readonly help: boolean
+  readonly offline: boolean
+  readonly record: boolean
+  readonly json: string | undefined
+  readonly junit: string | undefined
+  readonly executorTour: boolean
+}
+
+const options = "--offline, --record, --json FILE, --junit FILE, --executor-tour, --help"
+
+export const usage = `Usage: npx -y pnpm@10 demo [-- OPTIONS]
+
+The warranty e-mail agent processes the sample e-mails (scenario chosen, every function call with its result,
+the reply sent), then the eval suite runs and prints its report; the exit code says whether the pass rate met
+the threshold (0 yes, 1 no, 2 bad arguments or input, 130 Ctrl-C).
+
+With no API key it runs offline: a local emulator replays the recorded model turns through the real Gemini
+provider. With GEMINI_API_KEY / GOOGLE_API_KEY (or ZAI_API_KEY, OPENAI_API_KEY) set it uses that provider.
+
+Options:
+  --offline        run offline even when a key is set
+  --record         store the real model's turns as new cassettes (needs a key); a case whose run
+                   ended in an error keeps its cassette
+  --json FILE      also write the eval report as JSON to FILE
+  --junit FILE     also write the eval report as JUnit XML to FILE
+  --executor-tour  show the tool executor on its own (sequential, parallel, errors) instead
+  --help, -h       this help
+`
+
+/** The options, or what is wrong with them (the message the demo prints before exiting with 2). */
+export const parseArguments = (argv: ReadonlyArray<string>): { readonly args: Arguments } | { readonly problem: string } => {
+  const args = { help: false, offline: false, record: false, json: undefined as string | undefined, junit: undefined as string | undefined, executorTour: false }
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!
+    if (flag === "--") continue
+    else if (flag === "--help" || flag === "-h") args.help = true
+    else if (flag === "--offline") args.offline = true
+    else if (flag === "--record") args.record = true
+    else if (flag === "--executor-tour") args.executorTour = true
+    else if (flag === "--json" || flag === "--junit") {
+      const file = argv[++i]
+      if (file === undefined) return { problem: `${flag} needs a file name` }
+      args[flag === "--json" ? "json" : "junit"] = file
+    } else return { problem: `unknown option ${flag}; options: ${options} (--help says more)` }
+  }
+  return { args }
+}
