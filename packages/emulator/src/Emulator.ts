@@ -420,7 +420,14 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       }),
       () =>
         Effect.async<void>((resume) => {
-          server.close(() => resume(Effect.void))
+          server.close(() => {
+            // The listening socket is released later, in a close phase of the event loop, which back-to-back runs
+            // in one process may not reach for seconds; until then the server lives on, and with its handlers
+            // everything the emulator's runtime holds (the closed scope's exit: a whole eval suite's report).
+            server.removeAllListeners("request")
+            server.removeAllListeners("upgrade")
+            resume(Effect.void)
+          })
           server.closeAllConnections()
         })
     )

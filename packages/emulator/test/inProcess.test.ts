@@ -76,6 +76,24 @@ describe("Emulator — the in-process fetch", () => {
       expect(yield* emulator.awaitOutcome(0)).toBe("aborted")
     }))
 
+  it.scoped("requests made back to back let the event loop turn, as a socket's do: a timer due meanwhile fires", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: reply, record: false })
+      // Answers that resolved on microtasks alone kept the loop from ever reaching its timers while requests went on.
+      const made = yield* Effect.promise(async () => {
+        let fired = false
+        const timer = setTimeout(() => (fired = true), 0)
+        let count = 0
+        while (!fired && count < 500) {
+          await (await post(emulator.fetch, emulator, "generateContent")).text()
+          count++
+        }
+        clearTimeout(timer)
+        return count
+      })
+      expect(made).toBeLessThan(500)
+    }))
+
   it.effect("a request still open when the emulator stops fails like a closed connection", () =>
     Effect.gen(function* () {
       const pending = yield* Effect.scoped(

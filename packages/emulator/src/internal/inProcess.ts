@@ -77,6 +77,16 @@ export const fetchInto = (handle: (request: Request) => void, open: Set<() => vo
         else controller?.error(error())
         close()
       }
+      /**
+       * Hands the response to the client in a macrotask of its own, as a socket's data arrives: resolved at once,
+       * a whole eval suite of in-process requests ran as one chain of microtasks, and the event loop never turned
+       * while it ran (no timer fired: not a case's timeout, not a deadline; a stopped server's socket stayed open).
+       */
+      const deliver = (response: Response) =>
+        setImmediate(() => {
+          if (signal?.aborted === true) reject(abortError())
+          else resolve(response)
+        })
       const onAbort = () => destroy(abortError)
       const stop = () => destroy(terminated, refused)
       signal?.addEventListener("abort", onAbort, { once: true })
@@ -95,7 +105,7 @@ export const fetchInto = (handle: (request: Request) => void, open: Set<() => vo
           },
           cancel: () => destroy(abortError)
         })
-        resolve(new Response(stream, { status, headers }))
+        deliver(new Response(stream, { status, headers }))
       }
 
       const res: Reply = {
@@ -117,7 +127,7 @@ export const fetchInto = (handle: (request: Request) => void, open: Set<() => vo
             // A whole body at once: what a server sends with a length, and the cheapest Response to build.
             const text = buffered.join("")
             headersSent = true
-            resolve(new Response(text, { status, headers: { ...headers, "content-length": String(Buffer.byteLength(text)) } }))
+            deliver(new Response(text, { status, headers: { ...headers, "content-length": String(Buffer.byteLength(text)) } }))
           }
           close()
         },
