@@ -82,6 +82,9 @@ const program = Effect.gen(function* () {
       into.passed.push(box.report?.summary.passed ?? 0)
       into.heapWithReport.push(heapAfterGc())
       box.report = undefined
+      // The fiber's run loop still holds the value it resumed this generator with (a local of its frame) until it
+      // yields: only then is the report unreachable.
+      yield* Effect.yieldNow()
       into.heapAfter.push(heapAfterGc())
       into.rss.push(process.memoryUsage().rss)
       process.stderr.write(`  ${count} cases: ${fixed(wall / 1000)} s wall, ${fixed((used.user + used.system) / 1e6)} s CPU\n`)
