@@ -108,6 +108,14 @@ describe("EvalReport.pretty", () => {
     expect(EvalReport.pretty(long, { maxValueLength: 20 })).toContain(`1. check_warranty({"body":"yyyyyyyyyy…) → {"valid":true}`)
     expect(EvalReport.pretty(long)).toContain("PASS")
   })
+
+  it("says case for one, cases for more; a second is written in seconds from exactly 1,000 ms", () => {
+    const one = EvalReport.pretty(EvalReport.make({ suite: "s", cases: [{ ...passed, durationMs: 999.6 }], durationMs: 1000 }))
+    expect(one.split("\n")[0]).toBe("s: 1 case")
+    expect(one).toContain("[valid-warranty] 1000 ms")
+    expect(one.trimEnd().endsWith("1.00 s")).toBe(true)
+    expect(EvalReport.pretty(EvalReport.make({ suite: "s", cases: [], durationMs: 999 })).split("\n")[0]).toBe("s: 0 cases")
+  })
 })
 
 describe("EvalReport.json", () => {
@@ -150,6 +158,25 @@ describe("EvalReport.junit", () => {
     expect(error!.attributes.message).toBe("the case timed out after 2m <&>")
     expect(findAll(cases[2]!, "failure")).toStrictEqual([])
     expect(findAll(root, "property").map((p) => [p.attributes.name, p.attributes.value])).toStrictEqual([["passRate", String(1 / 3)], ["threshold", "0.99"]])
+  })
+
+  it("starts with the XML declaration, one element a line; what a case lacks is left out or said plainly", () => {
+    const bare: EvalReport.CaseResult = { ...errored, id: "bare", description: "", error: undefined, calls: [] }
+    const oneMismatch: EvalReport.CaseResult = { ...failed, mismatches: [failed.mismatches[1]!], calls: [] }
+    const xml = EvalReport.junit(EvalReport.make({ suite: "s", cases: [bare, oneMismatch], durationMs: 0 }))
+    const lines = xml.split("\n")
+    expect(lines[0]).toBe(`<?xml version="1.0" encoding="UTF-8"?>`)
+    expect(lines[1]).toMatch(/^<testsuites name="s" /)
+    expect(lines.slice(-3)).toStrictEqual(["  </testsuite>", "</testsuites>", ""])
+    const cases = findAll(parseXml(xml), "testcase")
+    // An error without a message still says what happened; a case without calls has no system-out.
+    expect(findAll(cases[0]!, "error")[0]!.attributes.message).toBe("the case did not complete")
+    expect(cases.map((c) => c.children.map((child) => child.name))).toStrictEqual([["error"], ["failure"]])
+    expect(findAll(cases[1]!, "failure")[0]!.attributes.message).toBe("expected call 2 send_email was not made")
+  })
+
+  it("escapes a carriage return in an attribute as a reference", () => {
+    expect(EvalReport.escapeXml("a\r\nb")).toBe("a&#13;&#10;b")
   })
 
   it("keeps line breaks in attributes as references", () => {
