@@ -71,6 +71,12 @@ describe("EvalCase.parse", () => {
     expect(evalCase!.lineOf?.(["expected_function_calls", 2, "body_contains"])).toBe(26)
   })
 
+  it("takes body_contains as one phrase or a list of them", () => {
+    const head = "id: a\ninput: x\nscenario: s\nexpected_function_calls:\n  - function_name: send_email\n"
+    expect(parsed(`${head}    body_contains: [T-100, Ada]\n`)[0]!.expected_function_calls[0]!.body_contains).toStrictEqual(["T-100", "Ada"])
+    expect(parsed(`${head}    body_contains: T-100\n`)[0]!.expected_function_calls[0]!.body_contains).toStrictEqual(["T-100"])
+  })
+
   it("defaults description and mocks, and keeps a null response", () => {
     const [evalCase] = parsed("id: a\ninput: hi\nscenario: s\nexpected_function_calls: []\n")
     expect(evalCase).toMatchObject({ description: "", mock_function_responses: {}, expected_function_calls: [] })
@@ -163,6 +169,8 @@ describe("EvalCase.parse", () => {
       expect(failure("just a string\n")).toMatchObject({ line: 1, reason: "a case must be a YAML mapping with id, input, scenario and expected_function_calls" })
       expect(failure("- id: a\n  input: x\n  scenario: s\n  expected_function_calls: []\n- 42\n")).toMatchObject({ line: 5 })
       expect(failure("# nothing\n")).toMatchObject({ reason: "the file holds no case" })
+      // Without a field, the message names the file and says what is wrong, nothing between.
+      expect(failure("# nothing\n").message).toBe("cases/c.yaml: the file holds no case")
     })
 
     it("a repeated id", () => {
@@ -228,6 +236,7 @@ describe("EvalCase.loadDirectory", () => {
       yield* fs.writeFileString(NodePath.join(dir, "a.yml"), one("a"))
       yield* fs.writeFileString(NodePath.join(dir, "z.yaml"), `${one("z1")}---\n${one("z2")}`)
       yield* fs.writeFileString(NodePath.join(dir, "notes.md"), "ignored")
+      yield* fs.writeFileString(NodePath.join(dir, "old.yaml.bak"), "not a case: ignored")
       const cases = yield* EvalCase.loadDirectory(dir)
       expect(cases.map((c) => [c.id, NodePath.relative(dir, c.file)])).toStrictEqual([
         ["a", "a.yml"],
@@ -243,6 +252,9 @@ describe("EvalCase.loadDirectory", () => {
       expect(broken).toMatchObject({ _tag: "EvalCaseError", file: NodePath.join(dir, "valid", "c.yaml"), line: 2 })
       const missing = yield* Effect.flip(EvalCase.load(NodePath.join(dir, "nope.yaml")))
       expect(missing.message).toContain("cannot be read")
+      const noDirectory = NodePath.join(dir, "no-such-folder")
+      const unreadable = yield* Effect.flip(EvalCase.loadDirectory(noDirectory))
+      expect(unreadable).toMatchObject({ _tag: "EvalCaseError", file: noDirectory, reason: expect.stringMatching(/^the case directory cannot be read: ./) })
     }).pipe(Effect.provide(NodeFileSystem.layer))
   )
 })
