@@ -69,6 +69,21 @@ x-cassette:
     expect(Cassette.fromTranscript(transcript)).toEqual([{ reasoning: "think", calls: [{ name: "f", args: { a: 1 } }] }, { text: "done" }])
   })
 
+  it("records text beside calls only when there is some, reasoning parts joined, and a transcript without a model turn as one empty answer", () => {
+    const transcript: ReadonlyArray<Turn.Turn> = [
+      Turn.user("hi"),
+      { role: "model", parts: [{ _tag: "Reasoning", text: "a" }, { _tag: "Reasoning", text: "b" }, { _tag: "Text", text: "let me look" }, { _tag: "FunctionCall", id: "1", name: "f", args: {} }] },
+      { role: "user", parts: [{ _tag: "FunctionResponse", id: "1", name: "f", response: { output: 1 }, isError: false }] },
+      Turn.model("")
+    ]
+    expect(Cassette.fromTranscript(transcript)).toStrictEqual([{ text: "let me look", reasoning: "ab", calls: [{ name: "f", args: {} }] }, { text: "" }])
+    expect(Cassette.fromTranscript([Turn.user("hi")])).toStrictEqual([{ text: "" }])
+  })
+
+  it("says why a step is refused: it holds neither text nor calls", () => {
+    expect(invalid([{ text: "a" }, { reasoning: "only" }])).toMatchObject({ field: "[1]", reason: "a step holds `text` or `calls`" })
+  })
+
   it("replays a set of cases with one key scheme and one rule for a case without a cassette", () => {
     const recorded = { ...caseWith({ "x-cassette": [{ text: "a" }] }), id: "recorded" }
     const bare = { ...caseWith({}), id: "bare" }
