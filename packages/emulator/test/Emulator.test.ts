@@ -137,7 +137,7 @@ describe("Emulator — Gemini REST strictness (through @google/genai)", () => {
   it.scoped("issues a signature on the first of parallel calls and requires it back on that call", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({
-        policy: Policy.script([{ calls: [{ name: "get_weather", args: { city: "Paris" } }, { name: "get_weather", args: { city: "Oslo" } }] }, { text: "ok" }, { text: "ok" }])
+        policy: Policy.script([{ calls: [{ name: "get_weather", args: { city: "Paris" } }, { name: "get_weather", args: { city: "Oslo" } }] }, { text: "ok" }, { text: "ok" }, { text: "ok" }, { text: "ok" }])
       })
       const client = gemini(emulator)
       const first = yield* Effect.promise(() => client.models.generateContent({ model: "gemini-3-pro-preview", contents: "weather?" }))
@@ -162,6 +162,13 @@ describe("Emulator — Gemini REST strictness (through @google/genai)", () => {
       expect(missing.body.error.message).toContain("Function call is missing a thought_signature")
       const accepted = yield* Effect.promise(() => client.models.generateContent({ model: "m", contents: history(first.candidates![0]!.content!) }))
       expect(accepted.text).toBe("ok")
+      // History the model did not produce may carry the FAQ's dummy signatures instead; another string may not.
+      for (const dummy of ["skip_thought_signature_validator", "context_engineering_is_the_way_to_go"]) {
+        const handBuilt = { role: "model", parts: [{ ...parts[0], thoughtSignature: dummy }, parts[1]] }
+        expect((yield* Effect.promise(() => client.models.generateContent({ model: "m", contents: history(handBuilt) }))).text).toBe("ok")
+      }
+      const made = yield* geminiError(() => client.models.generateContent({ model: "m", contents: history({ role: "model", parts: [{ ...parts[0], thoughtSignature: "skip_thought_signature_validator_" }, parts[1]] }) }))
+      expect(made.body.error.message).toBe(`Invalid value at 'contents[1].parts[0].thought_signature' (TYPE_BYTES), Base64 decoding failed for "skip_thought_signature_validator_"`)
       // Signatures of earlier turns (before the last user message) are not checked, as on Gemini 3.
       const later = [...history({ role: "model", parts: [call("call_0_0"), call("call_0_1")] }), { role: "model", parts: [{ text: "ok" }] }, { role: "user", parts: [{ text: "thanks" }] }]
       expect((yield* Effect.promise(() => client.models.generateContent({ model: "m", contents: later }))).text).toBe("ok")

@@ -6,7 +6,7 @@
 import { isPlainObject } from "../json.js"
 import { messages } from "./errors.js"
 import type { Signer } from "./signature.js"
-import { callSubject, isBase64 } from "./signature.js"
+import { callSubject, dummySignatures, isBase64 } from "./signature.js"
 import type * as Wire from "./wire.js"
 
 const countCalls = (content: Wire.Content): number => (content.parts ?? []).filter((part) => part.functionCall !== undefined).length
@@ -77,7 +77,7 @@ export const violation = (body: Wire.Request, signer: Signer | undefined): strin
           ? `Invalid JSON payload received. Unknown name "response" at 'contents[${i}].parts[${j}].function_response': Proto field is not repeating, cannot start list.`
           : `Invalid value at 'contents[${i}].parts[${j}].function_response.response' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(response.response ?? null)}`
       }
-      if (part.thoughtSignature !== undefined && !isBase64(part.thoughtSignature)) {
+      if (part.thoughtSignature !== undefined && !isBase64(part.thoughtSignature) && !dummySignatures.has(part.thoughtSignature)) {
         return `Invalid value at 'contents[${i}].parts[${j}].thought_signature' (TYPE_BYTES), Base64 decoding failed for "${part.thoughtSignature}"`
       }
     }

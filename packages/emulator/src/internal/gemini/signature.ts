@@ -11,10 +11,16 @@ export interface Signer {
   readonly verify: (subject: unknown, signature: string) => boolean
 }
 
+/**
+ * The signatures Google's FAQ gives for history the model did not produce (built by hand, or from another
+ * provider): the server takes them in place of a real one, and they are not base64.
+ */
+export const dummySignatures: ReadonlySet<string> = new Set(["context_engineering_is_the_way_to_go", "skip_thought_signature_validator"])
+
 export const signer = (secret: string): Signer => {
   const sign = (subject: unknown): string =>
     createHmac("sha256", secret).update(canonical(subject)).digest().subarray(0, 24).toString("base64")
-  return { sign, verify: (subject, signature) => sign(subject) === signature }
+  return { sign, verify: (subject, signature) => dummySignatures.has(signature) || sign(subject) === signature }
 }
 
 /** What a call signature covers: the call as it is on the wire (with its id when it has one). */
