@@ -17,7 +17,8 @@ export const usage = `Usage: npx -y pnpm@10 demo [-- OPTIONS]
 
 The warranty e-mail agent processes the sample e-mails (scenario chosen, every function call with its result,
 the reply sent), then the eval suite runs and prints its report; the exit code says whether the pass rate met
-the threshold (0 yes, 1 no, 2 bad arguments or input, 130 Ctrl-C).
+the threshold (0 yes, 1 no, 2 bad arguments or input, 130 Ctrl-C, 141 when the reader of its output went
+away).
 
 With no API key it runs offline: a local emulator replays the recorded model turns through the real Gemini
 provider. With GEMINI_API_KEY / GOOGLE_API_KEY (or ZAI_API_KEY, OPENAI_API_KEY) set it uses that provider.
