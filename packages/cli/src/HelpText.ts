@@ -86,7 +86,8 @@ export const root = (specs: ReadonlyArray<Argv.Spec>, rootOptions: ReadonlyArray
         ["0", "success"],
         ["1", "the command ran and failed (a model error, an eval below its threshold)"],
         ["2", "bad arguments, files or configuration: nothing was run"],
-        ["130", "stopped with Ctrl-C"]
+        ["130", "stopped with Ctrl-C"],
+        ["141", "the reader of its output went away (| head): stopped quietly"]
       ],
       width
     ),

@@ -157,6 +157,7 @@ describe("agentfx run", () => {
       const root = yield* agentfx(["--help"])
       expect(root.stdout).toMatch(/Commands:\n {2}run {7}one agent run/)
       expect(root.stdout).toContain("130  stopped with Ctrl-C")
+      expect(root.stdout).toContain("141  the reader of its output went away (| head): stopped quietly")
       expect((yield* agentfx(["help", "eval"])).stdout).toContain("Usage: agentfx eval --scenarios DIR [options] <cases-dir>")
       expect((yield* agentfx(["--version"])).stdout).toBe("agentfx 0.1.0\n")
     })
