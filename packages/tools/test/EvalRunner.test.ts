@@ -6,7 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-import { LanguageModel, ModelError, Registry, Retry, Tool } from "@agentfx/core"
+import { LanguageModel, ModelError, Registry, Retry, StopCondition, Tool } from "@agentfx/core"
 import * as EffectSchema from "effect/Schema"
 import { Scripted } from "@agentfx/core/testing"
 import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
@@ -363,6 +363,67 @@ describe("EvalRunner.run", () => {
       const report = yield* EvalRunner.run(cases, { scenarios, model, threshold: 0.5, concurrency: 1, prompt: (c) => `Subject: ${c.id}` })
       expect(report.summary).toMatchObject({ passed: 1, failed: 1, passRate: 0.5, threshold: 0.5, ok: true })
       expect((yield* Ref.get(seen)).map((t) => JSON.parse(t).parts[0].text)).toStrictEqual(["Subject: a", "Subject: b"])
+    })
+  )
+
+  it.effect("says why each run stopped: finished, max turns, a tool called, a call repeated", () =>
+    Effect.gen(function* () {
+      const check = Scripted.call("check_warranty", { serial_number: "SN-1" })
+      const stopped = (agent: { readonly maxTurns?: number; readonly stopWhen?: ReadonlyArray<StopCondition.StopCondition> } | undefined, steps: ReadonlyArray<Scripted.Step>) =>
+        Effect.map(EvalRunner.run([caseOf({ id: "stops" })], { scenarios, model: Scripted.layer(steps), ...(agent === undefined ? {} : { agent }) }), (report) => report.cases[0]!.stopReason)
+      expect(yield* stopped(undefined, [Scripted.text("done")])).toBe("finished")
+      expect(yield* stopped({ maxTurns: 1 }, [check, check])).toBe("max turns (1)")
+      expect(yield* stopped({ stopWhen: [StopCondition.toolCalled("check_warranty")] }, [check, check])).toBe("tool called (check_warranty)")
+      expect(yield* stopped({ stopWhen: [StopCondition.repeatedCall(2)] }, [check, check, check])).toBe("repeated call (check_warranty ×2)")
+    })
+  )
+
+  it.effect("an errored case says what went wrong however its failure was given, and nothing it did not do", () =>
+    Effect.gen(function* () {
+      const failures: ReadonlyArray<readonly [unknown, string]> = [
+        ["a plain string", "a plain string"],
+        [new Error("an error"), "an error"],
+        [{ message: "an object with a message", code: 7 }, "an object with a message"],
+        [{ code: 7 }, `{"code":7}`]
+      ]
+      for (const [failure, said] of failures) {
+        const report = yield* EvalRunner.run([caseOf({ id: "routed" })], { scenarios, model: Scripted.layer([]), detectScenario: () => Effect.fail(failure) })
+        expect(report.cases[0]!.error).toBe(`the scenario could not be chosen: ${said}`)
+      }
+      const [inline] = (yield* EvalRunner.run([caseOf({ id: "routed" })], { scenarios, model: Scripted.layer([]), detectScenario: () => Effect.fail("no") })).cases
+      expect(inline).toStrictEqual({
+        id: "routed",
+        description: "",
+        expectedScenario: "valid-warranty",
+        status: "error",
+        calls: [],
+        mismatches: [],
+        error: "the scenario could not be chosen: no",
+        text: "",
+        turns: 0,
+        stopReason: "error",
+        durationMs: expect.any(Number)
+      })
+      const fromFile = { ...caseOf({ id: "filed" }), file: "cases/filed.yaml" }
+      expect((yield* EvalRunner.run([fromFile], { scenarios, model: Scripted.layer([Scripted.text("done")]) })).cases[0]!.file).toBe("cases/filed.yaml")
+    })
+  )
+
+  it.effect("a run that dies, and a case whose scenario choice dies, are errors naming the defect; the other cases run", () =>
+    Effect.gen(function* () {
+      const dying = LanguageModel.fromGenerate({ provider: "test", model: "dies", generate: () => Effect.die(new Error("the model crashed")) })
+      const cases = [caseOf({ id: "dies" }), caseOf({ id: "crashes", input: "crash" }), caseOf({ id: "fine", scenario: "missing-info" })]
+      const report = yield* EvalRunner.run(cases, {
+        scenarios,
+        model: (evalCase) => (evalCase.id === "dies" ? Layer.succeed(LanguageModel.LanguageModel, dying) : Scripted.layer([Scripted.text("done")])),
+        detectScenario: (evalCase) => (evalCase.input === "crash" ? Effect.die(new Error("router bug")) : Effect.succeed(evalCase.scenario)),
+        agent: { retry: Retry.never }
+      })
+      expect(report.cases.map((c) => [c.id, c.status, c.error])).toStrictEqual([
+        ["dies", "error", "the run died: the model crashed"],
+        ["crashes", "error", "the case crashed: Error: router bug"],
+        ["fine", "passed", undefined]
+      ])
     })
   )
 
