@@ -69,3 +69,60 @@ describe("a 200 that does not decode, or holds an empty model turn, is Malformed
     }
   }
 })
+
+// Fields of the wrong type, inside otherwise well-formed answers: the SDKs pass them through unchecked, so only the
+// provider's own wire Schemas stand between them and a call named 42 or a usage of "7" tokens.
+const completion = (message: string, extra = "") =>
+  body(`{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{"index": 0, "message": ${message}, "finish_reason": "stop"}]${extra}}`, "application/json")
+const chunk = (delta: string, extra = "") => events(`{"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [{"index": 0, "delta": ${delta}}]${extra}}`, "[DONE]")
+const candidate = (parts: string, extra = "") => `{"candidates": [{"content": {"role": "model", "parts": ${parts}}, "finishReason": "STOP"}]${extra}}`
+const wrongTypes: Record<keyof typeof models, Record<string, Record<"generate" | "stream", Answer>>> = {
+  chat: {
+    "a call named 42": {
+      generate: completion(`{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": 42, "arguments": "{}"}}]}`),
+      stream: chunk(`{"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": 42, "arguments": "{}"}}]}`)
+    },
+    "text that is a number": { generate: completion(`{"role": "assistant", "content": 5}`), stream: chunk(`{"content": 5}`) },
+    "a token count that is a string": {
+      generate: completion(`{"role": "assistant", "content": "hi"}`, `, "usage": {"prompt_tokens": "7", "completion_tokens": 1, "total_tokens": 8}`),
+      stream: chunk(`{"content": "hi"}`, `, "usage": {"prompt_tokens": "7", "completion_tokens": 1, "total_tokens": 8}`)
+    },
+    "tool calls that are not a list": {
+      generate: completion(`{"role": "assistant", "tool_calls": {"id": "c1"}}`),
+      stream: chunk(`{"tool_calls": {"index": 0}}`)
+    },
+    "a call index that is a string": {
+      generate: completion(`{"role": "assistant", "tool_calls": [{"id": "c1", "index": "0", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}`),
+      stream: chunk(`{"tool_calls": [{"index": "0", "id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}`)
+    }
+  },
+  gemini: {
+    "a call named 42": {
+      generate: body(candidate(`[{"functionCall": {"name": 42, "args": {}}}]`), "application/json"),
+      stream: events(candidate(`[{"functionCall": {"name": 42, "args": {}}}]`))
+    },
+    "text that is a number": { generate: body(candidate(`[{"text": 5}]`), "application/json"), stream: events(candidate(`[{"text": 5}]`)) },
+    "a token count that is a string": {
+      generate: body(candidate(`[{"text": "hi"}]`, `, "usageMetadata": {"promptTokenCount": "7"}`), "application/json"),
+      stream: events(candidate(`[{"text": "hi"}]`, `, "usageMetadata": {"promptTokenCount": "7"}`))
+    }
+  }
+}
+
+describe("a 200 whose fields have the wrong type is MalformedResponse, never a call or a count made of them", () => {
+  for (const [provider, make] of Object.entries(models)) {
+    for (const [name, answers] of Object.entries(wrongTypes[provider as keyof typeof models])) {
+      for (const mode of ["generate", "stream"] as const) {
+        it.scoped(`${provider} ${mode}: ${name}`, () =>
+          Effect.gen(function* () {
+            const server = yield* misbehaving
+            server.answer = answers[mode]
+            const model = yield* make(server.origin)
+            const exit = yield* Effect.exit(mode === "generate" ? model.generate(ask("hi")) : LanguageModel.collect(model.stream(ask("hi"))))
+            expect(exit).toMatchObject({ _tag: "Failure", cause: { _tag: "Fail", error: { _tag: "MalformedResponse" } } })
+          })
+        )
+      }
+    }
+  }
+})
