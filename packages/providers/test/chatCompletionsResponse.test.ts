@@ -1,4 +1,4 @@
-import { Turn } from "@agentfx/core"
+import { ModelError, Turn } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { Accumulator, decodeCompletion } from "../src/internal/openai/response.js"
@@ -80,5 +80,46 @@ describe("call ids reused across turns", () => {
     Either.getOrThrow(accumulator.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_0", function: { name: "b", arguments: "{}" } }] }, finish_reason: "tool_calls" }] } as unknown as Wire.Chunk))
     const streamed = Turn.calls(Either.getOrThrow(accumulator.finish()).response.turn)
     expect(streamed.map((c) => c.id)).toEqual([call!.id])
+  })
+})
+
+describe("chat-completions finish reasons and usage, whole and streamed", () => {
+  const whole = (finish_reason: string | null, message: Wire.ResponseMessage = { role: "assistant", content: "hi" }) =>
+    decodeCompletion([Turn.user("hi")], { choices: [{ index: 0, message, finish_reason }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })
+  const streamed = (chunks: ReadonlyArray<Wire.Chunk>) => {
+    const accumulator = new Accumulator([Turn.user("hi")])
+    for (const chunk of chunks) Either.getOrThrow(accumulator.push(chunk))
+    return Either.map(accumulator.finish(), ({ response }) => response)
+  }
+  const call = { id: "c1", type: "function", function: { name: "f", arguments: "{}" } }
+
+  it("a stop with calls is a tool-calls turn; none, a stop without them; a blocked or dropped answer is an error", () => {
+    expect(Either.getOrThrow(whole("stop", { role: "assistant", tool_calls: [call] })).finishReason).toBe("tool_calls")
+    expect(Either.getOrThrow(whole(null, { role: "assistant", tool_calls: [call] })).finishReason).toBe("tool_calls")
+    expect(Either.getOrThrow(whole(null)).finishReason).toBe("stop")
+    expect(Either.getOrThrow(whole("length")).finishReason).toBe("length")
+    expect(Either.flip(whole("content_filter"))).toStrictEqual(Either.right(new ModelError.Blocked({ message: "the answer was blocked (finish_reason content_filter)" })))
+    expect(Either.flip(whole("network_error"))).toStrictEqual(Either.right(new ModelError.Unavailable({ message: "the server reported a network error (finish_reason network_error)" })))
+    expect(Either.flip(decodeCompletion([Turn.user("hi")], { choices: [] }))).toStrictEqual(Either.right(new ModelError.MalformedResponse({ message: "the completion has no choices" })))
+    expect(Either.getOrThrow(whole("stop")).usage).toMatchObject({ inputTokens: 3, outputTokens: 2, totalTokens: 5 })
+  })
+
+  it("streamed: the last finish reason and the usage of any chunk count; a chunk without choices is only usage", () => {
+    const text = (content: string, finish_reason: string | null = null): Wire.Chunk => ({ choices: [{ index: 0, delta: { content }, finish_reason }] })
+    const usage: Wire.Chunk = { choices: [], usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 } }
+    const ended = Either.getOrThrow(streamed([text("a"), text("b", "length"), usage, { choices: null, usage: null }]))
+    expect(ended.finishReason).toBe("length")
+    expect(ended.usage).toMatchObject({ inputTokens: 4, outputTokens: 1, totalTokens: 5 })
+    expect(Turn.text(ended.turn)).toBe("ab")
+    expect(Either.getOrThrow(streamed([text("a")])).finishReason).toBe("stop")
+    expect(Either.flip(streamed([text("a", "sensitive")]))).toStrictEqual(Either.right(new ModelError.Blocked({ message: "the answer was blocked (finish_reason sensitive)" })))
+    expect(Either.flip(streamed([text("a", "network_error")]))).toMatchObject(Either.right({ _tag: "Unavailable" }))
+  })
+
+  it("streamed reasoning is kept, an empty reasoning delta is not a part", () => {
+    const turn = Either.getOrThrow(streamed([{ choices: [{ index: 0, delta: { reasoning_content: "" } }] }, { choices: [{ index: 0, delta: { reasoning_content: "think", content: "ok" } }] }])).turn
+    expect(turn.parts).toStrictEqual([{ _tag: "Reasoning", text: "think" }, { _tag: "Text", text: "ok" }])
+    const none = Either.getOrThrow(streamed([{ choices: [{ index: 0, delta: { reasoning_content: "", content: "ok" } }] }])).turn
+    expect(none.parts).toStrictEqual([{ _tag: "Text", text: "ok" }])
   })
 })
