@@ -208,6 +208,21 @@ describe("GLM / OpenAI-compatible layer — the full loop against the emulator",
       expect(tools.map((tool) => tool.type)).toEqual(["web_search"])
     }))
 
+  it.scoped("GLM without options: its own model and provider names, max_tokens for the limit, no thinking, no usage request, no extra tools", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "a" }, { text: "b" }]) })
+      const model = yield* Glm.make({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.glmBaseUrl("general") })
+      expect([model.provider, model.model]).toEqual(["glm", "glm-4.7"])
+      yield* model.generate({ ...ask("x"), maxOutputTokens: 50 })
+      yield* LanguageModel.collect(model.stream(ask("y")))
+      const [plain, streamed] = (yield* emulator.requests).map((record) => record.body as Record<string, unknown>)
+      expect(plain).toMatchObject({ model: "glm-4.7", max_tokens: 50 })
+      for (const body of [plain!, streamed!]) {
+        expect(Object.keys(body).filter((key) => ["thinking", "tool_stream", "stream_options", "max_completion_tokens"].includes(key))).toEqual([])
+        expect([...new Set((body.tools as Array<{ type: string }>).map((tool) => tool.type))]).toEqual(["function"])
+      }
+    }))
+
   it.scoped("the OpenAI preset maps tool choice and the output limit the OpenAI way", () =>
     Effect.gen(function* () {
       const { emulator, model } = yield* setup("openai", { policy: Policy.script([{ text: "a" }, { text: "b" }, { text: "c" }]) })
@@ -330,6 +345,9 @@ describe("GLM / OpenAI presets — configuration", () => {
     Effect.gen(function* () {
       expect(Glm.toChatCompletions({ apiKey: Redacted.make("k"), endpoint: "coding" }).baseUrl).toBe("https://api.z.ai/api/coding/paas/v4")
       expect(Glm.toChatCompletions({ apiKey: Redacted.make("k") }).baseUrl).toBe("https://api.z.ai/api/paas/v4")
+      // Unset, ZAI_ENDPOINT is the general endpoint and ZAI_MODEL the default model.
+      const glmDefaults = yield* Glm.config.pipe(withEnv({ ZAI_API_KEY: "k" }))
+      expect([glmDefaults.endpoint, glmDefaults.model]).toEqual(["general", Glm.defaultModel])
       expect(OpenAI.toChatCompletions({ apiKey: Redacted.make("k") }).baseUrl).toBe("https://api.openai.com/v1")
       const error = yield* Effect.flip(Effect.scoped(build(Glm.layerConfig()))).pipe(withEnv({}))
       expect(String(error)).toContain("ZAI_API_KEY")
