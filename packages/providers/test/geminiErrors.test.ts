@@ -28,6 +28,7 @@ describe("Gemini errors — reading what the SDK's message holds", () => {
     expect(errorBody("no body here")).toBeUndefined()
     expect(errorBody("{not json")).toBeUndefined()
     expect(errorBody('{"error":"a string"}')).toBeUndefined()
+    expect(errorBody('{"error":{"code":"429","message":"slow down"}}')).toBeUndefined()
   })
 
   it("parseDelay: seconds with a fraction, around white space; anything else is no delay", () => {

@@ -105,6 +105,14 @@ const wrongTypes: Record<keyof typeof models, Record<string, Record<"generate" |
     "a token count that is a string": {
       generate: body(candidate(`[{"text": "hi"}]`, `, "usageMetadata": {"promptTokenCount": "7"}`), "application/json"),
       stream: events(candidate(`[{"text": "hi"}]`, `, "usageMetadata": {"promptTokenCount": "7"}`))
+    },
+    "a block reason that is a number": {
+      generate: body(`{"promptFeedback": {"blockReason": 7}}`, "application/json"),
+      stream: events(`{"promptFeedback": {"blockReason": 7}}`)
+    },
+    "a function response named 42 beside the text": {
+      generate: body(candidate(`[{"text": "hi"}, {"functionResponse": {"name": 42}}]`), "application/json"),
+      stream: events(candidate(`[{"text": "hi"}, {"functionResponse": {"name": 42}}]`))
     }
   }
 }
