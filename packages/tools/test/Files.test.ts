@@ -3,6 +3,8 @@ import { NodeFileSystem } from "@effect/platform-node"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Executor, FunctionCall, Registry } from "@agentfx/core"
 import { Files } from "@agentfx/tools"
@@ -184,6 +186,92 @@ describe("list_dir", () => {
       expect(yield* refusal("list_dir", { path: "dir-out" })).toMatchObject({ _tag: "PathRefused", reason: "it leads outside the root through a symbolic link" })
       expect(yield* refusal("list_dir", { path: "a.txt" })).toMatchObject({ _tag: "WrongFileType", expected: "directory", actual: "file" })
       expect(yield* refusal("list_dir", { path: "nope" })).toMatchObject({ _tag: "FileNotFound", path: "nope" })
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+})
+
+describe("read_file and list_dir as the model sees them", () => {
+  it("each error says what happened in its message", () => {
+    expect(new Files.FileNotFound({ path: "a" }).message).toBe('"a" does not exist')
+    expect(new Files.WrongFileType({ path: "a", expected: "file", actual: "directory" }).message).toBe('"a" is a directory, not a file')
+    expect(new Files.FileTooLarge({ path: "a", size: 9, limit: 8 }).message).toBe('"a" is 9 bytes, more than the limit of 8 bytes')
+    expect(new Files.NotText({ path: "a" }).message).toBe('"a" is not UTF-8 text')
+    expect(new Files.FileAccessFailed({ path: "a", reason: "busy" }).message).toBe('cannot access "a": busy')
+    expect(new Files.PathRefused({ path: "a", reason: "no" }).message).toBe('path "a" refused: no')
+  })
+
+  it("the declarations name the limit (1 MiB unless told) and say the paths are relative to the root", () => {
+    expect(Files.defaultMaxBytes).toBe(1_048_576)
+    expect(Files.readFile({ root: "." }).description).toBe(
+      "Reads a UTF-8 text file (at most 1048576 bytes) under the root directory; the path is relative to the root."
+    )
+    expect(Files.readFile({ root: ".", maxBytes: 64 }).description).toContain("(at most 64 bytes)")
+    expect(Files.listDir({ root: "." }).description).toBe(
+      "Lists a directory under the root directory (names, types and file sizes); the path is relative to the root."
+    )
+    const [read, list] = Files.tools({ root: "." }).map((tool) => tool.declaration.parameters as { properties: Record<string, { description?: string }>; required?: Array<string> })
+    expect(read!.properties.path!.description).toBe("Path of the file, relative to the root directory")
+    expect(read!.required).toEqual(["path"])
+    expect(list!.properties.path!.description).toBe("Directory relative to the root (default: the root itself)")
+    expect(list!.required ?? []).toEqual([])
+  })
+
+  it("the exported result Schemas check what they describe", () => {
+    expect(Schema.is(Files.ReadFileResult)({ path: "a", size: "6", content: "x" })).toBe(false)
+    expect(Schema.is(Files.ReadFileResult)({ path: "a", size: 6, content: "x" })).toBe(true)
+    expect(Schema.is(Files.Entry)({ name: "a", type: "link" })).toBe(false)
+    expect(Schema.is(Files.Entry)({ name: 1, type: "file" })).toBe(false)
+    expect(Schema.is(Files.ListDirResult)({ path: ".", entries: [{ name: "a", type: "link" }], truncated: 0 })).toBe(false)
+    expect(Schema.is(Files.ListDirResult)({ path: ".", entries: [], truncated: "0" })).toBe(false)
+    expect(Schema.is(Files.ListDirResult)({ path: ".", entries: [{ name: "a", type: "other" }], truncated: 0 })).toBe(true)
+  })
+
+  it.scoped("arguments of the wrong type are refused before the handler runs", () =>
+    Effect.gen(function* () {
+      const { run } = yield* setup()
+      for (const [name, args] of [["read_file", { path: 42 }], ["read_file", {}], ["list_dir", { path: 5 }], ["list_dir", { path: ".", depth: 2 }]] as const) {
+        expect(yield* Effect.flip(run(name, args))).toMatchObject({ _tag: "InvalidArguments" })
+      }
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+
+  it.scoped("the results reach the model whole, as their Schemas encode them", () =>
+    Effect.gen(function* () {
+      const { run } = yield* setup()
+      const render = (name: "read_file" | "list_dir", args: Record<string, unknown>) =>
+        Effect.map(Effect.either(run(name, args)), (result) => Executor.responseFor(FunctionCall.make({ id: "r", name, args }), result).response)
+      expect(yield* render("read_file", { path: "a.txt" })).toEqual({ path: "a.txt", size: 6, content: "hello\n" })
+      expect(yield* render("list_dir", { path: "sub" })).toEqual({ path: "sub", entries: [{ name: "b.txt", type: "file", size: 3 }], truncated: 0 })
+      const root = (yield* render("list_dir", {})) as { entries: Array<{ name: string; type: string }> }
+      expect(root.entries.find((entry) => entry.name === "sub")).toEqual({ name: "sub", type: "directory" })
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+
+  it.scoped("an empty or blank directory path lists the root; names come sorted whatever order they were made in", () =>
+    Effect.gen(function* () {
+      const { run, root } = yield* setup()
+      const whole = yield* run("list_dir", { path: "." })
+      expect(yield* run("list_dir", { path: "" })).toStrictEqual(whole)
+      expect(yield* run("list_dir", { path: "  " })).toStrictEqual(whole)
+      const many = NodePath.join(root, "many")
+      NodeFs.mkdirSync(many)
+      const names = Array.from({ length: 40 }, (_, i) => `n${String((i * 17) % 40).padStart(2, "0")}`)
+      for (const name of names) NodeFs.writeFileSync(NodePath.join(many, name), "")
+      const listed = (yield* run("list_dir", { path: "many" })) as { entries: Array<{ name: string }> }
+      expect(listed.entries.map((entry) => entry.name)).toEqual([...names].sort())
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+
+  it.scoped("a path through a file is an access failure that says why; a missing root says it is unavailable and why", () =>
+    Effect.gen(function* () {
+      const { base, refusal } = yield* setup()
+      const through = yield* refusal("read_file", { path: "a.txt/x" })
+      expect(through).toMatchObject({ _tag: "FileAccessFailed", path: "a.txt/x" })
+      expect(String(through.reason)).toMatch(/ENOTDIR/)
+      const registry = Registry.unsafeMake(Files.listDir({ root: NodePath.join(base, "no-such-root") }))
+      const missing = yield* Effect.flip(Executor.execute(registry, FunctionCall.make({ id: "c1", name: "list_dir", args: {} })))
+      expect(missing).toMatchObject({ _tag: "ExecutionFailed", cause: { _tag: "FileAccessFailed", path: "." } })
+      expect((missing as { cause: { reason: string } }).cause.reason).toMatch(/^the root directory is unavailable \(.*no-such-root.*\)$/)
     }).pipe(Effect.provide(NodeFileSystem.layer))
   )
 })

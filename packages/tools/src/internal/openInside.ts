@@ -35,7 +35,7 @@ const errno = (error: unknown): { code: string; message: string } => {
 }
 
 /** The kernel's name for an open descriptor (Linux), or `undefined` where the platform has none. */
-const kernelName = async (fd: number): Promise<string | undefined> => {
+export const kernelName = async (fd: number): Promise<string | undefined> => {
   try {
     const name = await NodeFs.readlink(procSelf(fd))
     return name.startsWith("/") ? name : undefined
@@ -49,9 +49,15 @@ const sameObject = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino
 /**
  * Opens `real` (a real path already checked to lie under `root`) as a regular file or a directory, refusing
  * a symbolic link swapped in anywhere along the path since the check. Never blocks on a FIFO or a device:
- * their type is seen before any read.
+ * their type is seen before any read. `nameOf` gives the kernel's name for a descriptor (tests give none, to
+ * check the portable verification on Linux too).
  */
-export const openInside = async (root: string, real: string, kind: "file" | "directory"): Promise<Opened | OpenFailure> => {
+export const openInside = async (
+  root: string,
+  real: string,
+  kind: "file" | "directory",
+  nameOf: (fd: number) => Promise<string | undefined> = kernelName
+): Promise<Opened | OpenFailure> => {
   const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0) |
     (kind === "directory" ? constants.O_DIRECTORY : 0)
   let before: Stats
@@ -81,7 +87,7 @@ export const openInside = async (root: string, real: string, kind: "file" | "dir
   try {
     const stats = await handle.stat()
     if (kind === "file" ? !stats.isFile() : !stats.isDirectory()) return await refuse({ _tag: "WrongType", actual: stats })
-    const name = await kernelName(handle.fd)
+    const name = await nameOf(handle.fd)
     if (name !== undefined) {
       if (!isInside(root, name)) return await refuse({ _tag: "Escaped" })
       return { handle, stats, self: procSelf(handle.fd) }
