@@ -96,7 +96,9 @@ const encode = (options: Options, request: LanguageModel.Request): Either.Either
     else if (choice === "any" || (allowed !== undefined && allowed.size !== 1)) body.tool_choice = "required"
     else body.tool_choice = { type: "function", function: { name: [...allowed!][0] } }
   }
+  // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the JSON body all the same
   if (request.temperature !== undefined) body.temperature = request.temperature
+  // Stryker disable next-line ConditionalExpression: as above
   if (request.maxOutputTokens !== undefined) body[options.maxTokensField ?? "max_tokens"] = request.maxOutputTokens
   return Either.right(body)
 }
@@ -157,6 +159,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
             return {
               start: (signal) => client.chat.completions.create(params, { signal }),
               onChunk: (chunk) => {
+                // Stryker disable next-line UpdateOperator: only whether any chunk came counts
                 chunks++
                 return Wire.decodeChunk(chunk).pipe(
                   Either.mapLeft((error) => new ModelError.MalformedResponse({ message: scrub(`unexpected chunk shape: ${error.message}`) })),
