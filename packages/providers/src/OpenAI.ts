@@ -41,6 +41,7 @@ export const toChatCompletions = (options: Options): ChatCompletions.Options => 
   baseUrl: options.baseUrl ?? defaultBaseUrl,
   model: options.model ?? defaultModel,
   provider: "openai",
+  // Stryker disable next-line StringLiteral: "full" is also the layer's default (only "auto-only" changes the request); named here for the reader
   toolChoice: "full",
   // OpenAI rejects fields it does not know on messages.
   echoReasoning: false,

@@ -1,9 +1,10 @@
 import type { FunctionDeclaration } from "@agentfx/core"
 import { LanguageModel, ModelError, Turn } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { ConfigProvider, Effect, Redacted } from "effect"
 import type { IncomingHttpHeaders } from "node:http"
 import * as ChatCompletions from "../src/ChatCompletions.js"
+import * as OpenAI from "../src/OpenAI.js"
 import { declarations, request, sentinel } from "./fixtures.js"
 import type { Answer } from "./support/misbehaving.js"
 import { body, events, misbehaving } from "./support/misbehaving.js"
@@ -154,5 +155,29 @@ describe("chat-completions refusals before and after the wire", () => {
       expect(yield* failure(LanguageModel.collect(empty.model.stream(request(hi))))).toStrictEqual(
         new ModelError.MalformedResponse({ message: "the response is not an event stream: it held no chunk" })
       )
+    }))
+})
+
+describe("the OpenAI preset on the wire", () => {
+  it.scoped("its default model, no reasoning sent back, the output limit as max_completion_tokens, the full tool choice", () =>
+    Effect.gen(function* () {
+      const server = yield* misbehaving
+      server.answer = answered
+      const model = yield* OpenAI.make({ apiKey: Redacted.make(sentinel), baseUrl: server.origin })
+      const history: ReadonlyArray<Turn.Turn> = [Turn.user("hi"), { role: "model", parts: [{ _tag: "Reasoning", text: "hmm" }, { _tag: "Text", text: "yes" }] }, Turn.user("and?")]
+      yield* model.generate(request(history, { toolChoice: "any", maxOutputTokens: 9 }))
+      const [sent] = server.bodies.map((text) => JSON.parse(text) as Record<string, unknown>)
+      expect(sent).toMatchObject({ model: "gpt-4.1-mini", tool_choice: "required", max_completion_tokens: 9 })
+      expect((sent!.messages as Array<unknown>)[1]).toEqual({ role: "assistant", content: "yes" })
+      expect([model.provider, model.model]).toEqual(["openai", "gpt-4.1-mini"])
+    }))
+
+  it.effect("configured from the environment: OPENAI_MODEL defaults to the preset's model", () =>
+    Effect.gen(function* () {
+      const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+      const defaults = yield* OpenAI.config.pipe(withEnv({ OPENAI_API_KEY: "k" }))
+      expect([Redacted.value(defaults.apiKey), defaults.model, defaults.baseUrl]).toEqual(["k", "gpt-4.1-mini", undefined])
+      const set = yield* OpenAI.config.pipe(withEnv({ OPENAI_API_KEY: "k", OPENAI_MODEL: "gpt-x", OPENAI_BASE_URL: "http://127.0.0.1:8/v1" }))
+      expect([set.model, set.baseUrl]).toEqual(["gpt-x", "http://127.0.0.1:8/v1"])
     }))
 })
