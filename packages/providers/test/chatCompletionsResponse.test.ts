@@ -123,3 +123,107 @@ describe("chat-completions finish reasons and usage, whole and streamed", () => 
     expect(none.parts).toStrictEqual([{ _tag: "Text", text: "ok" }])
   })
 })
+
+describe("chat-completions stream accumulation, chunk by chunk", () => {
+  type Delta = NonNullable<NonNullable<Wire.Chunk["choices"]>[number]["delta"]>
+  const chunk = (delta: Delta, finish_reason: string | null = null): Wire.Chunk => ({ choices: [{ index: 0, delta, finish_reason }] })
+
+  it("each chunk's deltas: reasoning and text as they come, nothing for empty ones, calls only at the end", () => {
+    const accumulator = new Accumulator([Turn.user("hi")])
+    const pushed = [
+      chunk({ reasoning_content: "th" }),
+      chunk({ reasoning_content: "ink", content: "" }),
+      chunk({ content: "he" }),
+      chunk({ content: "llo", tool_calls: [{ index: 0, id: "c1", function: { name: "f", arguments: "{}" } }] })
+    ].map((c) => Either.getOrThrow(accumulator.push(c)))
+    expect(pushed).toEqual([
+      [{ _tag: "ReasoningDelta", text: "th" }],
+      [{ _tag: "ReasoningDelta", text: "ink" }],
+      [{ _tag: "TextDelta", text: "he" }],
+      [{ _tag: "TextDelta", text: "llo" }]
+    ])
+    const { deltas, response } = Either.getOrThrow(accumulator.finish())
+    expect(deltas).toEqual([{ _tag: "CallDelta", call: { _tag: "FunctionCall", id: "c1", name: "f", args: {} } }])
+    expect(response.turn).toEqual({
+      role: "model",
+      parts: [{ _tag: "Reasoning", text: "think" }, { _tag: "Text", text: "hello" }, { _tag: "FunctionCall", id: "c1", name: "f", args: {} }]
+    })
+    // No finish reason came: calls make it a tool-calls turn.
+    expect(response.finishReason).toBe("tool_calls")
+  })
+
+  it("text that was only ever empty is kept as an empty text part, without a delta", () => {
+    const accumulator = new Accumulator([Turn.user("hi")])
+    expect(Either.getOrThrow(accumulator.push(chunk({ content: "" })))).toEqual([])
+    expect(Either.getOrThrow(accumulator.finish()).response.turn.parts).toEqual([{ _tag: "Text", text: "" }])
+  })
+
+  it("a finish reason or usage of null in a later chunk does not undo an earlier one", () => {
+    const accumulator = new Accumulator([Turn.user("hi")])
+    Either.getOrThrow(accumulator.push({ ...chunk({ content: "a" }, "length"), usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } }))
+    Either.getOrThrow(accumulator.push({ ...chunk({}, null), usage: null }))
+    const { response } = Either.getOrThrow(accumulator.finish())
+    expect(response.finishReason).toBe("length")
+    expect(response.usage).toMatchObject({ inputTokens: 2, outputTokens: 1, totalTokens: 3 })
+  })
+
+  it("an empty id or name on a fragment counts as none: it continues the call", () => {
+    expect(calls([
+      { index: 0, id: "c1", name: "a", arguments: '{"x"' },
+      { index: 0, id: "", name: "", arguments: ":1}" }
+    ])).toEqual([{ id: "c1", name: "a", args: { x: 1 }, error: undefined }])
+    const noIndex = calls([{ id: "c1", name: "a", arguments: '{"x"' }, { id: "", name: "", arguments: ":1}" }])
+    expect(noIndex).toEqual([{ id: "c1", name: "a", args: { x: 1 }, error: undefined }])
+  })
+
+  it("an id or name that comes after the first fragment of a call fills it in; a later one never renames it", () => {
+    expect(calls([
+      { index: 0, arguments: '{"x"' },
+      { index: 0, id: "c1", name: "a", arguments: ":1" },
+      { index: 0, name: "b", arguments: "}" }
+    ])).toEqual([{ id: "c1", name: "a", args: { x: 1 }, error: undefined }])
+  })
+
+  it("without an index, a fragment with a new id starts the next call; one without id or name continues the last", () => {
+    expect(calls([
+      { id: "c1", name: "a", arguments: '{"x":1}' },
+      { id: "c2", arguments: '{"y":' },
+      { arguments: "2}" }
+    ])).toEqual([
+      { id: "c1", name: "a", args: { x: 1 }, error: undefined },
+      { id: "c2", name: "", args: { y: 2 }, error: undefined }
+    ])
+  })
+
+  it("calls without ids are numbered after the conversation's calls, by position", () => {
+    const history: ReadonlyArray<Turn.Turn> = [
+      Turn.user("hi"),
+      { role: "model", parts: [{ _tag: "FunctionCall", id: "x", name: "a", args: {} }] },
+      { role: "user", parts: [{ _tag: "FunctionResponse", id: "x", name: "a", response: { output: 1 }, isError: false }] }
+    ]
+    const accumulator = new Accumulator(history)
+    Either.getOrThrow(accumulator.push(chunk({ tool_calls: [{ index: 0, function: { name: "a", arguments: "{}" } }, { index: 1, function: { name: "b", arguments: "{}" } }] })))
+    expect(Turn.calls(Either.getOrThrow(accumulator.finish()).response.turn).map((call) => call.id)).toEqual(["call_2", "call_3"])
+  })
+
+  it("a whole completion's call without an id gets one no call of the completion holds", () => {
+    const completion = {
+      choices: [{
+        index: 0,
+        finish_reason: "tool_calls",
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { type: "function", function: { name: "a", arguments: "{}" } },
+            { id: "call_1", type: "function", function: { name: "b", arguments: "{}" } }
+          ]
+        }
+      }]
+    } as unknown as Wire.Completion
+    const ids = Turn.calls(Either.getOrThrow(decodeCompletion([Turn.user("hi")], completion)).turn).map((call) => call.id)
+    expect(ids[1]).toBe("call_1")
+    expect(ids[0]).not.toBe("call_1")
+    expect(new Set(ids).size).toBe(2)
+  })
+})
