@@ -79,7 +79,9 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
       apiKey: Redacted.value(options.apiKey),
       httpOptions: {
         fetch: plainErrorBodies(capped(options.maxResponseBytes ?? defaultMaxResponseBytes, options.fetch)),
+        // Stryker disable next-line ConditionalExpression: the SDK takes an undefined baseUrl or apiVersion as not given
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        // Stryker disable next-line ConditionalExpression: as above
         ...(options.apiVersion === undefined ? {} : { apiVersion: options.apiVersion })
       }
     })
@@ -94,9 +96,12 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
         onLeft: (error) => Either.left(new ModelError.InvalidRequest({ message: error.message })),
         onRight: (body) => {
           const config: GenerateContentConfig = { ...options.config }
+          // Stryker disable next-line ConditionalExpression: the SDK leaves out a field set to undefined (tested: none of the three is sent)
           if (body.systemInstruction !== undefined) config.systemInstruction = body.systemInstruction
+          // Stryker disable next-line ConditionalExpression: as above
           if (body.tools !== undefined) config.tools = body.tools
           const toolConfig = sdkToolConfig(body.toolConfig)
+          // Stryker disable next-line ConditionalExpression: as above
           if (toolConfig !== undefined) config.toolConfig = toolConfig
           if (body.generationConfig?.temperature !== undefined) config.temperature = body.generationConfig.temperature
           if (body.generationConfig?.maxOutputTokens !== undefined) config.maxOutputTokens = body.generationConfig.maxOutputTokens
