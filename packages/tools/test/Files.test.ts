@@ -275,3 +275,27 @@ describe("read_file and list_dir as the model sees them", () => {
     }).pipe(Effect.provide(NodeFileSystem.layer))
   )
 })
+
+describe("read_file does not trust the size the file system reports", () => {
+  // /proc's files report a size of 0 and hold more: the read goes by what arrives, as for a file that grows.
+  const proc = (maxBytes: number) => {
+    const registry = Registry.unsafeMake(Files.readFile({ root: "/proc/self", maxBytes }))
+    return Executor.execute(registry, FunctionCall.make({ id: "p", name: "read_file", args: { path: "status" } }))
+  }
+
+  it.effect("a file larger than its reported size is read to its end", () =>
+    Effect.gen(function* () {
+      const read = (yield* proc(1024 * 1024)) as { size: number; content: string }
+      expect(read.content).toMatch(/^Name:\t/)
+      expect(read.size).toBe(Buffer.byteLength(read.content))
+      expect(read.size).toBeGreaterThan(64)
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+
+  it.effect("and refused once it holds more than the limit, with the size read so far", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(proc(64))
+      expect(error).toMatchObject({ _tag: "ExecutionFailed", cause: { _tag: "FileTooLarge", path: "status", size: 65, limit: 64 } })
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+})
