@@ -93,6 +93,7 @@ const encode = (options: Options, request: LanguageModel.Request): Either.Either
   if (tools.right.length > 0 && choice !== undefined) {
     if (autoOnly) body.tool_choice = "auto"
     else if (choice === "auto" || choice === "none") body.tool_choice = choice
+    // Stryker disable next-line ConditionalExpression: a choice other than auto, none and any always names its functions
     else if (choice === "any" || (allowed !== undefined && allowed.size !== 1)) body.tool_choice = "required"
     else body.tool_choice = { type: "function", function: { name: [...allowed!][0] } }
   }
@@ -112,6 +113,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
       maxRetries: 0,
       logger,
       fetch: capped(options.maxResponseBytes ?? defaultMaxResponseBytes),
+      // Stryker disable next-line ConditionalExpression: default headers spread from undefined are none all the same
       ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } })
     })
     const scrub = scrubber(options.apiKey)

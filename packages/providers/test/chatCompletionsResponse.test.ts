@@ -2,7 +2,7 @@ import { ModelError, Turn } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { Accumulator, decodeCompletion } from "../src/internal/openai/response.js"
-import type * as Wire from "../src/internal/openai/wire.js"
+import * as Wire from "../src/internal/openai/wire.js"
 
 type Fragment = { index?: number; id?: string; name?: string; arguments?: string }
 
@@ -195,6 +195,78 @@ describe("chat-completions stream accumulation, chunk by chunk", () => {
     ])
   })
 
+  it("a chunk with only usage has no deltas; later chunks without usage or finish reason keep the earlier ones", () => {
+    const accumulator = new Accumulator([Turn.user("hi")])
+    expect(Either.getOrThrow(accumulator.push({ choices: [], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } }))).toEqual([])
+    Either.getOrThrow(accumulator.push(chunk({ content: "a" }, "length")))
+    expect(Either.getOrThrow(accumulator.push({ choices: [{ index: 0, delta: { content: "b" } }] }))).toEqual([{ _tag: "TextDelta", text: "b" }])
+    const { response } = Either.getOrThrow(accumulator.finish())
+    expect(response.finishReason).toBe("length")
+    expect(response.usage).toMatchObject({ inputTokens: 2, outputTokens: 1, totalTokens: 3 })
+  })
+
+  it("a choice without a delta only finishes: no deltas, nothing added", () => {
+    const accumulator = new Accumulator([Turn.user("hi")])
+    Either.getOrThrow(accumulator.push(chunk({ content: "a" })))
+    expect(Either.getOrThrow(accumulator.push({ choices: [{ index: 0, finish_reason: "stop" }] }))).toEqual([])
+    expect(Either.getOrThrow(accumulator.push({ choices: [{ index: 0, delta: null, finish_reason: null }] }))).toEqual([])
+    const { response } = Either.getOrThrow(accumulator.finish())
+    expect(response.turn.parts).toEqual([{ _tag: "Text", text: "a" }])
+    expect(response.finishReason).toBe("stop")
+  })
+
+  it("null ids, names, indexes and arguments count as none; a fragment without a function only carries its id", () => {
+    const push = (accumulator: Accumulator, ...toolCalls: NonNullable<Delta["tool_calls"]>) => Either.getOrThrow(accumulator.push(chunk({ tool_calls: toolCalls })))
+    const accumulator = new Accumulator([Turn.user("hi")])
+    push(accumulator, { index: 0, function: { name: "a", arguments: '{"x"' } })
+    push(accumulator, { index: 0, id: "c1" })
+    push(accumulator, { index: 0, id: null, function: { name: null, arguments: null } })
+    push(accumulator, { index: 0, function: { arguments: ":1}" } })
+    expect(Turn.calls(Either.getOrThrow(accumulator.finish()).response.turn)).toEqual([{ _tag: "FunctionCall", id: "c1", name: "a", args: { x: 1 } }])
+    // An index of null is no index: a second named fragment is a second call, not the first one's continuation.
+    const withoutIndex = new Accumulator([Turn.user("hi")])
+    push(withoutIndex, { index: null, function: { name: "a", arguments: "{}" } })
+    push(withoutIndex, { index: null, id: null, function: { name: "b" } })
+    push(withoutIndex, { index: null, function: { name: null, arguments: "{}" } })
+    expect(Turn.calls(Either.getOrThrow(withoutIndex.finish()).response.turn).map((call) => [call.name, call.args])).toEqual([["a", {}], ["b", {}]])
+  })
+
+  it("without an index, a named fragment starts a new call unless it repeats the last call's id; a first name fills one in", () => {
+    expect(calls([
+      { name: "a", arguments: '{"x":1}' },
+      { id: "c2", name: "b", arguments: '{"y":2}' }
+    ]).map(({ name, args }) => ({ name, args }))).toEqual([{ name: "a", args: { x: 1 } }, { name: "b", args: { y: 2 } }])
+    expect(calls([
+      { id: "c1", name: "a", arguments: '{"x"' },
+      { id: "c1", name: "a", arguments: ":1}" }
+    ])).toEqual([{ id: "c1", name: "a", args: { x: 1 }, error: undefined }])
+    expect(calls([{ arguments: '{"x"' }, { name: "a", arguments: ":1}" }]).map(({ name, args }) => ({ name, args }))).toEqual([{ name: "a", args: { x: 1 } }])
+  })
+
+  it("a streamed call keeps its arguments as sent when they are not compact JSON, and says why when they are not JSON", () => {
+    const [broken, spaced, compact] = Turn.calls(
+      Either.getOrThrow(
+        (() => {
+          const accumulator = new Accumulator([Turn.user("hi")])
+          Either.getOrThrow(accumulator.push(chunk({
+            tool_calls: [
+              { index: 0, id: "c1", function: { name: "a", arguments: '{"x":' } },
+              { index: 1, id: "c2", function: { name: "b", arguments: '{ "y": 2 }' } },
+              { index: 2, id: "c3", function: { name: "c", arguments: '{"z":3}' } }
+            ]
+          })))
+          return accumulator.finish()
+        })()
+      ).response.turn
+    )
+    expect(broken?.args).toEqual({})
+    expect(broken?.metadata?.arguments).toBe('{"x":')
+    expect(String(broken?.metadata?.argumentsError)).toMatch(/^arguments are not valid JSON/)
+    expect(spaced?.args).toEqual({ y: 2 })
+    expect(spaced?.metadata).toEqual({ arguments: '{ "y": 2 }' })
+    expect(compact).toStrictEqual({ _tag: "FunctionCall", id: "c3", name: "c", args: { z: 3 } })
+  })
+
   it("calls without ids are numbered after the conversation's calls, by position", () => {
     const history: ReadonlyArray<Turn.Turn> = [
       Turn.user("hi"),
@@ -225,5 +297,44 @@ describe("chat-completions stream accumulation, chunk by chunk", () => {
     expect(ids[1]).toBe("call_1")
     expect(ids[0]).not.toBe("call_1")
     expect(new Set(ids).size).toBe(2)
+  })
+})
+
+describe("the chat-completions wire: what a response may hold", () => {
+  const nulls = {
+    id: null,
+    choices: [{ index: null, delta: { role: null, content: null, reasoning_content: null, tool_calls: [{ index: null, id: null, type: null, function: { name: null, arguments: null } }] }, finish_reason: null }],
+    usage: { prompt_tokens: null, completion_tokens: null, total_tokens: null, prompt_tokens_details: { cached_tokens: null }, completion_tokens_details: { reasoning_tokens: null } }
+  }
+
+  it("a chunk's optional fields may be null or absent", () => {
+    expect(Either.isRight(Wire.decodeChunk(nulls))).toBe(true)
+    expect(Either.isRight(Wire.decodeChunk({}))).toBe(true)
+    expect(Either.isRight(Wire.decodeChunk({ choices: [{ delta: { tool_calls: [{}] } }], usage: { prompt_tokens_details: {}, completion_tokens_details: {} } }))).toBe(true)
+  })
+
+  it("a field of the wrong type is refused, however deep", () => {
+    const wrong: ReadonlyArray<unknown> = [
+      { id: 1 },
+      { choices: {} },
+      { choices: [{ delta: { content: 42 } }] },
+      { choices: [{ delta: { reasoning_content: [] } }] },
+      { choices: [{ delta: { tool_calls: [{ index: "0" }] } }] },
+      { choices: [{ delta: { tool_calls: [{ function: { arguments: { x: 1 } } }] } }] },
+      { choices: [{ finish_reason: 1 }] },
+      { usage: { prompt_tokens: "3" } },
+      { usage: { prompt_tokens_details: { cached_tokens: "3" } } },
+      { usage: { completion_tokens_details: { reasoning_tokens: "2" } } }
+    ]
+    expect(wrong.filter((chunk) => Either.isRight(Wire.decodeChunk(chunk)))).toEqual([])
+  })
+
+  it("a whole completion's arguments may be a JSON string or an object, nothing else; its call needs a function name", () => {
+    const completion = (call: unknown) => ({ choices: [{ message: { tool_calls: [call] } }] })
+    expect(Either.isRight(Wire.decodeCompletion(completion({ function: { name: "f", arguments: "{}" } })))).toBe(true)
+    expect(Either.isRight(Wire.decodeCompletion(completion({ function: { name: "f", arguments: { x: 1 } } })))).toBe(true)
+    expect(Either.isRight(Wire.decodeCompletion(completion({ function: { name: "f", arguments: 5 } })))).toBe(false)
+    expect(Either.isRight(Wire.decodeCompletion(completion({ function: { arguments: "{}" } })))).toBe(false)
+    expect(Either.isRight(Wire.decodeCompletion({ choices: [{ message: { content: null }, finish_reason: null }], usage: null }))).toBe(true)
   })
 })

@@ -117,6 +117,13 @@ describe("Gemini stream aggregation", () => {
     expect(Either.getOrThrow(finished).finishReason).toBe("tool_calls")
   })
 
+  it("a part that is neither text, thought nor call (code to run, say) is kept in place with no delta", () => {
+    const code = { executableCode: { language: "PYTHON", code: "print(1)" } }
+    const { deltas, finished } = streamed([candidate([{ text: "a" }, code as Wire.Part], { finishReason: "STOP" })])
+    expect(deltas).toEqual([{ _tag: "TextDelta", text: "a" }])
+    expect(Either.getOrThrow(finished).turn.parts.map((part) => part._tag)).toEqual(["Text", "Opaque"])
+  })
+
   it("merges consecutive chunks of the same kind: texts into one text, thoughts into one thought", () => {
     const { finished } = streamed([
       candidate([{ text: "th", thought: true }]),

@@ -128,6 +128,13 @@ describe("OpenAI-compatible errors — whatever the SDK threw", () => {
     expect(millis(limited)).toBe(250)
     // A body that is not an error object: the SDK's own message stands in.
     expect(classify(APIError.generate(404, { error: "not an object" }, "404 gone", headers({})), scrub, endpoint)).toMatchObject({ _tag: "InvalidRequest", status: 404 })
+    // An error object with a field of the wrong type is not read at all: its code does not decide, the status does.
+    const wrongMessage = classify(APIError.generate(429, { error: { code: "1113", message: 42 } }, "429 slow", headers({})), scrub, endpoint)
+    expect(wrongMessage).toMatchObject({ _tag: "RateLimited", status: 429 })
+    expect(wrongMessage.message).not.toContain("1113")
+    const wrongCode = classify(APIError.generate(500, { error: { code: { n: 1 }, message: "m" } }, "500 broken", headers({})), scrub, endpoint)
+    expect(wrongCode).toMatchObject({ _tag: "Unavailable", status: 500 })
+    expect(wrongCode.message).not.toContain("[object Object]")
   })
 
   it("a body that cannot be parsed, a broken transport, and the SDK refusing the request", () => {

@@ -38,7 +38,11 @@ describe("the SDKs' own logging never prints the key", () => {
         response.end(`data: ${echoingChunk(keyOf(request))}\n\n`)
       }
       const lines: Array<string> = []
-      const logger = Logger.make(({ message }) => lines.push(JSON.stringify(message)))
+      const sdks: Array<unknown> = []
+      const logger = Logger.make(({ annotations, message }) => {
+        lines.push(JSON.stringify(message))
+        sdks.push(Object.fromEntries(annotations).sdk)
+      })
       const { result: exit, written } = yield* capturingOutput(
         Effect.gen(function* () {
           const model = yield* ChatCompletions.make({ apiKey: Redacted.make(sentinel), baseUrl: server.origin, model: "m" })
@@ -49,6 +53,8 @@ describe("the SDKs' own logging never prints the key", () => {
       if (Exit.isFailure(exit)) expect(Cause.pretty(exit.cause)).not.toContain(sentinel)
       // The SDK did log the chunk, and the line reached our logger scrubbed.
       expect(lines.some((line) => line.includes("Could not parse message into JSON") && line.includes("[redacted]"))).toBe(true)
+      // Each line says which SDK logged it.
+      expect(new Set(sdks)).toEqual(new Set(["openai"]))
       const everything = [...written, ...lines].join("\n")
       for (const leak of [sentinel, b64(sentinel), b64(`Bearer ${sentinel}`)]) expect(everything).not.toContain(leak)
       expect(written.join("\n")).not.toContain("Could not parse")

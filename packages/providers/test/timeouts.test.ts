@@ -149,5 +149,17 @@ describe("bounded waits through the real SDKs", () => {
         const result = yield* Fiber.join(fiber)
         expect(result.text).toBe("done")
       }))
+
+    it.scoped(`${provider}: a non-streamed answer that goes on past turnTimeout is cut there, and the connection is closed`, () =>
+      Effect.gen(function* () {
+        const { server, held, closed } = yield* holding
+        const layer = Layer.effect(LanguageModel.LanguageModel, wire.make(server.origin))
+        const fiber = yield* Effect.fork(Agent.run(options({ streaming: false, turnTimeout: "10 seconds" })).pipe(Effect.provide(layer)))
+        yield* Queue.take(held)
+        yield* TestClock.adjust("10 seconds")
+        const exit = yield* Fiber.await(fiber)
+        expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "ModelTimeout", limit: "turn" } } })
+        yield* Deferred.await(closed)
+      }))
   }
 })

@@ -19,6 +19,7 @@ const blockedError = (feedback: NonNullable<Wire.Response["promptFeedback"]>): M
     message: `the prompt was blocked (${feedback.blockReason})${feedback.blockReasonMessage === undefined ? "" : `: ${feedback.blockReasonMessage}`}`
   })
 
+// Stryker disable ArrayDeclaration: reserving an id no call holds changes nothing (the synthetic ids never match it)
 const reservedIds = (candidate: Wire.Response): Array<string> => {
   const ids: Array<string> = []
   for (const part of candidate.candidates?.[0]?.content?.parts ?? []) {
@@ -26,6 +27,7 @@ const reservedIds = (candidate: Wire.Response): Array<string> => {
   }
   return ids
 }
+// Stryker restore ArrayDeclaration
 
 const isMergeableText = (part: Turn.Part): part is Turn.Text | Turn.Reasoning =>
   (part._tag === "Text" || part._tag === "Reasoning") && part.metadata?.geminiPart === undefined
@@ -43,6 +45,7 @@ export class Aggregator {
   constructor(
     transcript: Transcript.Transcript,
     private readonly merge: boolean,
+    // Stryker disable next-line ArrayDeclaration: as above
     reserved: ReadonlyArray<string> = []
   ) {
     this.ids = codec.idSourceAfter(transcript, reserved)
@@ -93,6 +96,7 @@ export class Aggregator {
   /** The aggregated response, or why there is none. */
   finish(): Either.Either<LanguageModel.Response, ModelError.ModelError> {
     const reason = this.finishReason
+    // Stryker disable next-line ConditionalExpression: no set of reasons holds undefined; the check is there for the types
     if (reason !== undefined && codec.blockedReasons.has(reason)) {
       return Either.left(
         new ModelError.Blocked({ message: `the answer was blocked (${reason})${this.finishMessage === undefined ? "" : `: ${this.finishMessage}`}` })
@@ -105,6 +109,7 @@ export class Aggregator {
         })
       )
     }
+    // Stryker disable next-line ConditionalExpression: as above
     if (reason !== undefined && codec.malformedCallReasons.has(reason) && this.calls === 0) {
       return Either.left(
         new ModelError.MalformedResponse({
