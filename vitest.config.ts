@@ -5,8 +5,8 @@ import { defineConfig } from "vitest/config"
 const src = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 
 /**
- * Files that need a fresh worker each: a module mock (the mocked codecs must not be the copies other files loaded),
- * spies on the console and the standard streams around the SDKs' import-time logging, each module imported for the
+ * Files that need a fresh worker each: a module mock (the mocked codecs or file system must not be the copies other
+ * files loaded), spies on the console and the standard streams around the SDKs' import-time logging, each module imported for the
  * first time, and the CLI's OpenTelemetry export (an exporter flushed at the end of an in-process command, timed
  * against the collector it is sent to). They run in the threads pool, isolated, beside the shared forks: the forks
  * pool runs its projects' groups one after another, so as projects of their own there they ran last, one at a time,
@@ -17,7 +17,8 @@ const isolated = [
   "packages/providers/test/wireMistakes.test.ts",
   "packages/providers/test/sdkLogging.test.ts",
   "packages/core/test/modules.test.ts",
-  "packages/cli/test/Tracing.test.ts"
+  "packages/cli/test/Tracing.test.ts",
+  "packages/tools/test/openInside.race.test.ts"
 ]
 const include = ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"]
 const exclude = ["**/node_modules/**", ".stryker-tmp*/**", "reports/**"]

@@ -1,8 +1,10 @@
 import { execFileSync } from "node:child_process"
 import { NodeFileSystem } from "@effect/platform-node"
+import { BadArgument, type PlatformError, SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -296,6 +298,45 @@ describe("read_file does not trust the size the file system reports", () => {
     Effect.gen(function* () {
       const error = yield* Effect.flip(proc(64))
       expect(error).toMatchObject({ _tag: "ExecutionFailed", cause: { _tag: "FileTooLarge", path: "status", size: 65, limit: 64 } })
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+})
+
+describe("read_file and list_dir when the file system refuses to resolve a path", () => {
+  /** The Node file system, but `realPath` fails with what `fail` gives for a path (or resolves as usual). */
+  const realPathFailing = (fail: (path: string) => PlatformError | undefined) =>
+    Layer.effect(
+      FileSystem.FileSystem,
+      Effect.map(FileSystem.FileSystem, (fs) => ({ ...fs, realPath: (path: string) =>
+        Effect.suspend(() => {
+          const error = fail(path)
+          return error === undefined ? fs.realPath(path) : Effect.fail(error)
+        }) }))
+    ).pipe(Layer.provide(NodeFileSystem.layer))
+  const denied = (path: string) => new SystemError({ reason: "PermissionDenied", module: "FileSystem", method: "realPath", pathOrDescriptor: path })
+  const reasonOf = (name: "read_file" | "list_dir", root: string, fail: (path: string) => PlatformError | undefined) =>
+    Effect.gen(function* () {
+      const registry = Registry.unsafeMake(...Files.tools({ root, maxBytes }))
+      return yield* Effect.flip(Executor.execute(registry, FunctionCall.make({ id: "c", name, args: name === "read_file" ? { path: "a.txt" } : {} })))
+    }).pipe(Effect.provide(realPathFailing(fail)))
+
+  it.scoped("permission denied on the root, or on the path, is said so without the path", () =>
+    Effect.gen(function* () {
+      const { root } = yield* fixture
+      const onRoot = yield* reasonOf("read_file", root, (path) => (path === root ? denied(path) : undefined))
+      expect(onRoot).toMatchObject({ cause: { _tag: "FileAccessFailed", path: "a.txt", reason: "the root directory is unavailable (permission denied)" } })
+      const onPath = yield* reasonOf("read_file", root, (path) => (path.endsWith("a.txt") ? denied(path) : undefined))
+      expect(onPath).toMatchObject({ cause: { _tag: "FileAccessFailed", path: "a.txt", reason: "permission denied" } })
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+
+  it.scoped("another failure is told with the file system's own message", () =>
+    Effect.gen(function* () {
+      const { root } = yield* fixture
+      const busy = yield* reasonOf("read_file", root, (path) => (path === root ? undefined : new SystemError({ reason: "Busy", module: "FileSystem", method: "realPath", description: "try later" })))
+      expect(busy).toMatchObject({ cause: { _tag: "FileAccessFailed", path: "a.txt", reason: "Busy: FileSystem.realPath: try later" } })
+      const bad = yield* reasonOf("list_dir", root, (path) => (path === root ? new BadArgument({ module: "FileSystem", method: "realPath", description: "bad root" }) : undefined))
+      expect(bad).toMatchObject({ cause: { _tag: "FileAccessFailed", reason: "the root directory is unavailable (FileSystem.realPath: bad root)" } })
     }).pipe(Effect.provide(NodeFileSystem.layer))
   )
 })

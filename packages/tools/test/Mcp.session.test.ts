@@ -140,5 +140,7 @@ describe.concurrent("MCP over HTTP: a session the server forgot (HTTP 404) is op
       expect(failed).toMatchObject({ _tag: "ExecutionFailed" })
       expect(JSON.stringify(failed)).toContain("404")
       expect(server.opened).toEqual(["s1"])
+      // Not even tried: no second initialize.
+      expect(server.requests.filter((request) => request.endsWith("initialize"))).toHaveLength(1)
     }))
 })

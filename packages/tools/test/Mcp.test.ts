@@ -431,6 +431,35 @@ describe.concurrent("MCP tools: servers that misbehave are typed errors naming t
     Effect.gen(function* () {
       const error = yield* Effect.flip(Mcp.connect(inline("garbled", rawServer(`{ tools: [{ name: 5 }] }`, ""))))
       expect(error).toMatchObject({ _tag: "McpError", server: "garbled", phase: "list" })
+      expect(error.message).toMatch(/^garbled sent a tool list that cannot be read: ./)
+    }))
+
+  it.scopedLive("a tool list that never comes: McpError at list once the start timeout passes", () =>
+    Effect.gen(function* () {
+      const program = rawServer(`{ tools: [] }`, "").replace("else if (m.method === \"tools/list\") reply(m.id, { tools: [] })", "")
+      expect(program).not.toContain("tools/list")
+      // Long enough for node to start and answer initialize on a loaded machine: the bound is met by the listing.
+      const error = yield* Effect.flip(Mcp.connect(inline("mute", program), { startTimeout: "1500 millis" }))
+      expect(error).toMatchObject({ _tag: "McpError", server: "mute", phase: "list" })
+      expect(error.message).toContain("timed out")
+    }))
+
+  it.scopedLive("a blank command is refused before anything is started", () =>
+    Effect.gen(function* () {
+      for (const server of [Mcp.stdio("   "), Mcp.stdio("  ", { args: [] }), Mcp.stdio("", { args: ["x"], name: "blank" })]) {
+        const error = yield* Effect.flip(Mcp.connect(server))
+        expect(error).toMatchObject({ _tag: "McpError", phase: "start", message: "no command to start the server with" })
+      }
+    }))
+
+  it.scopedLive("a call the server answers as an error: a tool error with its text, or with what the model would see of its content as JSON", () =>
+    Effect.gen(function* () {
+      const onCall = `reply(m.id, m.params.name === "text" ? { isError: true, content: [{ type: "text", text: "no such city" }] } : { isError: true, content: [{ type: "text", text: "no map" }, { type: "image", data: "AAAA", mimeType: "image/png" }] })`
+      const registry = yield* Mcp.registry([
+        inline("refuser", rawServer(`{ tools: [{ name: "text", inputSchema: { type: "object" } }, { name: "structured", inputSchema: { type: "object" } }] }`, onCall))
+      ])
+      expect((yield* Effect.flip(Executor.execute(registry, call("text", {})))).message).toBe(`"text" failed: no such city`)
+      expect((yield* Effect.flip(Executor.execute(registry, call("structured", {})))).message).toBe(`"structured" failed: ["no map",{"type":"image","mimeType":"image/png","bytes":3}]`)
     }))
 
   it.scopedLive("a server that crashes mid-run: the call is a tool error naming it, the run goes on", () =>
@@ -443,10 +472,11 @@ describe.concurrent("MCP tools: servers that misbehave are typed errors naming t
       )
       expect(result.text).toBe("it is gone")
       expect(result.calls).toHaveLength(2)
-      for (const record of result.calls) {
-        expect(Either.isLeft(record.result)).toBe(true)
-        expect(Either.isLeft(record.result) ? record.result.left.message : "").toContain("fragile")
-      }
+      // The call it crashed on says how that request ended; the next one is refused at once, the server being gone.
+      expect(result.calls.map((record) => (Either.isLeft(record.result) ? record.result.left.message : record.result.right))).toEqual([
+        `"explode" failed: fragile: the server fragile closed the connection (its stderr: boom)`,
+        `"explode" failed: the server fragile closed the connection (its stderr: boom)`
+      ])
     }))
 })
 

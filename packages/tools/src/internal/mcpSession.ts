@@ -51,9 +51,13 @@ export const messageOf = (error: unknown): string => {
  */
 const terminateTimeout = Duration.seconds(2)
 
+/** Who connects, as the `initialize` request tells the server: this package, at its version (a test keeps them equal). */
+export const clientInfo = { name: "agentfx", version: "0.1.0" } as const
+
 /** The last lines a stdio server printed on stderr, for the error that says why it stopped. */
 const stderrTail = (transport: StdioClientTransport) => {
   let text = ""
+  // Stryker disable next-line OptionalChaining: with stderr "pipe" the SDK always makes the stream; `?.` is for its type
   transport.stderr?.on("data", (chunk: Buffer) => {
     text = (text + chunk.toString("utf8")).slice(-2000)
   })
@@ -75,6 +79,7 @@ const transportOf = (server: Server): { readonly transport: Transport; readonly 
     command: server.command,
     args: [...(server.args ?? [])],
     env: { ...getDefaultEnvironment(), ...server.env },
+    // Stryker disable next-line ConditionalExpression: a cwd of undefined is the SDK's default too (this process's)
     ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
     stderr: "pipe"
   })
@@ -121,6 +126,7 @@ export const start = (server: Server, options: SessionOptions): Effect.Effect<Se
   Effect.gen(function* () {
     const { name, startTimeout } = options
     const host = server._tag === "Http" ? hostOf(server.url) : undefined
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: only an HTTP server (with a host) renews sessions, and only those messages use the label
     const label = host === undefined || host === name ? name : `${name} (${host})`
     /** Every session not closed yet: the scope's end closes them, whatever state they are in. */
     const live = new Set<Session>()
@@ -149,6 +155,7 @@ export const start = (server: Server, options: SessionOptions): Effect.Effect<Se
     yield* Effect.addFinalizer(() =>
       Effect.suspend(() => {
         closed = true
+        // Stryker disable next-line ObjectLiteral,StringLiteral,BooleanLiteral: closing them together only saves time (each DELETE waits 2 s at most); one after another ends the same
         return Effect.forEach([...live], (session) => (session.retired ? Effect.promise(() => drop(session)) : end(session)), { concurrency: "unbounded", discard: true })
       })
     )
@@ -162,7 +169,7 @@ export const start = (server: Server, options: SessionOptions): Effect.Effect<Se
       Effect.suspend(() => {
         const made = transportOf(server)
         said = made.said
-        const client = new Client({ name: "agentfx", version: "0.2.0" }, { capabilities: {} })
+        const client = new Client({ ...clientInfo }, { capabilities: {} })
         const session: Session = { client, transport: made.transport, busy: 0, retired: false }
         live.add(session)
         // Only the current session's close means the server is gone: a retired one is closed here, on purpose.
@@ -217,6 +224,7 @@ export const start = (server: Server, options: SessionOptions): Effect.Effect<Se
           }).pipe(
             Effect.tap(() => Effect.logWarning(`${label} forgot its session (HTTP 404): a new session was opened`)),
             Effect.mapError((why) => {
+              // Stryker disable next-line UpdateOperator: only that `failures` moved matters, not which way
               failures++
               lastFailure = new SessionLost({ message: `${label} forgot its session (HTTP 404) and a new one could not be opened: ${why}` })
               return lastFailure

@@ -39,6 +39,7 @@ export const kernelName = async (fd: number): Promise<string | undefined> => {
   try {
     const name = await NodeFs.readlink(procSelf(fd))
     return name.startsWith("/") ? name : undefined
+    // Stryker disable next-line BlockStatement: an empty catch block returns undefined too
   } catch {
     return undefined
   }

@@ -59,7 +59,7 @@ export interface SessionServer {
  * name. A request carrying a session id it does not know is answered 404, as the spec says; `before` sees every
  * request and notification first (and may `forget`). `holdNotFound` holds the first 404 answers until that many are
  * waiting, then gives them all at once (and later ones at once): requests that fail together. `stateless`: no session
- * ids at all.
+ * ids at all. `delay` holds the answer to a call.
  */
 export const sessionServer = (
   options: {
@@ -68,6 +68,8 @@ export const sessionServer = (
     readonly before?: (message: Message, server: SessionServer) => void
     readonly holdNotFound?: number
     readonly stateless?: boolean
+    /** A tool call it answers only once the promise returned resolves (`undefined`: at once). */
+    readonly delay?: (message: Message) => Promise<void> | undefined
   } = {}
 ): SessionServer => {
   const tools = options.tools ?? ["echo"]
@@ -123,7 +125,9 @@ export const sessionServer = (
           return reply({ tools: tools.slice(from, from + pageSize).map((name) => ({ name, inputSchema: { type: "object" } })), ...next })
         }
         calls.push(`${session ?? "-"} ${message.params?.name}`)
-        return reply({ content: [{ type: "text", text: String(message.params?.name) }] })
+        const answer = () => reply({ content: [{ type: "text", text: String(message.params?.name) }] })
+        const wait = options.delay?.(message)
+        return wait === undefined ? answer() : void wait.then(answer)
       })
     },
     forget: () => {
