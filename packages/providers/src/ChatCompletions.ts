@@ -93,8 +93,8 @@ const encode = (options: Options, request: LanguageModel.Request): Either.Either
   if (tools.right.length > 0 && choice !== undefined) {
     if (autoOnly) body.tool_choice = "auto"
     else if (choice === "auto" || choice === "none") body.tool_choice = choice
-    // Stryker disable next-line ConditionalExpression: a choice other than auto, none and any always names its functions
-    else if (choice === "any" || (allowed !== undefined && allowed.size !== 1)) body.tool_choice = "required"
+    // Past auto, none and any, the choice names its functions: `allowed` is their set.
+    else if (choice === "any" || allowed!.size !== 1) body.tool_choice = "required"
     else body.tool_choice = { type: "function", function: { name: [...allowed!][0] } }
   }
   // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the JSON body all the same

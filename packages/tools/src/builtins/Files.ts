@@ -293,23 +293,22 @@ export const listDir = (options: Options) => {
 
 /**
  * An entry's type and size, never following a link out: an entry that is a link is described by its target
- * only when the target is under the root and is not itself swapped for a link in between.
+ * only when the target is under the root and is not itself swapped for a link in between. An entry that goes
+ * away or cannot be looked at while the directory is listed is left out.
  */
-const describeEntry = async (realRoot: string, entryPath: string): Promise<{ type: Entry["type"]; size: number } | undefined> => {
+const describeEntry = (realRoot: string, entryPath: string): Promise<{ type: Entry["type"]; size: number } | undefined> =>
+  entryOf(realRoot, entryPath).catch(() => undefined)
+
+const entryOf = async (realRoot: string, entryPath: string): Promise<{ type: Entry["type"]; size: number } | undefined> => {
   const of = (stats: Stats) => ({ type: stats.isFile() ? "file" as const : stats.isDirectory() ? "directory" as const : "other" as const, size: stats.size })
-  try {
-    const own = await NodeFs.lstat(entryPath)
-    // Stryker disable next-line ConditionalExpression: a shortcut: a non-link's real path is itself, and the checks below describe it the same way
-    if (!own.isSymbolicLink()) return of(own)
-    const target = await NodeFs.realpath(entryPath)
-    if (!isInside(realRoot, target)) return undefined
-    const [followed, unfollowed] = await Promise.all([NodeFs.stat(target), NodeFs.lstat(target)])
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: the two differ only when the target is swapped for a link between the calls (the race tests provoke it, not every run)
-    return followed.dev === unfollowed.dev && followed.ino === unfollowed.ino ? of(unfollowed) : undefined
-    // Stryker disable next-line BlockStatement: an empty catch returns undefined just the same
-  } catch {
-    return undefined
-  }
+  const own = await NodeFs.lstat(entryPath)
+  // Stryker disable next-line ConditionalExpression: a shortcut: a non-link's real path is itself, and the checks below describe it the same way
+  if (!own.isSymbolicLink()) return of(own)
+  const target = await NodeFs.realpath(entryPath)
+  if (!isInside(realRoot, target)) return undefined
+  const [followed, unfollowed] = await Promise.all([NodeFs.stat(target), NodeFs.lstat(target)])
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: the two differ only when the target is swapped for a link between the calls (the race tests provoke it, not every run)
+  return followed.dev === unfollowed.dev && followed.ino === unfollowed.ino ? of(unfollowed) : undefined
 }
 
 /** Both tools with the same options. */

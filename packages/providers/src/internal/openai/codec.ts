@@ -132,10 +132,14 @@ const encodeUser = (turn: Turn.Turn): Array<MessageOut> => {
   }
   const content: Array<ContentPartOut> = []
   for (const part of turn.parts) {
-    if (part._tag === "Text" || part._tag === "Reasoning") content.push({ type: "text", text: part.text })
-    // A content part this package has no name for (an image, audio) goes back as it came.
+    if (part._tag === "Text" || part._tag === "Reasoning") {
+      content.push({ type: "text", text: part.text })
+      continue
+    }
+    // A content part this package has no name for (an image, audio) goes back as it came. (Stryker reads a disable
+    // comment only where it leads a statement, not before an `else`.)
     // Stryker disable next-line ConditionalExpression: only an Opaque part has a provider, so the tag test only narrows the type
-    else if (part._tag === "Opaque" && part.provider === provider && isPlainObject(part.data)) content.push(part.data)
+    if (part._tag === "Opaque" && part.provider === provider && isPlainObject(part.data)) content.push(part.data)
   }
   if (content.length === 0) return []
   const [only] = content
