@@ -134,23 +134,17 @@ const resolve = (fs: FileSystem.FileSystem, root: string, path: string) =>
     return { realRoot, real }
   })
 
-const statTypeName = (stats: Stats): string =>
-  stats.isFile()
-    ? "file"
-    : stats.isDirectory()
-      ? "directory"
-      // Stryker disable next-line StringLiteral: openInside refuses a link (as escaping) before it looks at a type
-      : stats.isSymbolicLink()
-        ? "symbolic link"
-        : stats.isFIFO()
-          ? "fifo file"
-          : stats.isSocket()
-            ? "socket file"
-            : stats.isCharacterDevice()
-              ? "character device file"
-              : stats.isBlockDevice()
-                ? "block device file"
-                : "unknown file"
+const statTypeName = (stats: Stats): string => {
+  if (stats.isFile()) return "file"
+  if (stats.isDirectory()) return "directory"
+  // Stryker disable next-line ConditionalExpression,StringLiteral: openInside refuses a link (as escaping) before it looks at a type
+  if (stats.isSymbolicLink()) return "symbolic link"
+  if (stats.isFIFO()) return "fifo file"
+  if (stats.isSocket()) return "socket file"
+  if (stats.isCharacterDevice()) return "character device file"
+  if (stats.isBlockDevice()) return "block device file"
+  return "unknown file"
+}
 
 /**
  * Opens the checked path once, as `kind`, closed with the scope. A symbolic link swapped in after the check
