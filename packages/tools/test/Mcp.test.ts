@@ -452,14 +452,19 @@ describe.concurrent("MCP tools: servers that misbehave are typed errors naming t
       }
     }))
 
-  it.scopedLive("a call the server answers as an error: a tool error with its text, or with what the model would see of its content as JSON", () =>
+  it.scopedLive("a call the server answers as an error: a tool error with its text, else what the model would see of its content, else its structured content, as JSON", () =>
     Effect.gen(function* () {
-      const onCall = `reply(m.id, m.params.name === "text" ? { isError: true, content: [{ type: "text", text: "no such city" }] } : { isError: true, content: [{ type: "text", text: "no map" }, { type: "image", data: "AAAA", mimeType: "image/png" }] })`
-      const registry = yield* Mcp.registry([
-        inline("refuser", rawServer(`{ tools: [{ name: "text", inputSchema: { type: "object" } }, { name: "structured", inputSchema: { type: "object" } }] }`, onCall))
-      ])
+      const answers = {
+        text: { isError: true, content: [{ type: "text", text: "no such city" }] },
+        mixed: { isError: true, content: [{ type: "text", text: "no map" }, { type: "image", data: "AAAA", mimeType: "image/png" }] },
+        structured: { isError: true, content: [], structuredContent: { code: 3 } }
+      }
+      const onCall = `reply(m.id, ${JSON.stringify(answers)}[m.params.name])`
+      const listed = Object.keys(answers).map((name) => ({ name, inputSchema: { type: "object" } }))
+      const registry = yield* Mcp.registry([inline("refuser", rawServer(JSON.stringify({ tools: listed }), onCall))])
       expect((yield* Effect.flip(Executor.execute(registry, call("text", {})))).message).toBe(`"text" failed: no such city`)
-      expect((yield* Effect.flip(Executor.execute(registry, call("structured", {})))).message).toBe(`"structured" failed: ["no map",{"type":"image","mimeType":"image/png","bytes":3}]`)
+      expect((yield* Effect.flip(Executor.execute(registry, call("mixed", {})))).message).toBe(`"mixed" failed: ["no map",{"type":"image","mimeType":"image/png","bytes":3}]`)
+      expect((yield* Effect.flip(Executor.execute(registry, call("structured", {})))).message).toBe(`"structured" failed: {"code":3}`)
     }))
 
   it.scopedLive("a server that crashes mid-run: the call is a tool error naming it, the run goes on", () =>

@@ -8,6 +8,10 @@ describe("contentOf", () => {
     expect(contentOf({ structuredContent: { celsius: 20 }, content: [{ type: "text", text: "20 °C" }] })).toEqual({ celsius: 20 })
     expect(contentOf({ structuredContent: { celsius: 20 }, content: [{ type: "text", text: "failed" }], isError: true })).toBe("failed")
     expect(contentOf({ structuredContent: { a: 1 }, isError: false })).toEqual({ a: 1 })
+    // An error with nothing else to say says it in its structured content, not in an empty message.
+    expect(contentOf({ structuredContent: { code: 3 }, content: [], isError: true })).toEqual({ code: 3 })
+    expect(contentOf({ structuredContent: { code: 3 }, isError: true })).toEqual({ code: 3 })
+    expect(contentOf({ content: [], isError: true })).toBe("")
   })
 
   it("all text: the pieces joined by new lines; nothing: an empty text", () => {

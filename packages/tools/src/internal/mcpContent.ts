@@ -42,10 +42,13 @@ const describe = (content: Content): unknown => {
   }
 }
 
-/** The model-visible value of a result (the executor wraps a non-object in `{output}`). */
+/**
+ * The model-visible value of a result (the executor wraps a non-object in `{output}`). An error says what went wrong
+ * in its content; one with none but structured content says it there, rather than in an empty message.
+ */
 export const contentOf = (result: CallResult): unknown => {
-  if (result.structuredContent !== undefined && result.isError !== true) return result.structuredContent
   const content = result.content ?? []
+  if (result.structuredContent !== undefined && (result.isError !== true || content.length === 0)) return result.structuredContent
   if (content.every((piece) => piece.type === "text")) return content.map((piece) => (piece as { text: string }).text).join("\n")
   return content.map(describe)
 }
