@@ -1,7 +1,7 @@
 import * as Mcp from "@agentfx/tools/mcp"
 import { describe, expect, it } from "@effect/vitest"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Effect, Exit, Fiber } from "effect"
+import { Cause, Effect, Exit, Fiber, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -168,7 +168,7 @@ describe("an HTTP server", () => {
       let arrived!: () => void
       const slowArrived = new Promise<void>((resolve) => (arrived = resolve))
       let release!: () => void
-      const gate = new Promise<void>((resolve) => (release = resolve))
+      const gate = new Promise<"answer">((resolve) => (release = () => resolve("answer")))
       const server = sessionServer({ tools: ["slow", "echo"], delay: (message: Message) => (message.params?.name === "slow" ? (arrived(), gate) : undefined) })
       const { url } = yield* serve(server)
       let renewed = 0
@@ -185,4 +185,38 @@ describe("an HTTP server", () => {
       expect(Exit.isSuccess(answer) && answer.value.content).toEqual([{ type: "text", text: "slow" }])
       expect(server.calls).toEqual(["s1 slow", "s2 echo"])
     }), logCapture().layer))
+
+  it.scopedLive("a 404 that comes while the connection is being closed fails its request: no new session is opened then", () =>
+    Effect.gen(function* () {
+      let arrived!: () => void
+      const callArrived = new Promise<void>((resolve) => (arrived = resolve))
+      let answer!: () => void
+      const gate = new Promise<"not found">((resolve) => (answer = () => resolve("not found")))
+      let settled!: () => void
+      const callSettled = new Promise<void>((resolve) => (settled = resolve))
+      const server = sessionServer({ delay: () => (arrived(), gate) })
+      // The close has begun when the session's DELETE comes: the call's 404 is given then, and the DELETE answered
+      // only once the call has ended (its answer would let the close go on, aborting the call first).
+      const http = yield* loopback({
+        "/mcp": (request, response, info) => {
+          if (request.method !== "DELETE") return server.handler(request, response, info)
+          answer()
+          void callSettled.then(() => server.handler(request, response, info))
+        }
+      })
+      const scope = yield* Scope.make()
+      const sessions = yield* Scope.extend(start(Mcp.http(`${http.origin}/mcp`), options()), scope)
+      const call = yield* Effect.fork(sessions.use((client) => request((signal) => client.callTool({ name: "echo", arguments: {} }, undefined, { signal }))))
+      yield* Effect.promise(() => callArrived)
+      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      const failed = yield* Fiber.await(call)
+      settled()
+      yield* Fiber.join(closing)
+      expect(Exit.isFailure(failed) && Cause.squash(failed.cause)).toMatchObject({
+        _tag: "SessionLost",
+        message: `srv (127.0.0.1:${http.port}) forgot its session (HTTP 404) as its connection was being closed`
+      })
+      expect(server.opened).toEqual(["s1"])
+      expect(server.deleted).toEqual(["s1"])
+    }))
 })

@@ -59,7 +59,7 @@ export interface SessionServer {
  * name. A request carrying a session id it does not know is answered 404, as the spec says; `before` sees every
  * request and notification first (and may `forget`). `holdNotFound` holds the first 404 answers until that many are
  * waiting, then gives them all at once (and later ones at once): requests that fail together. `stateless`: no session
- * ids at all. `delay` holds the answer to a call.
+ * ids at all. `delay` holds the answer to a call, then gives it or a 404.
  */
 export const sessionServer = (
   options: {
@@ -68,8 +68,8 @@ export const sessionServer = (
     readonly before?: (message: Message, server: SessionServer) => void
     readonly holdNotFound?: number
     readonly stateless?: boolean
-    /** A tool call it answers only once the promise returned resolves (`undefined`: at once). */
-    readonly delay?: (message: Message) => Promise<void> | undefined
+    /** A tool call it answers only once the promise returned resolves, as it says (`undefined`: at once). */
+    readonly delay?: (message: Message) => Promise<"answer" | "not found"> | undefined
   } = {}
 ): SessionServer => {
   const tools = options.tools ?? ["echo"]
@@ -127,7 +127,7 @@ export const sessionServer = (
         calls.push(`${session ?? "-"} ${message.params?.name}`)
         const answer = () => reply({ content: [{ type: "text", text: String(message.params?.name) }] })
         const wait = options.delay?.(message)
-        return wait === undefined ? answer() : void wait.then(answer)
+        return wait === undefined ? answer() : void wait.then((how) => (how === "answer" ? answer() : notFound(response)))
       })
     },
     forget: () => {
