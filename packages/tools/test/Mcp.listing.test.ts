@@ -75,6 +75,12 @@ describe.concurrent("MCP tool listings that would break a registry", () => {
       const error = yield* Effect.flip(Mcp.registry([inline("srv", rawServer(listing([recursive, "ping"]), ""))], { only: ["query", "ping"] }))
       expect(error).toMatchObject({ _tag: "McpError", server: "srv", phase: "list" })
       expect(error.message).toBe(`srv offers "query", which cannot be declared (unresolvable reference #/properties/from)`)
+      // Each such tool is named, in one sentence.
+      const twice = recursive.replace(`"query"`, `"query2"`)
+      const both = yield* Effect.flip(Mcp.registry([inline("srv", rawServer(listing([recursive, twice, "ping"]), ""))], { only: ["query", "query2"] }))
+      expect(both.message).toBe(
+        `srv offers "query", which cannot be declared (unresolvable reference #/properties/from); "query2", which cannot be declared (unresolvable reference #/properties/from)`
+      )
     }))
 
   it.scopedLive("a scenario listing a tool that cannot be declared: McpError naming the scenario file", () =>

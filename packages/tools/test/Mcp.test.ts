@@ -278,6 +278,13 @@ const scenarioOf = (text: string, file = scenarioPath) =>
   Either.getOrThrow(Either.flatMap(Scenario.parse(text, file), (definition) => Scenario.resolve(definition, Registry.unsafeMake(lookup))))
 
 describe.concurrent("MCP tools: servers a scenario names", () => {
+  it.scoped("a scenario naming no server is returned as it is", () =>
+    Effect.gen(function* () {
+      const scenario = scenarioOf(everythingScenario("").replace(/mcp:[^]*?stdio\]\n/, ""))
+      expect(scenario.mcp).toEqual([])
+      expect(yield* Mcp.withServers(scenario)).toBe(scenario)
+    }))
+
   it.scopedLive("a scenario naming server-everything offers the listed tools after its own, and runs through Agent.run", () =>
     Effect.gen(function* () {
       const scenario = yield* Mcp.withServers(scenarioOf(everythingScenario("    tools: [echo, get-sum]\n")))
@@ -462,6 +469,8 @@ describe.concurrent("MCP tools: servers that misbehave are typed errors naming t
       const onCall = `reply(m.id, ${JSON.stringify(answers)}[m.params.name])`
       const listed = Object.keys(answers).map((name) => ({ name, inputSchema: { type: "object" } }))
       const registry = yield* Mcp.registry([inline("refuser", rawServer(JSON.stringify({ tools: listed }), onCall))])
+      // Tools listed without a description are declared with an empty one.
+      expect(registry.declarations.map((declaration) => declaration.description)).toEqual(["", "", ""])
       expect((yield* Effect.flip(Executor.execute(registry, call("text", {})))).message).toBe(`"text" failed: no such city`)
       expect((yield* Effect.flip(Executor.execute(registry, call("mixed", {})))).message).toBe(`"mixed" failed: ["no map",{"type":"image","mimeType":"image/png","bytes":3}]`)
       expect((yield* Effect.flip(Executor.execute(registry, call("structured", {})))).message).toBe(`"structured" failed: {"code":3}`)
