@@ -31,6 +31,7 @@ describe("allPages", () => {
     Effect.gen(function* () {
       expect(yield* Effect.map(allPages("srv", chain(bounds.pages).page), (tools) => tools.length)).toBe(bounds.pages)
       const refused = yield* Effect.flip(allPages("srv", chain(bounds.pages + 1).page))
+      expect(refused._tag).toBe("ListingProblem")
       expect(refused.message).toBe(`srv's tool list goes on past ${bounds.pages} pages (${bounds.pages} tools so far): its listing is refused`)
     }))
 

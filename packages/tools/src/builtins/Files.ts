@@ -125,6 +125,7 @@ const resolve = (fs: FileSystem.FileSystem, root: string, path: string) =>
       (error) => new FileAccessFailed({ path, reason: `the root directory is unavailable (${describePlatformError(error)})` })
     )
     const real = yield* Effect.mapError(fs.realPath(NodePath.join(realRoot, path)), (error) =>
+      // Stryker disable next-line ConditionalExpression: the other error (BadArgument) has no reason, so the second test says the same
       error._tag === "SystemError" && error.reason === "NotFound"
         ? new FileNotFound({ path })
         : new FileAccessFailed({ path, reason: describePlatformError(error) })
