@@ -38,7 +38,7 @@ export type CallResult = Either.Either<unknown, ToolError>
  * Options of one call.
  *
  * @example
- * Executor.execute(registry, call, { timeout: "30 seconds", limits: { depth: 16 } })
+ * Executor.execute(registry, call, { timeout: "30 seconds", limits: { maxDepth: 16 } })
  */
 export interface Options {
   /**

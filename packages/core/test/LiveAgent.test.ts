@@ -125,6 +125,23 @@ describe("LiveAgent.session", () => {
         })
     ))
 
+  it.scoped("toolTimeout and limits reach the executor: a call past the timeout and one nested too deep are answered with their errors", () =>
+    live(
+      ScriptedLive.conversation([
+        { calls: [{ name: "slow", args: { seconds: 5 }, id: "late" }, { name: "lamp", args: { on: true, deep: { a: { b: {} } } }, id: "deep" }], text: "Tried." }
+      ]),
+      (probe) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry, toolTimeout: "2 seconds", limits: { maxDepth: 2 } })
+          const send = yield* Effect.fork(session.send("go"))
+          yield* TestClock.adjust("2 seconds")
+          const turn = yield* Fiber.join(send)
+          const errors = turn.calls.map((c) => [c.id, c.outcome._tag === "Answered" ? (c.outcome.response.response as { error?: { type: string } }).error?.type : c.outcome._tag])
+          expect(errors).toEqual([["deep", "InvalidArguments"], ["late", "ToolTimeout"]])
+          expect(JSON.stringify(turn.calls[0]!.outcome)).toContain("nested deeper than 2 levels")
+        })
+    ))
+
   it.scoped("a handler that finishes after its cancellation (it cannot be interrupted) is still never answered", () =>
     live(
       {

@@ -144,10 +144,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
 
     const calls = new Calls<R>({
       registry: () => tools.current,
-      execute: {
-        ...(options.toolTimeout === undefined ? {} : { timeout: options.toolTimeout }),
-        ...(options.limits === undefined ? {} : { limits: options.limits })
-      },
+      execute: { timeout: options.toolTimeout, limits: options.limits },
       permits,
       publish: hub.publish,
       // A call answered is the model's turn again: its silence counts from here.
