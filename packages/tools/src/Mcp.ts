@@ -67,21 +67,13 @@ export type Server =
     }
 
 /** A server started with a command line (`"npx -y @modelcontextprotocol/server-everything"`), or command and args. */
-export const stdio = (
-  command: string,
-  options: {
-    readonly args?: ReadonlyArray<string> | undefined
-    readonly name?: string | undefined
-    readonly env?: Readonly<Record<string, string>> | undefined
-    readonly cwd?: string | undefined
-  } = {}
-): Server => {
+export const stdio = (command: string, options: { readonly args?: ReadonlyArray<string>; readonly name?: string; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string } = {}): Server => {
   const words = options.args === undefined ? splitCommandLine(command) : [command, ...options.args]
   return { _tag: "Stdio", command: words[0] ?? "", args: words.slice(1), name: options.name, env: options.env, cwd: options.cwd }
 }
 
 /** A server reached over Streamable HTTP. */
-export const http = (url: string, options: { readonly headers?: Readonly<Record<string, string>> | undefined; readonly name?: string | undefined } = {}): Server => ({
+export const http = (url: string, options: { readonly headers?: Readonly<Record<string, string>>; readonly name?: string } = {}): Server => ({
   _tag: "Http",
   url,
   headers: options.headers,
