@@ -9,6 +9,23 @@ import { makeProbe } from "./LiveFixtures.js"
 const live = <A, E>(script: ScriptedLive.Script, body: (probe: Effect.Effect.Success<typeof makeProbe>) => Effect.Effect<A, E, LiveModel.LiveModel | Scope.Scope>) =>
   Effect.flatMap(makeProbe, body).pipe(Effect.provide(ScriptedLive.layer(script)))
 
+/**
+ * A connection slow to return from sendText: what the model says at once arrives before the send's watch starts.
+ * `answer`: what the model does on each text (or a whole script).
+ */
+const slowSend = (answer: ReadonlyArray<ScriptedLive.Action> | ScriptedLive.Script) =>
+  Layer.effect(
+    LiveModel.LiveModel,
+    Effect.map(LiveModel.LiveModel, (model) => ({
+      ...model,
+      connect: (setup: LiveModel.Setup) =>
+        Effect.map(model.connect(setup), (connection) => ({
+          ...connection,
+          sendText: (text: string) => Effect.zipLeft(connection.sendText(text), Effect.repeatN(Effect.yieldNow(), 50))
+        }))
+    }))
+  ).pipe(Layer.provide(ScriptedLive.layer(Array.isArray(answer) ? { onText: () => answer } : (answer as ScriptedLive.Script))))
+
 /** Moves the clock `by`, then lets the session's fibers run. */
 const advance = (by: Duration.DurationInput) => Effect.zipRight(TestClock.adjust(by), Effect.yieldNow())
 
@@ -102,19 +119,53 @@ describe("bounds on a live send", () => {
         expect(next).toMatchObject({ turn: 2, text: "here" })
       })))
 
+  it.scoped("the model's silence counts from a call's answer: a 7 s call and 4 s of thought after it are within a 5 s idle bound", () =>
+    live(
+      { onText: () => [{ calls: [{ name: "slow", args: { seconds: 7 } }] }], onToolResponses: () => [{ wait: "4 seconds" }, { text: "done" }, { turnComplete: true }] },
+      (probe) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry, idleTimeout: "5 seconds" })
+          const fiber = yield* Effect.fork(session.send("go"))
+          for (let i = 0; i < 11; i++) yield* advance("1 second")
+          expect((yield* Fiber.join(fiber)).text).toBe("done")
+        })
+    ))
+
+  it.scoped("a bounded send that times out abandons its own turn only: one that began while it stopped its calls is kept", () =>
+    live(
+      {
+        onText: (text) => (text === "first" ? [{ calls: [{ name: "stubborn", args: { seconds: 3 }, id: "st" }] }] : [{ wait: "2 seconds" }, { text: "for the second" }, { turnComplete: true }]),
+        onToolResponses: () => [{ text: "stopped" }, { turnComplete: true }]
+      },
+      (probe) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: probe.registry, turnTimeout: "1 second" })
+          const fiber = yield* Effect.fork(session.send("first"))
+          // At 1 s the send stops its call (answered with an error at once, so the model completes turn 1) and waits
+          // for the handler, which finishes at 3 s; at 1.5 s the user begins turn 2.
+          yield* advance("1500 millis")
+          expect((yield* session.turns).map((turn) => [turn.turn, turn.text])).toEqual([[1, "stopped"]])
+          yield* session.sendText("second")
+          yield* advance("1500 millis")
+          expect(yield* Fiber.await(fiber)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "turn" }))
+          yield* advance("500 millis")
+          expect((yield* session.turns).map((turn) => [turn.turn, turn.text])).toEqual([
+            [1, "stopped"],
+            [2, "for the second"]
+          ])
+        })
+    ))
+
+  it.scoped("text that arrives before the deadline watch starts is the model's first part: a pause after it does not trip firstByteTimeout", () =>
+    Effect.flatMap(makeProbe, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry, firstByteTimeout: "2 seconds" })
+        const fiber = yield* Effect.fork(session.send("go"))
+        for (let i = 0; i < 3; i++) yield* advance("1 second")
+        expect((yield* Fiber.join(fiber)).text).toBe("early, then more")
+      })).pipe(Effect.provide(slowSend([{ text: "early," }, { wait: "3 seconds" }, { text: " then more" }, { turnComplete: true }]))))
+
   it.scoped("a call asked before the deadline watch starts is the model's first part: a long tool does not trip firstByteTimeout", () => {
-    // A connection slow to return from sendText: the model's call arrives and starts before the send's watch does.
-    const slowSend = Layer.effect(
-      LiveModel.LiveModel,
-      Effect.map(LiveModel.LiveModel, (model) => ({
-        ...model,
-        connect: (setup: LiveModel.Setup) =>
-          Effect.map(model.connect(setup), (connection) => ({
-            ...connection,
-            sendText: (text: string) => Effect.zipLeft(connection.sendText(text), Effect.repeatN(Effect.yieldNow(), 50))
-          }))
-      }))
-    ).pipe(Layer.provide(ScriptedLive.layer(ScriptedLive.conversation([{ calls: [{ name: "slow", args: { seconds: 30 } }], text: "done" }]))))
     return Effect.flatMap(makeProbe, (probe) =>
       Effect.gen(function* () {
         const session = yield* LiveAgent.session({ registry: probe.registry, firstByteTimeout: "2 seconds", idleTimeout: "5 seconds" })
@@ -122,6 +173,6 @@ describe("bounds on a live send", () => {
         for (let i = 0; i < 31; i++) yield* advance("1 second")
         expect((yield* Fiber.join(fiber)).text).toBe("done")
         expect(yield* probe.of("call_1_0")).toEqual(["started", "finished", "finalized"])
-      })).pipe(Effect.provide(slowSend))
+      })).pipe(Effect.provide(slowSend(ScriptedLive.conversation([{ calls: [{ name: "slow", args: { seconds: 30 } }], text: "done" }]))))
   })
 })

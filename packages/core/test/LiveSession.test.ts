@@ -48,6 +48,17 @@ describe("a live session's events and options", () => {
         })
     ))
 
+  it.scoped("a text sent with sendText while a send waits is part of its turn: the send is answered at the turn's completion", () =>
+    live({ onText: (text) => (text === "a" ? [{ wait: "1 second" }, { text: "A" }, { turnComplete: true }] : []) }, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry })
+        const fiber = yield* Effect.fork(session.send("a"))
+        yield* advance("500 millis")
+        yield* session.sendText("b")
+        yield* advance("500 millis")
+        expect(yield* Fiber.join(fiber)).toMatchObject({ turn: 1, text: "A" })
+      })))
+
   it.scoped("a completion without a reason has no reason key", () =>
     live(ScriptedLive.conversation([{ text: "ok" }]), (probe) =>
       Effect.gen(function* () {
@@ -263,11 +274,11 @@ describe("a live session's events and options", () => {
         Effect.gen(function* () {
           const session = yield* LiveAgent.session({ registry: probe.registry })
           const handles: Array<string> = []
-          for (const text of ["not resumable", "no handle", "a handle", "empty handle", "not resumable"]) {
+          for (const text of ["not resumable", "no handle", "a handle", "no handle", "empty handle", "not resumable"]) {
             yield* session.send(text)
             handles.push(Option.getOrElse(yield* session.resumptionHandle, () => "none"))
           }
-          expect(handles).toEqual(["none", "none", "h-1", "h-1", "h-1"])
+          expect(handles).toEqual(["none", "none", "h-1", "h-1", "h-1", "h-1"])
         })
     ))
 })

@@ -3,7 +3,7 @@ import { Effect, Exit, Logger, Scope } from "effect"
 import type { FunctionDeclaration } from "../src/FunctionDeclaration.js"
 import type { Change, Resumable } from "../src/internal/live/tools.js"
 import { changeOf, describe, Tools } from "../src/internal/live/tools.js"
-import { ModelError, Registry } from "../src/index.js"
+import { Registry } from "../src/index.js"
 import { echo, fakeSource } from "./fixtures.js"
 
 const tool = (name: string, description = `${name} things`): FunctionDeclaration => ({ name, description, parameters: { type: "object" } })
@@ -148,12 +148,11 @@ group("the tools of a live session that follows its source", () => {
   it.effect("a refusal after the new tools were confirmed, or before any change, changes nothing", () =>
     Effect.gen(function* () {
       const { fake, tools, names } = yield* following
-      const error = new ModelError.InvalidRequest({ message: "bad schema" })
-      expect(yield* tools.refused(error)).toBeUndefined()
+      expect(yield* tools.refused("bad schema")).toBeUndefined()
       yield* fake.set(echo("first"), echo("second"))
       yield* tools.settled
       tools.confirm()
-      expect(yield* tools.refused(error)).toBeUndefined()
+      expect(yield* tools.refused("bad schema")).toBeUndefined()
       expect(names()).toEqual(["first", "second"])
     }))
 

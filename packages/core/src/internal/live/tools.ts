@@ -9,7 +9,6 @@ import * as FiberId from "effect/FiberId"
 import type * as Scope from "effect/Scope"
 import type { FunctionDeclaration } from "../../FunctionDeclaration.js"
 import { canonical } from "../../Json.js"
-import type { ModelError } from "../../ModelError.js"
 import type { Registry, Source } from "../../Registry.js"
 
 /** How two tool lists differ, by name (each list in the order of the tools it names). */
@@ -143,7 +142,7 @@ export class Tools<R> {
    * The server refused the setup that declared the last change (a schema it does not take, say): the session goes
    * back to the tools before it, and follows the next change. The change back, or undefined if there is none.
    */
-  refused(error: ModelError): Effect.Effect<Change | undefined> {
+  refused(reason: string): Effect.Effect<Change | undefined> {
     return Effect.suspend(() => {
       const before = this.before
       if (before === undefined) return Effect.succeed(undefined)
@@ -151,7 +150,7 @@ export class Tools<R> {
       this.current = before
       this.before = undefined
       return Effect.as(
-        Effect.logWarning(`the server refused the setup that declared the changed tools: the live session goes on with its earlier tools and follows the next change (${error.message})`),
+        Effect.logWarning(`the server refused the setup that declared the changed tools: the live session goes on with its earlier tools and follows the next change (${reason})`),
         back
       )
     })
@@ -159,23 +158,22 @@ export class Tools<R> {
 
   private declare(asked: boolean): Effect.Effect<void> {
     const listed = this.listed!
-    switch (this.hooks.resumable()) {
-      case "none":
-        if (this.warned || !asked) return Effect.void
-        this.warned = true
-        return Effect.logWarning(
-          `the tools changed (${describe(listed.change)}), but the server has not given a resumption handle yet: the live session keeps its tools, as a new connection would start a new conversation; it declares them once it has a handle`
-        )
-      case "stale":
-        return Effect.void
-      case "fresh":
-        this.before = this.current
-        this.current = listed.registry
-        this.version = listed.version
-        this.listed = undefined
-        this.warned = false
-        return this.hooks.redeclare(listed.change)
+    const resumable = this.hooks.resumable()
+    if (resumable === "none") {
+      if (this.warned || !asked) return Effect.void
+      this.warned = true
+      return Effect.logWarning(
+        `the tools changed (${describe(listed.change)}), but the server has not given a resumption handle yet: the live session keeps its tools, as a new connection would start a new conversation; it declares them once it has a handle`
+      )
     }
+    // Something was sent since the handle: a connection resumed with it would lose that. The next handle declares them.
+    if (resumable === "stale") return Effect.void
+    this.before = this.current
+    this.current = listed.registry
+    this.version = listed.version
+    this.listed = undefined
+    this.warned = false
+    return this.hooks.redeclare(listed.change)
   }
 }
 
