@@ -43,9 +43,8 @@ const abandonedOutput = (event: LiveModel.Event): boolean => {
     case "GenerationComplete":
     case "TurnComplete":
       return true
-    default:
-      return false
   }
+  return false
 }
 
 /** The connection in use, with what the driver tracks of it. */
