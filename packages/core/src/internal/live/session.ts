@@ -130,9 +130,8 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     const quiet = (link: Link): Effect.Effect<void> =>
       Effect.suspend(() => {
         const current = active
-        // Only the connection in use has quiet moments. (Stryker: what else asks is a late handler of a connection
-        // already lost, and asking of the one in use instead finds the same answer its own events would give.)
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: see above
+        // Only the connection in use has quiet moments; what else asks is a late handler of a connection already lost.
+        // Stryker disable next-line ConditionalExpression,LogicalOperator: asking of the connection in use instead finds what its own events find
         if (current === undefined || current.epoch !== link.epoch) return Effect.void
         if (calls.outstanding(current.epoch) > 0 || turns.open) return Effect.void
         if (!current.leaving) return tools.check()
