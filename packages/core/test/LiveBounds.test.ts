@@ -9,11 +9,8 @@ import { makeProbe } from "./LiveFixtures.js"
 const live = <A, E>(script: ScriptedLive.Script, body: (probe: Effect.Effect.Success<typeof makeProbe>) => Effect.Effect<A, E, LiveModel.LiveModel | Scope.Scope>) =>
   Effect.flatMap(makeProbe, body).pipe(Effect.provide(ScriptedLive.layer(script)))
 
-/**
- * A connection slow to return from sendText: what the model says at once arrives before the send's watch starts.
- * `answer`: what the model does on each text (or a whole script).
- */
-const slowSend = (answer: ReadonlyArray<ScriptedLive.Action> | ScriptedLive.Script) =>
+/** A connection slow to return from sendText: what the model says at once arrives before the send's watch starts. */
+const slowSend = (script: ScriptedLive.Script) =>
   Layer.effect(
     LiveModel.LiveModel,
     Effect.map(LiveModel.LiveModel, (model) => ({
@@ -24,7 +21,7 @@ const slowSend = (answer: ReadonlyArray<ScriptedLive.Action> | ScriptedLive.Scri
           sendText: (text: string) => Effect.zipLeft(connection.sendText(text), Effect.repeatN(Effect.yieldNow(), 50))
         }))
     }))
-  ).pipe(Layer.provide(ScriptedLive.layer(Array.isArray(answer) ? { onText: () => answer } : (answer as ScriptedLive.Script))))
+  ).pipe(Layer.provide(ScriptedLive.layer(script)))
 
 /** Moves the clock `by`, then lets the session's fibers run. */
 const advance = (by: Duration.DurationInput) => Effect.zipRight(TestClock.adjust(by), Effect.yieldNow())
@@ -163,7 +160,7 @@ describe("bounds on a live send", () => {
         const fiber = yield* Effect.fork(session.send("go"))
         for (let i = 0; i < 3; i++) yield* advance("1 second")
         expect((yield* Fiber.join(fiber)).text).toBe("early, then more")
-      })).pipe(Effect.provide(slowSend([{ text: "early," }, { wait: "3 seconds" }, { text: " then more" }, { turnComplete: true }]))))
+      })).pipe(Effect.provide(slowSend({ onText: () => [{ text: "early," }, { wait: "3 seconds" }, { text: " then more" }, { turnComplete: true }] }))))
 
   it.scoped("a call asked before the deadline watch starts is the model's first part: a long tool does not trip firstByteTimeout", () => {
     return Effect.flatMap(makeProbe, (probe) =>
