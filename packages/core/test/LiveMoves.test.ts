@@ -19,6 +19,24 @@ const movesOf = (seen: Effect.Effect<ReadonlyArray<readonly [number, LiveAgent.L
     )
   )
 
+/**
+ * A live model whose first connection's events are `first` (the later ones say nothing); `connects` counts the
+ * connections made.
+ */
+const firstConnectionSays = (first: Stream.Stream<LiveModel.Event>) => {
+  let connects = 0
+  const layer = Layer.succeed(LiveModel.LiveModel, {
+    provider: "first-connection",
+    model: "m",
+    connect: () =>
+      Effect.sync((): LiveModel.Connection => {
+        connects += 1
+        return { events: connects === 1 ? first : Stream.never, sendText: () => Effect.void, sendToolResponses: () => Effect.void, close: Effect.void }
+      })
+  })
+  return { layer, connects: Effect.sync(() => connects) }
+}
+
 describe("a live session's moves after GoAway", () => {
   it.scoped("text sent after the last handle holds the move until a new handle comes: a move before it would lose that text", () =>
     live(
@@ -107,32 +125,22 @@ describe("a live session's moves after GoAway", () => {
 
   it.scoped("what a connection says after the session left it is not read: a move at once after GoAway drops the words that follow it", () => {
     // The first connection's events come in one chunk, read one after the other with no pause in between.
-    let connects = 0
-    const model = Layer.succeed(LiveModel.LiveModel, {
-      provider: "one-chunk",
-      model: "m",
-      connect: () =>
-        Effect.sync((): LiveModel.Connection => {
-          connects += 1
-          const first: ReadonlyArray<LiveModel.Event> = [
-            { _tag: "ResumptionUpdate", resumable: true, handle: "h0" },
-            { _tag: "GoAway", timeLeft: Duration.seconds(30) },
-            { _tag: "TextDelta", text: "left behind" },
-            { _tag: "TurnComplete" }
-          ]
-          return {
-            events: connects === 1 ? Stream.concat(Stream.fromIterable(first), Stream.never) : Stream.never,
-            sendText: () => Effect.void,
-            sendToolResponses: () => Effect.void,
-            close: Effect.void
-          }
-        })
-    })
+    const model = firstConnectionSays(
+      Stream.concat(
+        Stream.fromIterable<LiveModel.Event>([
+          { _tag: "ResumptionUpdate", resumable: true, handle: "h0" },
+          { _tag: "GoAway", timeLeft: Duration.seconds(30) },
+          { _tag: "TextDelta", text: "left behind" },
+          { _tag: "TurnComplete" }
+        ]),
+        Stream.never
+      )
+    )
     return Effect.gen(function* () {
       const session = yield* LiveAgent.session({ registry: Registry.empty })
-      yield* eventually(Effect.sync(() => connects), (n) => n === 2)
+      yield* eventually(model.connects, (n) => n === 2)
       expect(yield* session.turns).toEqual([])
-    }).pipe(Effect.provide(model))
+    }).pipe(Effect.provide(model.layer))
   })
 })
 
@@ -232,21 +240,7 @@ describe("a live session's reconnects and losses", () => {
       })))
 
   it.scoped("an event stream that ends without a close is a dropped socket (1006): the session reconnects", () => {
-    let connects = 0
-    const model = Layer.succeed(LiveModel.LiveModel, {
-      provider: "ending-stream",
-      model: "m",
-      connect: () =>
-        Effect.sync((): LiveModel.Connection => {
-          connects += 1
-          return {
-            events: connects === 1 ? Stream.make<Array<LiveModel.Event>>({ _tag: "TextDelta", text: "hi" }) : Stream.never,
-            sendText: () => Effect.void,
-            sendToolResponses: () => Effect.void,
-            close: Effect.void
-          }
-        })
-    })
+    const model = firstConnectionSays(Stream.make<Array<LiveModel.Event>>({ _tag: "TextDelta", text: "hi" }))
     return Effect.gen(function* () {
       const session = yield* LiveAgent.session({ registry: Registry.empty })
       const seen = yield* record(session)
@@ -254,6 +248,6 @@ describe("a live session's reconnects and losses", () => {
       expect(events.map(([, event]) => event).filter((event) => event._tag === "Reconnecting")).toEqual([
         { _tag: "Reconnecting", attempt: 1, reason: "the connection closed with code 1006 (the event stream ended without a close)", code: 1006, fresh: true }
       ])
-    }).pipe(Effect.provide(model))
+    }).pipe(Effect.provide(model.layer))
   })
 })
