@@ -96,8 +96,10 @@ export class Calls<R> {
           if (this.seen.has(call.id)) return Effect.void
           this.seen.set(call.id, { call, link, turn, startedAt: undefined, fiber: undefined })
           const message = "the turn it belongs to was cut by its bound before it came; it was not run"
+          // Stryker disable next-line ArrowFunction,ObjectLiteral,StringLiteral: a declined call is not recorded, so the outcome is dropped
           return this.send(call, link, failure(call, message), (response) => ({ _tag: "Stopped", response }))
         },
+        // Stryker disable next-line ObjectLiteral,BooleanLiteral: the sends' outcomes are dropped by the caller whether collected or not
         { discard: true }
       )
     )
@@ -239,6 +241,7 @@ export class Calls<R> {
         name: entry.call.name,
         args: entry.call.args,
         outcome,
+        // Stryker disable next-line ConditionalExpression: Duration.millis(NaN) is zero too, as for a call that never started
         duration: Duration.millis(entry.startedAt === undefined ? 0 : now - entry.startedAt),
         turn: entry.turn,
         connection: entry.link.epoch
