@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Schedule, Schema, Stream, TestClock } from "effect"
 import { LiveAgent, LiveModel, Registry, Tool } from "../src/index.js"
+import type { ScriptedLive } from "../src/testing.js"
 import { echo } from "./fixtures.js"
 import { eventually, live, record } from "./LiveFixtures.js"
 
@@ -36,6 +37,21 @@ const firstConnectionSays = (first: Stream.Stream<LiveModel.Event>) => {
   })
   return { layer, connects: Effect.sync(() => connects) }
 }
+
+/**
+ * The attempt numbers of a session's reconnects over one script per connection, retrying every second, once every
+ * connection was made (the last one stays; one of the reconnects before it waited for the schedule).
+ */
+const reconnectAttempts = (scripts: ReadonlyArray<ScriptedLive.ConnectionScript>) =>
+  live(scripts, (probe, server) =>
+    Effect.gen(function* () {
+      const session = yield* LiveAgent.session({ registry: probe.registry, reconnect: Schedule.spaced("1 second") })
+      const seen = yield* record(session)
+      yield* eventually(server.setups, (setups) => setups.length === scripts.length - 1)
+      yield* advance("1 second")
+      yield* eventually(server.setups, (setups) => setups.length === scripts.length)
+      return (yield* seen).flatMap(([, event]) => (event._tag === "Reconnecting" ? [event.attempt] : []))
+    }))
 
 describe("a live session's moves after GoAway", () => {
   it.scoped("text sent after the last handle holds the move until a new handle comes: a move before it would lose that text", () =>
@@ -192,41 +208,23 @@ describe("a live session's moves to declare changed tools", () => {
 
 describe("a live session's reconnects and losses", () => {
   it.scoped("the count of failed attempts starts again after a connection on which the model said something", () =>
-    live(
-      [{ onSetup: [{ drop: 1011 }] }, { onSetup: [{ text: "hi" }, { drop: 1011 }] }, {}],
-      (probe, server) =>
-        Effect.gen(function* () {
-          const session = yield* LiveAgent.session({ registry: probe.registry, reconnect: Schedule.spaced("1 second") })
-          const seen = yield* record(session)
-          yield* eventually(server.setups, (setups) => setups.length === 2)
-          yield* advance("1 second")
-          yield* eventually(server.setups, (setups) => setups.length === 3)
-          const attempts = (yield* seen).flatMap(([, event]) => (event._tag === "Reconnecting" ? [event.attempt] : []))
-          // The first connection said nothing (a failed attempt: the second); the next one worked, so its drop is
-          // the first attempt of a new count.
-          expect(attempts).toEqual([2, 1])
-        })
-    ))
+    Effect.gen(function* () {
+      // The first connection said nothing (a failed attempt: the second); the next one worked, so its drop is the
+      // first attempt of a new count.
+      expect(yield* reconnectAttempts([{ onSetup: [{ drop: 1011 }] }, { onSetup: [{ text: "hi" }, { drop: 1011 }] }, {}])).toEqual([2, 1])
+    }))
 
   it.scoped("a transcription or a completed turn is the model saying something: a drop after either is not a failed attempt", () =>
-    live(
-      [
+    Effect.gen(function* () {
+      const attempts = yield* reconnectAttempts([
         { onSetup: [{ event: { _tag: "Transcription", direction: "output", text: "hm" } }, { drop: 1011 }] },
         { onSetup: [{ turnComplete: true }, { drop: 1011 }] },
         { onSetup: [{ drop: 1011 }] },
         {}
-      ],
-      (probe, server) =>
-        Effect.gen(function* () {
-          const session = yield* LiveAgent.session({ registry: probe.registry, reconnect: Schedule.spaced("1 second") })
-          const seen = yield* record(session)
-          yield* eventually(server.setups, (setups) => setups.length === 3)
-          yield* advance("1 second")
-          yield* eventually(server.setups, (setups) => setups.length === 4)
-          // The third connection said nothing: its drop is the first failed attempt (the second try).
-          expect((yield* seen).flatMap(([, event]) => (event._tag === "Reconnecting" ? [event.attempt] : []))).toEqual([1, 1, 2])
-        })
-    ))
+      ])
+      // The third connection said nothing: its drop is the first failed attempt (the second try).
+      expect(attempts).toEqual([1, 1, 2])
+    }))
 
   it.scoped("a call running when the session is closed is recorded as lost, saying the session was closed", () =>
     live({ onText: () => [{ calls: [{ name: "slow", args: { seconds: 60 }, id: "long" }] }] }, (probe) =>
