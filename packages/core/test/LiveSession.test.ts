@@ -293,8 +293,11 @@ describe("a live session's sends against its moves, at any step", () => {
         onSetup: [{ resumption: `h${connection}` }],
         onText: (text) => [{ text: `echo ${text}` }, { turnComplete: true }, { resumption: `h${connection}b` }]
       })
+      // The user's send starts one step later each time, from before the move to after it; once it has gone out on
+      // the new connection ten times in a row, later starts only wait longer for a move already made.
       const outcomes = new Set<string>()
-      for (let offset = 0; offset < 150; offset++) {
+      const connections = new Set<number>()
+      for (let offset = 0, afterMove = 0; afterMove < 10; offset++) {
         const outcome = yield* Effect.scoped(
           Effect.gen(function* () {
             const inspector = yield* ScriptedLive.ScriptedLiveModel
@@ -303,12 +306,17 @@ describe("a live session's sends against its moves, at any step", () => {
             yield* inspector.perform([{ goAway: "10 seconds" }])
             const turn = yield* Fiber.await(user)
             const sent = (yield* inspector.log).filter((entry) => entry.from === "client" && entry.message._tag === "Text").map((entry) => entry.connection)
+            sent.forEach((connection) => connections.add(connection))
+            afterMove = sent.length === 1 && sent[0] === 2 ? afterMove + 1 : 0
             return Exit.isSuccess(turn) ? `answered "${turn.value.text}", sent on ${sent.join(", ")}` : `failed: ${turn.cause.toString().slice(0, 80)}`
           })
         ).pipe(Effect.provide(ScriptedLive.layer(script)), Effect.withMaxOpsBeforeYield(11))
         outcomes.add(outcome.replace(/sent on \d+$/, "sent on one connection"))
+        expect(offset).toBeLessThan(500)
       }
       expect([...outcomes]).toEqual(['answered "echo hello", sent on one connection'])
+      // The starts tried reach from the old connection to the new one: the sends cross the move.
+      expect([...connections].sort()).toEqual([1, 2])
     }))
 })
 
