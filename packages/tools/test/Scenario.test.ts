@@ -3,6 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Tracer from "effect/Tracer"
 import * as NodePath from "node:path"
 import { Executor, FunctionCall, Registry } from "@agentfx/core"
 import { Scenario } from "@agentfx/tools"
@@ -414,6 +415,116 @@ describe("Scenario.load / loadDirectory", () => {
         expect(missing.message).toContain("cannot be read")
         const noDir = yield* Effect.flip(Scenario.loadDirectory(NodePath.join(dir, "nowhere"), implementations))
         expect(noDir.message).toContain("the scenario directory cannot be read")
+      })
+    )
+  )
+})
+
+describe("Scenario: what each refusal says, word for word", () => {
+  const front = (fields: string) => `---\nname: a\ndescription: b\navailable_functions: []\n${fields}---\nbody\n`
+
+  it("errors with nothing registered or known say none; two files with one name are both named", () => {
+    const none = resolveError(scenarioText("a", ["  - name: refund\n    description: Refunds"]), Registry.empty)
+    expect(none.message).toBe(`scenarios/x.md:7: scenario "a" declares function "refund", which has no registered implementation (registered: none)`)
+    expect(Either.flip(Scenario.get([], "nope")).pipe(Either.getOrThrow).message).toBe(`unknown scenario "nope" (known: none)`)
+    expect(new Scenario.DuplicateScenario({ name: "same", files: ["s/a.md", "s/b.md"] }).message).toBe(`scenario "same" is defined twice: s/a.md and s/b.md`)
+    const drift = resolveError(scenarioText("a", ["  - name: send_email\n    description: d"]))
+    expect(drift.message).toBe(
+      `scenarios/x.md:7: the parameters of "send_email" in scenario "a" disagree with its implementation: ` +
+        [`parameter "to" of the implementation is not declared`, `parameter "subject" of the implementation is not declared`, `parameter "body" of the implementation is not declared`].join("; ")
+    )
+  })
+
+  it("an error's fields are those its problem has: no line or field key holding undefined", () => {
+    const syntax = parseError("---\nname: a\ndescription: b\navailable_functions: [\n---\nbody\n")
+    expect(Object.keys(syntax).sort()).toStrictEqual(["_tag", "file", "line", "reason"])
+    // Too many aliases: the YAML library's refusal has no line.
+    const aliases = parseError(`---\nname: a\ndescription: b\navailable_functions: []\nx: &x [1]\ny: [${Array(60).fill("*x").join(", ")}]\n---\nbody\n`)
+    expect(Object.keys(aliases).sort()).toStrictEqual(["_tag", "file", "reason"])
+    const definition: Scenario.Definition = { file: "built.md", name: "built", description: "d", trigger: [], functions: [{ name: "refund", description: "r", parameters: {} }], mcp: [], instructions: "i" }
+    const missing = Either.getOrThrow(Either.flip(Scenario.resolve(definition, Registry.empty)))
+    expect(Object.keys(missing).sort()).toStrictEqual(["_tag", "available", "file", "function", "scenario"])
+    expect(missing.message).toBe(`built.md: scenario "built" declares function "refund", which has no registered implementation (registered: none)`)
+  })
+
+  it("the reasons of bad MCP entries", () => {
+    const reason = (entries: string) => parseError(withMcp(entries)).reason
+    expect(reason('  - name: fs\n    command: "  "\n')).toBe("the command must not be empty")
+    expect(reason("  - name: fs\n    command: server\n    tools: []\n")).toBe("list at least one tool, or leave `tools` out to offer them all")
+    expect(reason("  - name: fs\n    command: server\n    tools: [a, a]\n")).toBe("a tool is listed twice")
+    expect(reason("  - name: docs\n    url: ftp://example.com\n")).toBe("an http(s) URL")
+    expect(reason("  - name: fs\n    command: server\n    headers: { a: b }\n")).toBe("`headers` go with `url`, not with `command`")
+    expect(reason("  - name: docs\n    url: http://127.0.0.1/mcp\n    args: [x]\n")).toBe("`args` go with `command`, not with `url`")
+    expect(parseError(withMcp("  - name: docs\n    url: http://127.0.0.1/mcp\n    env: { A: b }\n"))).toMatchObject({
+      line: 8,
+      field: "mcp[0].env",
+      reason: "`env` goes with `command`, not with `url`"
+    })
+    expect(reason("  - name: fs\n    command: a\n  - name: fs\n    command: b\n")).toBe(`a server named "fs" is already listed`)
+    const name = "a server name starts with a letter and holds at most 32 letters, digits, _ and -"
+    expect(reason("  - name: 1fs\n    command: server\n")).toBe(name)
+    expect(reason("  - name: fs!\n    command: server\n")).toBe(name)
+    expect(reason(`  - name: f${"s".repeat(32)}\n    command: server\n`)).toBe(name)
+    expect(Either.getOrThrow(Scenario.parse(withMcp(`  - name: f${"s".repeat(31)}\n    command: server\n`), "x.md")).mcp[0]?.name).toHaveLength(32)
+  })
+
+  it("an entry that gives no headers or env has none, keys included", () => {
+    const [command, url] = Either.getOrThrow(Scenario.parse(withMcp("  - name: fs\n    command: server\n  - name: docs\n    url: http://127.0.0.1/mcp\n"), "x.md")).mcp
+    expect(command).toStrictEqual({ name: "fs", command: "server", args: undefined, env: undefined, tools: undefined, line: 6 })
+    expect(url).toStrictEqual({ name: "docs", url: "http://127.0.0.1/mcp", headers: undefined, tools: undefined, line: 8 })
+  })
+
+  it("the reasons of a bad scenario name and of required names that are not properties", () => {
+    expect(parseError("---\nname: bad name\ndescription: b\navailable_functions: []\n---\nbody\n").reason).toBe(
+      "a scenario name holds letters, digits, '.', '_' and '-' and starts with a letter or digit"
+    )
+    const required = (list: string, properties = "{ a: { type: string } }") =>
+      parseError(`---\nname: a\ndescription: b\navailable_functions:\n  - name: f\n    description: x\n    parameters:\n      type: object\n      properties: ${properties}\n      required: ${list}\n---\nbody\n`)
+    expect(required("[a, b, c]")).toMatchObject({ line: 10, reason: `lists "b", "c", which are not properties` })
+    // A property named "1" is not the number 1 in `required`.
+    expect(required("[1]", `{ "1": { type: string } }`).reason).toBe(`lists 1, which is not a property`)
+  })
+
+  it("front matter: a BOM only at the very start is dropped; the lines that open and close it may end, not start, with spaces; `...` closes it too", () => {
+    expect(Either.getOrThrow(Scenario.parse(front("").replace("body", "a \uFEFF b"), "x.md")).instructions).toBe("a \uFEFF b")
+    expect(Either.getOrThrow(Scenario.parse(front("").replace(/---\n/g, "---  \n"), "x.md")).instructions).toBe("body")
+    expect(parseError(` ${front("")}`).reason).toBe("the file must start with YAML front matter: a line holding only `---`")
+    expect(parseError(front("").replace("---\nbody", " ---\nbody")).reason).toBe("the front matter is never closed by a line holding only `---`")
+    expect(Either.getOrThrow(Scenario.parse(front("").replace("---\nbody", "...\nbody"), "x.md")).instructions).toBe("body")
+    expect(parseError("---\n~\n---\nbody\n")).toMatchObject({ line: 2, reason: "the front matter must be a YAML mapping of fields (name, description, available_functions, ...)" })
+  })
+
+  it("no trigger is an empty list", () => {
+    expect(Either.getOrThrow(Scenario.parse(front(""), "x.md")).trigger).toStrictEqual([])
+    expect(Either.getOrThrow(Scenario.parse(front("trigger: on a claim\n"), "x.md")).trigger).toStrictEqual(["on a claim"])
+  })
+
+  it.scoped("implementations chosen per scenario; a directory's .MD files count, README in any case is skipped; each load is a span naming its file", () =>
+    inTempDir((dir, fs) =>
+      Effect.gen(function* () {
+        yield* fs.writeFileString(NodePath.join(dir, "A.MD"), scenarioText("upper", [checkWarrantyYaml]))
+        yield* fs.writeFileString(NodePath.join(dir, "b.md"), scenarioText("lower", []))
+        yield* fs.writeFileString(NodePath.join(dir, "Readme.MD"), "# Scenarios\n")
+        const asked: Array<string> = []
+        const perScenario = (definition: Scenario.Definition) => {
+          asked.push(definition.name)
+          return definition.name === "upper" ? implementations : Registry.empty
+        }
+        const spans: Array<Tracer.Span> = []
+        const tracer = yield* Effect.tracer
+        const recording = Tracer.make({
+          context: tracer.context,
+          span: (...args) => {
+            const span = tracer.span(...args)
+            spans.push(span)
+            return span
+          }
+        })
+        const scenarios = yield* Effect.withTracer(Scenario.loadDirectory(dir, perScenario), recording)
+        expect(scenarios.map((s) => [s.name, s.registry.names])).toStrictEqual([["upper", ["check_warranty"]], ["lower", []]])
+        expect(asked).toStrictEqual(["upper", "lower"])
+        const loads = spans.filter((span) => span.name === "Scenario.load")
+        expect(loads.map((span) => span.attributes.get("file"))).toStrictEqual([NodePath.join(dir, "A.MD"), NodePath.join(dir, "b.md")])
       })
     )
   )
