@@ -25,4 +25,19 @@ const config = {
   thresholds: { high: 90, low: 80, break: null }
 }
 
-export default config
+// One run of a plan (scripts/mutation-plan.mjs): its own sandbox and report, one worker, every mutant tested afresh.
+const run = process.env.MUTATION_RUN
+const planned =
+  run === undefined
+    ? config
+    : {
+        ...config,
+        concurrency: 1,
+        incremental: false,
+        ignoreStatic: process.env.MUTATION_IGNORE_STATIC === "1",
+        reporters: ["json", "progress"],
+        jsonReporter: { fileName: `reports/mutation/${pkg}/plan/${run}.json` },
+        tempDirName: `.stryker-tmp-${run}`
+      }
+
+export default planned

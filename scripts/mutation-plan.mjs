@@ -1,0 +1,157 @@
+// `node scripts/mutation-plan.mjs scripts/mutation-plans/core.json [--workers 2] [--only a,b] [--merge] [--list]`:
+// one package's mutation score from narrowed runs, in a fraction of a whole-package run's time.
+//
+// A whole-package run tests each static mutant (module-level code, run at import) against every test of the
+// package, and each of the others against every test that reaches it, each test file in a fresh worker that imports
+// Effect and the SDKs again. A plan splits the package into runs of related files, each with the tests written
+// for them (the tests of other files reach a mutant too, but rarely kill what these do not: a narrowed score is a
+// lower bound). Two phases:
+//   1. every run, static mutants left out, `--workers` runs at a time (one Stryker worker each);
+//   2. the static mutants those runs left out, each against the few test files the plan names for its file
+//      (`statics`): Stryker's `--mutate` with the place of each.
+// Then every report of the plan (reports/mutation/<package>/plan/*.json) is merged, a mutant detected when any
+// run detected it, and the table is printed and written to reports/mutation/<package>/plan/summary.md.
+// `--only` re-runs the named runs (and their static mutants) and merges with the reports already there;
+// `--statics` runs phase 2 only, for the static mutants in the reports of every run of the plan; `--merge` only merges.
+import { Buffer } from "node:buffer"
+import { spawn } from "node:child_process"
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { ignoredAsStatic, percent, scoresOf, undetected } from "./mutationScores.mjs"
+
+const args = process.argv.slice(2)
+const option = (name) => {
+  const i = args.indexOf(name)
+  return i === -1 ? undefined : args[i + 1]
+}
+const planFile = args[0]
+if (planFile === undefined || planFile.startsWith("-") || !existsSync(planFile)) {
+  console.error("mutation-plan: give a plan file, e.g. scripts/mutation-plans/core.json")
+  process.exit(2)
+}
+const plan = JSON.parse(readFileSync(planFile, "utf8"))
+const workers = Number(option("--workers") ?? 2)
+if (!Number.isInteger(workers) || workers < 1) {
+  console.error(`mutation-plan: --workers must be a whole number from 1, got ${option("--workers")}`)
+  process.exit(2)
+}
+const only = option("--only")?.split(",")
+const src = (file) => `packages/${plan.package}/src/${file}`
+const test = (file) => `packages/${plan.package}/test/${file}`
+const reportDir = `reports/mutation/${plan.package}/plan`
+const reportOf = (name) => join(reportDir, `${name}.json`)
+
+const unknown = (only ?? []).filter((name) => !plan.runs.some((run) => run.name === name))
+if (unknown.length > 0) {
+  console.error(`mutation-plan: no run named ${unknown.join(", ")} in ${planFile} (runs: ${plan.runs.map((run) => run.name).join(", ")})`)
+  process.exit(2)
+}
+for (const file of [...plan.runs.flatMap((run) => run.tests), ...plan.statics.flatMap((group) => group.tests)]) {
+  if (!existsSync(test(file))) {
+    console.error(`mutation-plan: ${planFile} names a test file that does not exist: ${test(file)}`)
+    process.exit(2)
+  }
+}
+
+const stryker = join(dirname(createRequire(import.meta.url).resolve("@stryker-mutator/core/package.json")), "bin/stryker.js")
+
+/** One Stryker run; its output goes to a log beside its report. Resolves with its exit status. */
+const strykerRun = ({ name, mutate, tests, ignoreStatic }) =>
+  new Promise((resolve) => {
+    const started = Date.now()
+    console.log(`${new Date().toISOString().slice(11, 19)} start ${name}: ${mutate.length} mutate pattern(s), ${tests.length} test file(s)`)
+    const child = spawn(process.execPath, [stryker, "run", "stryker.config.mjs", "--force", "--mutate", mutate.join(",")], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        MUTATION_PACKAGE: plan.package,
+        MUTATION_RUN: name,
+        MUTATION_IGNORE_STATIC: ignoreStatic ? "1" : "0",
+        MUTATION_TESTS: tests.join(",")
+      }
+    })
+    const log = []
+    child.stdout.on("data", (chunk) => log.push(chunk))
+    child.stderr.on("data", (chunk) => log.push(chunk))
+    child.on("close", (status) => {
+      writeFileSync(join(reportDir, `${name}.log`), Buffer.concat(log))
+      const minutes = ((Date.now() - started) / 60_000).toFixed(1)
+      console.log(`${new Date().toISOString().slice(11, 19)} ${status === 0 ? "done" : `FAILED (exit ${status}, see ${join(reportDir, `${name}.log`)})`} ${name} in ${minutes} min`)
+      resolve(status)
+    })
+  })
+
+/** Runs the jobs, `workers` at a time; true when all succeeded. */
+const runAll = async (jobs) => {
+  const queue = [...jobs]
+  const statuses = []
+  await Promise.all(
+    Array.from({ length: Math.min(workers, queue.length) }, async () => {
+      for (let job = queue.shift(); job !== undefined; job = queue.shift()) statuses.push(await strykerRun(job))
+    })
+  )
+  return statuses.every((status) => status === 0)
+}
+
+const readReports = () =>
+  existsSync(reportDir)
+    ? readdirSync(reportDir)
+        .filter((name) => name.endsWith(".json"))
+        .sort()
+        .map((name) => JSON.parse(readFileSync(join(reportDir, name), "utf8")))
+    : []
+
+mkdirSync(reportDir, { recursive: true })
+let ok = true
+if (!args.includes("--merge")) {
+  const runs = plan.runs.filter((run) => only === undefined || only.includes(run.name))
+  if (!args.includes("--statics")) {
+    ok = await runAll(runs.map((run) => ({ name: run.name, mutate: run.mutate.map(src), tests: run.tests.map(test), ignoreStatic: true })))
+  }
+  // Phase 2: the static mutants those runs left out, by the place of each, with the tests named for their file.
+  const ran = new Set(runs.map((run) => run.name))
+  const statics = new Map()
+  for (const name of ran) {
+    if (!existsSync(reportOf(name))) continue
+    for (const [file, { mutants }] of Object.entries(JSON.parse(readFileSync(reportOf(name), "utf8")).files)) {
+      const places = mutants.filter(ignoredAsStatic).map(({ location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`)
+      if (places.length > 0) statics.set(file, [...(statics.get(file) ?? []), ...places])
+    }
+  }
+  const jobs = plan.statics.flatMap((group, index) => {
+    const places = group.sources.flatMap((file) => statics.get(src(file)) ?? [])
+    return places.length === 0 ? [] : [{ name: `static-${index + 1}`, mutate: [...new Set(places)], tests: group.tests.map(test), ignoreStatic: false }]
+  })
+  ok = (await runAll(jobs)) && ok
+}
+
+const files = scoresOf(readReports())
+const rows = files.map(({ source, count, score }) => [
+  source.replace(`packages/${plan.package}/src/`, ""),
+  percent(score),
+  count.Killed,
+  count.Timeout,
+  count.Survived,
+  count.NoCoverage,
+  count.Ignored,
+  count.static
+])
+const total = files.reduce((sum, file) => ({ detected: sum.detected + file.detected, valid: sum.valid + file.valid }), { detected: 0, valid: 0 })
+const table = [
+  "| file | score | killed | timeout | survived | no coverage | marked / ignored | static, not run |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...rows.map((row) => `| ${row.join(" | ")} |`),
+  `| **all ${files.length} files** | **${percent(total.valid === 0 ? undefined : (100 * total.detected) / total.valid)}** | | | | | | |`
+].join("\n")
+const lowest = files.filter((file) => file.score !== undefined).sort((a, b) => a.score - b.score)[0]
+const summary = `${table}\n\nLowest: ${lowest === undefined ? "none" : `${lowest.source} ${percent(lowest.score)}`}\n`
+writeFileSync(join(reportDir, "summary.md"), summary)
+console.log(summary)
+if (args.includes("--list")) {
+  for (const file of files) {
+    const lines = undetected(file)
+    if (lines.length > 0) console.log(`${file.source}\n${lines.map((line) => `  ${line}`).join("\n")}`)
+  }
+}
+process.exit(ok ? 0 : 1)
