@@ -109,19 +109,18 @@ if (!args.includes("--merge")) {
   if (!args.includes("--statics")) {
     ok = await runAll(runs.map((run) => ({ name: run.name, mutate: run.mutate.map(src), tests: run.tests.map(test), ignoreStatic: true })))
   }
-  // Phase 2: the static mutants those runs left out, by the place of each, with the tests named for their file.
-  const ran = new Set(runs.map((run) => run.name))
-  const statics = new Map()
-  for (const name of ran) {
-    if (!existsSync(reportOf(name))) continue
-    for (const [file, { mutants }] of Object.entries(JSON.parse(readFileSync(reportOf(name), "utf8")).files)) {
-      const places = mutants.filter(ignoredAsStatic).map(({ location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`)
-      if (places.length > 0) statics.set(file, [...(statics.get(file) ?? []), ...places])
+  // Phase 2: the static mutants those runs left out, by the place of each (Stryker's columns there count from 0),
+  // with the tests named for their file: one job for each run and group of files, so that each has its own report.
+  const jobs = runs.flatMap((run) => {
+    if (!existsSync(reportOf(run.name))) return []
+    const statics = new Map()
+    for (const [file, { mutants }] of Object.entries(JSON.parse(readFileSync(reportOf(run.name), "utf8")).files)) {
+      statics.set(file, mutants.filter(ignoredAsStatic).map(({ location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`))
     }
-  }
-  const jobs = plan.statics.flatMap((group, index) => {
-    const places = group.sources.flatMap((file) => statics.get(src(file)) ?? [])
-    return places.length === 0 ? [] : [{ name: `static-${index + 1}`, mutate: [...new Set(places)], tests: group.tests.map(test), ignoreStatic: false }]
+    return plan.statics.flatMap((group, index) => {
+      const places = group.sources.flatMap((file) => statics.get(src(file)) ?? [])
+      return places.length === 0 ? [] : [{ name: `${run.name}.static-${index + 1}`, mutate: places, tests: group.tests.map(test), ignoreStatic: false }]
+    })
   })
   ok = (await runAll(jobs)) && ok
 }
