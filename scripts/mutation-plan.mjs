@@ -13,9 +13,8 @@
 // run detected it, and the table is printed and written to reports/mutation/<package>/plan/summary.md.
 // `--only` re-runs the named runs (and their static mutants) and merges with the reports already there;
 // `--statics` runs phase 2 only, for the static mutants in the reports of every run of the plan; `--merge` only merges.
-import { Buffer } from "node:buffer"
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { ignoredAsStatic, percent, scoresOf, undetected } from "./mutationScores.mjs"
@@ -56,7 +55,7 @@ for (const file of [...plan.runs.flatMap((run) => run.tests), ...plan.statics.fl
 
 const stryker = join(dirname(createRequire(import.meta.url).resolve("@stryker-mutator/core/package.json")), "bin/stryker.js")
 
-/** One Stryker run; its output goes to a log beside its report. Resolves with its exit status. */
+/** One Stryker run; its output goes to a log beside its report as it comes. Resolves with its exit status. */
 const strykerRun = ({ name, mutate, tests, ignoreStatic }) =>
   new Promise((resolve) => {
     const started = Date.now()
@@ -71,11 +70,11 @@ const strykerRun = ({ name, mutate, tests, ignoreStatic }) =>
         MUTATION_TESTS: tests.join(",")
       }
     })
-    const log = []
-    child.stdout.on("data", (chunk) => log.push(chunk))
-    child.stderr.on("data", (chunk) => log.push(chunk))
+    const log = createWriteStream(join(reportDir, `${name}.log`))
+    child.stdout.pipe(log, { end: false })
+    child.stderr.pipe(log, { end: false })
     child.on("close", (status) => {
-      writeFileSync(join(reportDir, `${name}.log`), Buffer.concat(log))
+      log.end()
       const minutes = ((Date.now() - started) / 60_000).toFixed(1)
       console.log(`${new Date().toISOString().slice(11, 19)} ${status === 0 ? "done" : `FAILED (exit ${status}, see ${join(reportDir, `${name}.log`)})`} ${name} in ${minutes} min`)
       resolve(status)
