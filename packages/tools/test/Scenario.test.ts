@@ -422,6 +422,7 @@ describe("Scenario.load / loadDirectory", () => {
 
 describe("Scenario: what each refusal says, word for word", () => {
   const front = (fields: string) => `---\nname: a\ndescription: b\navailable_functions: []\n${fields}---\nbody\n`
+  const parsed = (text: string) => Either.getOrThrow(Scenario.parse(text, "x.md"))
 
   it("errors with nothing registered or known say none; two files with one name are both named", () => {
     const none = resolveError(scenarioText("a", ["  - name: refund\n    description: Refunds"]), Registry.empty)
@@ -465,11 +466,11 @@ describe("Scenario: what each refusal says, word for word", () => {
     expect(reason("  - name: 1fs\n    command: server\n")).toBe(name)
     expect(reason("  - name: fs!\n    command: server\n")).toBe(name)
     expect(reason(`  - name: f${"s".repeat(32)}\n    command: server\n`)).toBe(name)
-    expect(Either.getOrThrow(Scenario.parse(withMcp(`  - name: f${"s".repeat(31)}\n    command: server\n`), "x.md")).mcp[0]?.name).toHaveLength(32)
+    expect(parsed(withMcp(`  - name: f${"s".repeat(31)}\n    command: server\n`)).mcp[0]?.name).toHaveLength(32)
   })
 
   it("an entry that gives no headers or env has none, keys included", () => {
-    const [command, url] = Either.getOrThrow(Scenario.parse(withMcp("  - name: fs\n    command: server\n  - name: docs\n    url: http://127.0.0.1/mcp\n"), "x.md")).mcp
+    const [command, url] = parsed(withMcp("  - name: fs\n    command: server\n  - name: docs\n    url: http://127.0.0.1/mcp\n")).mcp
     expect(command).toStrictEqual({ name: "fs", command: "server", args: undefined, env: undefined, tools: undefined, line: 6 })
     expect(url).toStrictEqual({ name: "docs", url: "http://127.0.0.1/mcp", headers: undefined, tools: undefined, line: 8 })
   })
@@ -486,17 +487,17 @@ describe("Scenario: what each refusal says, word for word", () => {
   })
 
   it("front matter: a BOM only at the very start is dropped; the lines that open and close it may end, not start, with spaces; `...` closes it too", () => {
-    expect(Either.getOrThrow(Scenario.parse(front("").replace("body", "a \uFEFF b"), "x.md")).instructions).toBe("a \uFEFF b")
-    expect(Either.getOrThrow(Scenario.parse(front("").replace(/---\n/g, "---  \n"), "x.md")).instructions).toBe("body")
+    expect(parsed(front("").replace("body", "a \uFEFF b")).instructions).toBe("a \uFEFF b")
+    expect(parsed(front("").replace(/---\n/g, "---  \n")).instructions).toBe("body")
     expect(parseError(` ${front("")}`).reason).toBe("the file must start with YAML front matter: a line holding only `---`")
     expect(parseError(front("").replace("---\nbody", " ---\nbody")).reason).toBe("the front matter is never closed by a line holding only `---`")
-    expect(Either.getOrThrow(Scenario.parse(front("").replace("---\nbody", "...\nbody"), "x.md")).instructions).toBe("body")
+    expect(parsed(front("").replace("---\nbody", "...\nbody")).instructions).toBe("body")
     expect(parseError("---\n~\n---\nbody\n")).toMatchObject({ line: 2, reason: "the front matter must be a YAML mapping of fields (name, description, available_functions, ...)" })
   })
 
   it("no trigger is an empty list", () => {
-    expect(Either.getOrThrow(Scenario.parse(front(""), "x.md")).trigger).toStrictEqual([])
-    expect(Either.getOrThrow(Scenario.parse(front("trigger: on a claim\n"), "x.md")).trigger).toStrictEqual(["on a claim"])
+    expect(parsed(front("")).trigger).toStrictEqual([])
+    expect(parsed(front("trigger: on a claim\n")).trigger).toStrictEqual(["on a claim"])
   })
 
   it.scoped("implementations chosen per scenario; a directory's .MD files count, README in any case is skipped; each load is a span naming its file", () =>
