@@ -35,6 +35,10 @@ const planned =
         concurrency: 1,
         incremental: false,
         ignoreStatic: process.env.MUTATION_IGNORE_STATIC === "1",
+        // A run may turn coverage off (`"coverageAnalysis": "off"` in its plan): Stryker counts a module-level class
+        // definition that a test reaches as covered there and runs it only at that test, after the module was
+        // loaded unmutated, so it "survives" without ever being active. With coverage off each mutant is loaded.
+        coverageAnalysis: /** @type {"off" | "perTest"} */ (process.env.MUTATION_COVERAGE === "off" ? "off" : "perTest"),
         reporters: ["json", "progress"],
         jsonReporter: { fileName: `reports/mutation/${pkg}/plan/${run}.json` },
         tempDirName: `.stryker-tmp-${run}`

@@ -56,7 +56,7 @@ for (const file of [...plan.runs.flatMap((run) => run.tests), ...plan.statics.fl
 const stryker = join(dirname(createRequire(import.meta.url).resolve("@stryker-mutator/core/package.json")), "bin/stryker.js")
 
 /** One Stryker run; its output goes to a log beside its report as it comes. Resolves with its exit status. */
-const strykerRun = ({ name, mutate, tests, ignoreStatic }) =>
+const strykerRun = ({ name, mutate, tests, ignoreStatic, coverageAnalysis }) =>
   new Promise((resolve) => {
     const started = Date.now()
     console.log(`${new Date().toISOString().slice(11, 19)} start ${name}: ${mutate.length} mutate pattern(s), ${tests.length} test file(s)`)
@@ -67,7 +67,8 @@ const strykerRun = ({ name, mutate, tests, ignoreStatic }) =>
         MUTATION_PACKAGE: plan.package,
         MUTATION_RUN: name,
         MUTATION_IGNORE_STATIC: ignoreStatic ? "1" : "0",
-        MUTATION_TESTS: tests.join(",")
+        MUTATION_TESTS: tests.join(","),
+        MUTATION_COVERAGE: coverageAnalysis ?? "perTest"
       }
     })
     const log = createWriteStream(join(reportDir, `${name}.log`))
@@ -106,7 +107,9 @@ let ok = true
 if (!args.includes("--merge")) {
   const runs = plan.runs.filter((run) => only === undefined || only.includes(run.name))
   if (!args.includes("--statics")) {
-    ok = await runAll(runs.map((run) => ({ name: run.name, mutate: run.mutate.map(src), tests: run.tests.map(test), ignoreStatic: true })))
+    ok = await runAll(
+      runs.map((run) => ({ name: run.name, mutate: run.mutate.map(src), tests: run.tests.map(test), ignoreStatic: true, coverageAnalysis: run.coverageAnalysis }))
+    )
   }
   // Phase 2: the static mutants those runs left out, by the place of each (Stryker's columns there count from 0),
   // with the tests named for their file: one job for each run and group of files, so that each has its own report.
