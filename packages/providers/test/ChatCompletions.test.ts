@@ -341,6 +341,22 @@ describe("GLM / OpenAI presets — configuration", () => {
       expect((yield* emulator.requests).map((record) => record.path)).toEqual(["/api/coding/paas/v4/chat/completions", "/v1/chat/completions"])
     }))
 
+  it("GLM's options become body fields only when set, on a copy of extraBody; web_search true is the default search", () => {
+    const apiKey = Redacted.make("k")
+    const bare = Glm.toChatCompletions({ apiKey })
+    expect(Object.keys(bare.extraBody ?? {})).toEqual([])
+    expect(bare.builtinTools).toBeUndefined()
+    const extraBody = { top_p: 0.5 }
+    const set = Glm.toChatCompletions({ apiKey, extraBody, thinking: "disabled", toolStream: false, webSearch: true })
+    expect(set.extraBody).toStrictEqual({ top_p: 0.5, thinking: { type: "disabled" }, tool_stream: false })
+    expect(extraBody).toStrictEqual({ top_p: 0.5 })
+    expect(set.builtinTools).toStrictEqual([{ type: "web_search", web_search: { enable: true, search_engine: "search_pro_jina" } }])
+    // Settings given for the search are added to the defaults, and win over them.
+    expect(Glm.toChatCompletions({ apiKey, webSearch: { search_engine: "search_std", count: 5 } }).builtinTools).toStrictEqual([
+      { type: "web_search", web_search: { enable: true, search_engine: "search_std", count: 5 } }
+    ])
+  })
+
   it.effect("presets name their endpoints and the Z.AI endpoint is chosen by name", () =>
     Effect.gen(function* () {
       expect(Glm.toChatCompletions({ apiKey: Redacted.make("k"), endpoint: "coding" }).baseUrl).toBe("https://api.z.ai/api/coding/paas/v4")

@@ -55,10 +55,13 @@ describe("OpenAI-compatible errors — codes win over the status", () => {
       [1230, "Unavailable"], [1234, "Unavailable"],
       [1210, "InvalidRequest"], [1214, "InvalidRequest"], [1231, "InvalidRequest"]
     ]
-    // At status 500 (Unavailable by itself), so that each code is seen to win over the status.
+    // At status 500 (Unavailable by itself) and 400 (InvalidRequest by itself), so that each code is seen to win
+    // over a status that says otherwise.
     for (const [code, tag] of table) {
-      expect([code, tagOf(code, 500)]).toEqual([code, tag])
-      expect([String(code), tagOf(String(code), 500)]).toEqual([String(code), tag])
+      for (const status of [500, 400]) {
+        expect([code, status, tagOf(code, status)]).toEqual([code, status, tag])
+        expect([String(code), status, tagOf(String(code), status)]).toEqual([String(code), status, tag])
+      }
     }
     // Codes outside the ranges say nothing: the status decides (here 500, Unavailable).
     for (const code of [999, 1005, 1112, 1114, 1209, 1232, 1233, 1235, 1304, 1306, 1307, 1314]) expect([code, tagOf(code, 500)]).toEqual([code, "Unavailable"])

@@ -16,6 +16,9 @@ describe("plainErrorBodies", () => {
     expect(await plainErrorBodies(answering(html))("http://h")).toBe(html)
     const bare = new Response("oops", { status: 500 })
     expect(await plainErrorBodies(answering(bare))("http://h")).toBe(bare)
+    const empty = new Response(null, { status: 503 })
+    expect(empty.headers.get("content-type")).toBeNull()
+    expect(await plainErrorBodies(answering(empty))("http://h")).toBe(empty)
   })
 
   it("an error whose JSON body does not parse becomes plain text, with its status, other headers and body", async () => {
