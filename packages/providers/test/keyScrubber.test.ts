@@ -79,4 +79,11 @@ describe("spellings", () => {
     expect(all.map((spelling) => spelling.length)).toEqual([...all.map((spelling) => spelling.length)].sort((a, b) => b - a))
     expect(new Set(all).size).toBe(all.length)
   })
+
+  it("leaves out the spellings of a short key that are shorter than 8 characters (they would match ordinary text)", () => {
+    const short = spellings("k3y")
+    expect(short).not.toContain("k3y")
+    expect(short.length).toBeGreaterThan(0)
+    expect(short.every((spelling) => spelling.length >= 8)).toBe(true)
+  })
 })
