@@ -1,4 +1,4 @@
-// `node scripts/mutation-plan.mjs scripts/mutation-plans/core.json [--workers 2] [--only a,b] [--merge] [--list]`:
+// `node scripts/mutation-plan.mjs scripts/mutation-plans/core.json [--workers 2] [--only a,b] [--changed] [--merge] [--list]`:
 // one package's mutation score from narrowed runs, in a fraction of a whole-package run's time.
 //
 // A whole-package run tests each static mutant (module-level code, run at import) against every test of the
@@ -12,7 +12,9 @@
 // Then every report of the plan (reports/mutation/<package>/plan/*.json) is merged, a mutant detected when any
 // run detected it, and the table is printed and written to reports/mutation/<package>/plan/summary.md.
 // `--only` re-runs the named runs (and their static mutants) and merges with the reports already there;
-// `--statics` runs phase 2 only, for the static mutants in the reports of every run of the plan; `--merge` only merges.
+// `--statics` runs phase 2 only, for the static mutants in the reports of every run of the plan; `--merge` only merges;
+// `--changed` runs each run again over only the files edited since a report measured them (both phases), and the
+// merge scores each file from the reports of its text as it is now.
 import { spawn } from "node:child_process"
 import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -94,40 +96,64 @@ const runAll = async (jobs) => {
   return statuses.every((status) => status === 0)
 }
 
-const readReports = () =>
-  existsSync(reportDir)
-    ? readdirSync(reportDir)
-        .filter((name) => name.endsWith(".json"))
-        .sort()
-        .map((name) => JSON.parse(readFileSync(join(reportDir, name), "utf8")))
-    : []
+const reportNames = () => (existsSync(reportDir) ? readdirSync(reportDir).filter((name) => name.endsWith(".json")).sort() : [])
+const readReports = () => reportNames().map((name) => JSON.parse(readFileSync(join(reportDir, name), "utf8")))
+const textOf = (file) => (existsSync(file) ? readFileSync(file, "utf8") : undefined)
 
 mkdirSync(reportDir, { recursive: true })
 let ok = true
 if (!args.includes("--merge")) {
   const runs = plan.runs.filter((run) => only === undefined || only.includes(run.name))
+  // `--changed`: each run again over only its files that no report has measured as they are now, under a new name.
+  const measured = new Set(
+    readReports().flatMap((report) => Object.entries(report.files).flatMap(([file, { source }]) => (textOf(file) === source ? [file] : [])))
+  )
+  const names = new Set(reportNames().map((name) => name.slice(0, -".json".length)))
+  const firstFree = (base) => {
+    let n = 1
+    while (names.has(`${base}.changed-${n}`)) n++
+    return `${base}.changed-${n}`
+  }
+  const phase1 = runs.flatMap((run) => {
+    const mutate = run.mutate.map(src).filter((file) => !args.includes("--changed") || !measured.has(file))
+    return mutate.length === 0 ? [] : [{ run, name: args.includes("--changed") ? firstFree(run.name) : run.name, mutate }]
+  })
+  if (args.includes("--changed")) console.log(`changed since measured: ${phase1.flatMap((job) => job.mutate).join(", ") || "nothing"}`)
   if (!args.includes("--statics")) {
     ok = await runAll(
-      runs.map((run) => ({ name: run.name, mutate: run.mutate.map(src), tests: run.tests.map(test), ignoreStatic: true, coverageAnalysis: run.coverageAnalysis }))
+      phase1.map(({ run, name, mutate }) => ({ name, mutate, tests: run.tests.map(test), ignoreStatic: true, coverageAnalysis: run.coverageAnalysis }))
     )
   }
   // Phase 2: the static mutants those runs left out, by the place of each (Stryker's columns there count from 0),
   // with the tests named for their file: one job for each run and group of files, so that each has its own report.
-  const jobs = runs.flatMap((run) => {
-    if (!existsSync(reportOf(run.name))) return []
+  const jobs = phase1.flatMap(({ name }) => {
+    if (!existsSync(reportOf(name))) return []
     const statics = new Map()
-    for (const [file, { mutants }] of Object.entries(JSON.parse(readFileSync(reportOf(run.name), "utf8")).files)) {
+    for (const [file, { mutants }] of Object.entries(JSON.parse(readFileSync(reportOf(name), "utf8")).files)) {
       statics.set(file, mutants.filter(ignoredAsStatic).map(({ location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`))
     }
     return plan.statics.flatMap((group, index) => {
       const places = group.sources.flatMap((file) => statics.get(src(file)) ?? [])
-      return places.length === 0 ? [] : [{ name: `${run.name}.static-${index + 1}`, mutate: places, tests: group.tests.map(test), ignoreStatic: false }]
+      return places.length === 0 ? [] : [{ name: `${name}.static-${index + 1}`, mutate: places, tests: group.tests.map(test), ignoreStatic: false }]
     })
   })
   ok = (await runAll(jobs)) && ok
 }
 
-const files = scoresOf(readReports())
+// A file is scored only from reports made of its text as it is now: one edited since a run is left out of that run's
+// report (its mutants' places would no longer match), and `--changed` measures it again.
+const stale = new Set()
+const current = readReports().map((report) => ({
+  ...report,
+  files: Object.fromEntries(
+    Object.entries(report.files).filter(([file, { source }]) => {
+      const same = textOf(file) === source
+      if (!same) stale.add(file)
+      return same
+    })
+  )
+}))
+const files = scoresOf(current)
 const rows = files.map(({ source, count, score }) => [
   source.replace(`packages/${plan.package}/src/`, ""),
   percent(score),
@@ -146,7 +172,10 @@ const table = [
   `| **all ${files.length} files** | **${percent(total.valid === 0 ? undefined : (100 * total.detected) / total.valid)}** | | | | | | |`
 ].join("\n")
 const lowest = files.filter((file) => file.score !== undefined).sort((a, b) => a.score - b.score)[0]
-const summary = `${table}\n\nLowest: ${lowest === undefined ? "none" : `${lowest.source} ${percent(lowest.score)}`}\n`
+const unmeasured = [...stale].filter((file) => !files.some(({ source }) => source === file)).sort()
+const summary =
+  `${table}\n\nLowest: ${lowest === undefined ? "none" : `${lowest.source} ${percent(lowest.score)}`}\n` +
+  (unmeasured.length === 0 ? "" : `\nEdited since their last run, so not in the table (measure them with --changed): ${unmeasured.join(", ")}\n`)
 writeFileSync(join(reportDir, "summary.md"), summary)
 console.log(summary)
 if (args.includes("--list")) {
