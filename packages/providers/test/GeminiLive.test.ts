@@ -307,7 +307,16 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
         })
       ).pipe(Effect.provide(liveOn(emulator)))
       expect(outcome.events[outcome.events.length - 1]).toEqual({ _tag: "Closed", code: 1011, reason: "bye" })
-      expect(outcome.send._tag).toBe("Unavailable")
+      // Refused before it reaches the socket, saying why.
+      expect(outcome.send).toMatchObject({ _tag: "Unavailable", message: "the Live connection is closed: cannot send text" })
+    }))
+
+  it.scopedLive("the end of the scope that connected closes the socket", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      yield* Effect.scoped(Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))).pipe(Effect.provide(liveOn(emulator)))
+      const closed = yield* emulator.awaitLiveClosed(0).pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the socket was left open") }))
+      expect(closed).toMatchObject({ by: "client" })
     }))
 
   it.scopedLive("a frame of the wrong shape, and a call without an id, each end the connection with MalformedResponse", () =>

@@ -66,6 +66,9 @@ describe("Live setup failures — a close during setup, by code", () => {
       expect(error).toMatchObject({ _tag: "InvalidRequest", status: code })
       expect(error.message).toBe(`the server closed the connection during setup (${code}: models/nope is not found for API version v1beta)`)
     }
+    // Only a 1008 names a refused key: under another code, a reason that mentions the key is a bad request.
+    for (const code of [1007, 1003]) expect(closed(code, "API key field is misplaced")).toMatchObject({ _tag: "InvalidRequest", status: code })
+    expect(closed(1011, "API key service down")).toMatchObject({ _tag: "Unavailable", status: 1011 })
   })
 
   it("other codes are Unavailable; a close without a reason shows only its code", () => {

@@ -47,18 +47,18 @@ describe("Live wire — what decodes", () => {
 describe("Live events — each field to its event", () => {
   it("text parts are TextDelta, without thoughts or empty texts", () => {
     const parts = [{ text: "It is " }, { text: "thinking", thought: true }, { text: "" }, { inlineData: { mimeType: "audio/pcm", data: "AA==" } }, { text: "off." }]
-    expect(events({ serverContent: { modelTurn: { role: "model", parts } } })).toEqual([
+    expect(events({ serverContent: { modelTurn: { role: "model", parts } } })).toStrictEqual([
       { _tag: "TextDelta", text: "It is " },
       { _tag: "TextDelta", text: "off." }
     ])
   })
 
   it("transcriptions keep their direction; one without text is no event", () => {
-    expect(events({ serverContent: { inputTranscription: { text: "hello" }, outputTranscription: { text: "hi there" } } })).toEqual([
+    expect(events({ serverContent: { inputTranscription: { text: "hello" }, outputTranscription: { text: "hi there" } } })).toStrictEqual([
       { _tag: "Transcription", direction: "input", text: "hello" },
       { _tag: "Transcription", direction: "output", text: "hi there" }
     ])
-    expect(events({ serverContent: { inputTranscription: { finished: true }, outputTranscription: {} } })).toEqual([])
+    expect(events({ serverContent: { inputTranscription: { finished: true }, outputTranscription: {} } })).toStrictEqual([])
   })
 
   it("calls keep id, name and arguments (none is an empty object); cancellations their ids", () => {
@@ -68,8 +68,8 @@ describe("Live events — each field to its event", () => {
     })
     expect(call).toMatchObject({ _tag: "ToolCall", calls: [{ id: "c1", name: "lamp", args: { on: true } }, { id: "c2", name: "ping", args: {} }] })
     expect(cancel).toEqual({ _tag: "ToolCallCancellation", ids: ["c0"] })
-    expect(events({ toolCall: { functionCalls: [] }, toolCallCancellation: { ids: [] } })).toEqual([])
-    expect(events({ toolCall: {}, toolCallCancellation: {} })).toEqual([])
+    expect(events({ toolCall: { functionCalls: [] }, toolCallCancellation: { ids: [] } })).toStrictEqual([])
+    expect(events({ toolCall: {}, toolCallCancellation: {} })).toStrictEqual([])
   })
 
   it("a call without an id, or with an empty one, is refused: it could never be answered", () => {
@@ -80,31 +80,31 @@ describe("Live events — each field to its event", () => {
   })
 
   it("usage: output counts the response and the thoughts; the total is the server's, else input + output", () => {
-    expect(events({ usageMetadata: { promptTokenCount: 10, responseTokenCount: 5, thoughtsTokenCount: 2, cachedContentTokenCount: 4, totalTokenCount: 99 } })).toEqual([
+    expect(events({ usageMetadata: { promptTokenCount: 10, responseTokenCount: 5, thoughtsTokenCount: 2, cachedContentTokenCount: 4, totalTokenCount: 99 } })).toStrictEqual([
       { _tag: "Usage", usage: { inputTokens: 10, outputTokens: 7, totalTokens: 99, reasoningTokens: 2, cachedTokens: 4 } }
     ])
-    expect(events({ usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5 } })).toEqual([
+    expect(events({ usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5 } })).toStrictEqual([
       { _tag: "Usage", usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } }
     ])
     // responseTokenCount (Live's name) wins over candidatesTokenCount.
-    expect(events({ usageMetadata: { promptTokenCount: 1, responseTokenCount: 3, candidatesTokenCount: 50 } })).toEqual([
+    expect(events({ usageMetadata: { promptTokenCount: 1, responseTokenCount: 3, candidatesTokenCount: 50 } })).toStrictEqual([
       { _tag: "Usage", usage: { inputTokens: 1, outputTokens: 3, totalTokens: 4 } }
     ])
-    expect(events({ usageMetadata: {} })).toEqual([{ _tag: "Usage", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }])
+    expect(events({ usageMetadata: {} })).toStrictEqual([{ _tag: "Usage", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }])
   })
 
   it("interrupted, generation complete and turn complete, each only when true", () => {
-    expect(events({ serverContent: { interrupted: true, generationComplete: true, turnComplete: true } })).toEqual([
+    expect(events({ serverContent: { interrupted: true, generationComplete: true, turnComplete: true } })).toStrictEqual([
       { _tag: "Interrupted" },
       { _tag: "GenerationComplete" },
       { _tag: "TurnComplete" }
     ])
-    expect(events({ serverContent: { interrupted: false, generationComplete: false, turnComplete: false } })).toEqual([])
+    expect(events({ serverContent: { interrupted: false, generationComplete: false, turnComplete: false } })).toStrictEqual([])
   })
 
   it("turn complete carries a reason the server named, not the unspecified one", () => {
-    expect(events({ serverContent: { turnComplete: true, turnCompleteReason: "NEED_MORE_INPUT" } })).toEqual([{ _tag: "TurnComplete", reason: "NEED_MORE_INPUT" }])
-    expect(events({ serverContent: { turnComplete: true, turnCompleteReason: "TURN_COMPLETE_REASON_UNSPECIFIED" } })).toEqual([{ _tag: "TurnComplete" }])
+    expect(events({ serverContent: { turnComplete: true, turnCompleteReason: "NEED_MORE_INPUT" } })).toStrictEqual([{ _tag: "TurnComplete", reason: "NEED_MORE_INPUT" }])
+    expect(events({ serverContent: { turnComplete: true, turnCompleteReason: "TURN_COMPLETE_REASON_UNSPECIFIED" } })).toStrictEqual([{ _tag: "TurnComplete" }])
   })
 
   it("goAway carries the time left; one that cannot be read is refused with what it said", () => {
@@ -115,15 +115,15 @@ describe("Live events — each field to its event", () => {
   })
 
   it("a resumption update is resumable only with a handle to resume with", () => {
-    expect(events({ sessionResumptionUpdate: { newHandle: "h1", resumable: true } })).toEqual([{ _tag: "ResumptionUpdate", handle: "h1", resumable: true }])
-    expect(events({ sessionResumptionUpdate: { newHandle: "h1", resumable: false } })).toEqual([{ _tag: "ResumptionUpdate", handle: undefined, resumable: false }])
-    expect(events({ sessionResumptionUpdate: { newHandle: "", resumable: true } })).toEqual([{ _tag: "ResumptionUpdate", handle: undefined, resumable: false }])
-    expect(events({ sessionResumptionUpdate: { resumable: true } })).toEqual([{ _tag: "ResumptionUpdate", handle: undefined, resumable: false }])
+    expect(events({ sessionResumptionUpdate: { newHandle: "h1", resumable: true } })).toStrictEqual([{ _tag: "ResumptionUpdate", handle: "h1", resumable: true }])
+    expect(events({ sessionResumptionUpdate: { newHandle: "h1", resumable: false } })).toStrictEqual([{ _tag: "ResumptionUpdate", handle: undefined, resumable: false }])
+    expect(events({ sessionResumptionUpdate: { newHandle: "", resumable: true } })).toStrictEqual([{ _tag: "ResumptionUpdate", handle: undefined, resumable: false }])
+    expect(events({ sessionResumptionUpdate: { resumable: true } })).toStrictEqual([{ _tag: "ResumptionUpdate", handle: undefined, resumable: false }])
   })
 
   it("setupComplete alone, or an empty message, holds no event", () => {
-    expect(events({ setupComplete: {} })).toEqual([])
-    expect(events({})).toEqual([])
+    expect(events({ setupComplete: {} })).toStrictEqual([])
+    expect(events({})).toStrictEqual([])
   })
 })
 
@@ -144,7 +144,7 @@ describe("Live events — the order LiveModel promises", () => {
       toolCallCancellation: { ids: ["x"] },
       toolCall: { functionCalls: [{ id: "c1", name: "f" }] }
     })
-    expect(all.map((event) => (event._tag === "Transcription" ? `Transcription:${event.direction}` : event._tag))).toEqual([
+    expect(all.map((event) => (event._tag === "Transcription" ? `Transcription:${event.direction}` : event._tag))).toStrictEqual([
       "TextDelta",
       "Transcription:input",
       "Transcription:output",
