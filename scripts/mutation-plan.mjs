@@ -1,4 +1,4 @@
-// `node scripts/mutation-plan.mjs scripts/mutation-plans/core.json [--workers 2] [--only a,b] [--changed] [--merge] [--list]`:
+// `node scripts/mutation-plan.mjs scripts/mutation-plans/core.json [--workers 2] [--only a,b] [--changed] [--retest] [--merge] [--list]`:
 // one package's mutation score from narrowed runs, in a fraction of a whole-package run's time.
 //
 // A whole-package run tests each static mutant (module-level code, run at import) against every test of the
@@ -14,7 +14,8 @@
 // `--only` re-runs the named runs (and their static mutants) and merges with the reports already there;
 // `--statics` runs phase 2 only, for the static mutants in the reports of every run of the plan; `--merge` only merges;
 // `--changed` runs each run again over only the files edited since a report measured them (both phases), and the
-// merge scores each file from the reports of its text as it is now.
+// merge scores each file from the reports of its text as it is now; `--retest` runs again, by place, only the mutants
+// that survived or had no test, with each run's tests as they are now (after tests were added).
 import { spawn } from "node:child_process"
 import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -100,26 +101,59 @@ const reportNames = () => (existsSync(reportDir) ? readdirSync(reportDir).filter
 const readReports = () => reportNames().map((name) => JSON.parse(readFileSync(join(reportDir, name), "utf8")))
 const textOf = (file) => (existsSync(file) ? readFileSync(file, "utf8") : undefined)
 
+// A file is scored only from reports made of its text as it is now: one edited since a run is left out of that run's
+// report (its mutants' places would no longer match), and `--changed` measures it again.
+const currentReports = (stale = new Set()) =>
+  readReports().map((report) => ({
+    ...report,
+    files: Object.fromEntries(
+      Object.entries(report.files).filter(([file, { source }]) => {
+        const same = textOf(file) === source
+        if (!same) stale.add(file)
+        return same
+      })
+    )
+  }))
+
+/** A mutant's place as `--mutate` takes it (Stryker's columns there count from 0). */
+const placeOf = (file, { location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`
+
 mkdirSync(reportDir, { recursive: true })
 let ok = true
 if (!args.includes("--merge")) {
   const runs = plan.runs.filter((run) => only === undefined || only.includes(run.name))
-  // `--changed`: each run again over only its files that no report has measured as they are now, under a new name.
-  const measured = new Set(
-    readReports().flatMap((report) => Object.entries(report.files).flatMap(([file, { source }]) => (textOf(file) === source ? [file] : [])))
-  )
   const names = new Set(reportNames().map((name) => name.slice(0, -".json".length)))
   const firstFree = (base) => {
     let n = 1
-    while (names.has(`${base}.changed-${n}`)) n++
-    return `${base}.changed-${n}`
+    while (names.has(`${base}-${n}`)) n++
+    return `${base}-${n}`
   }
-  const phase1 = runs.flatMap((run) => {
-    const mutate = run.mutate.map(src).filter((file) => !args.includes("--changed") || !measured.has(file))
-    return mutate.length === 0 ? [] : [{ run, name: args.includes("--changed") ? firstFree(run.name) : run.name, mutate }]
-  })
+  if (args.includes("--retest")) {
+    // `--retest`: the mutants no run detected, by place, against each run's tests as they are now and those its
+    // files' static mutants are run with; after tests were added, without running the rest again.
+    const scored = scoresOf(currentReports())
+    const jobs = runs.flatMap((run) => {
+      const files = run.mutate.map(src)
+      const places = scored
+        .filter(({ source }) => files.includes(source))
+        .flatMap(({ source, mutants }) => mutants.filter((m) => m.status === "Survived" || m.status === "NoCoverage").map((m) => placeOf(source, m)))
+      const statics = plan.statics.filter((group) => group.sources.some((file) => files.includes(src(file)))).flatMap((group) => group.tests)
+      const tests = [...new Set([...run.tests, ...statics])].map(test)
+      return places.length === 0 ? [] : [{ name: firstFree(`${run.name}.retest`), mutate: [...new Set(places)], tests, ignoreStatic: false }]
+    })
+    console.log(`to retest: ${jobs.map((job) => `${job.name} ${job.mutate.length} place(s)`).join(", ") || "nothing"}`)
+    ok = await runAll(jobs)
+  }
+  // `--changed`: each run again over only its files that no report has measured as they are now, under a new name.
+  const measured = new Set(currentReports().flatMap((report) => Object.keys(report.files)))
+  const phase1 = args.includes("--retest")
+    ? []
+    : runs.flatMap((run) => {
+        const mutate = run.mutate.map(src).filter((file) => !args.includes("--changed") || !measured.has(file))
+        return mutate.length === 0 ? [] : [{ run, name: args.includes("--changed") ? firstFree(`${run.name}.changed`) : run.name, mutate }]
+      })
   if (args.includes("--changed")) console.log(`changed since measured: ${phase1.flatMap((job) => job.mutate).join(", ") || "nothing"}`)
-  if (!args.includes("--statics")) {
+  if (!args.includes("--statics") && !args.includes("--retest")) {
     ok = await runAll(
       phase1.map(({ run, name, mutate }) => ({ name, mutate, tests: run.tests.map(test), ignoreStatic: true, coverageAnalysis: run.coverageAnalysis }))
     )
@@ -130,7 +164,7 @@ if (!args.includes("--merge")) {
     if (!existsSync(reportOf(name))) return []
     const statics = new Map()
     for (const [file, { mutants }] of Object.entries(JSON.parse(readFileSync(reportOf(name), "utf8")).files)) {
-      statics.set(file, mutants.filter(ignoredAsStatic).map(({ location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`))
+      statics.set(file, mutants.filter(ignoredAsStatic).map((mutant) => placeOf(file, mutant)))
     }
     return plan.statics.flatMap((group, index) => {
       const places = group.sources.flatMap((file) => statics.get(src(file)) ?? [])
@@ -140,20 +174,8 @@ if (!args.includes("--merge")) {
   ok = (await runAll(jobs)) && ok
 }
 
-// A file is scored only from reports made of its text as it is now: one edited since a run is left out of that run's
-// report (its mutants' places would no longer match), and `--changed` measures it again.
 const stale = new Set()
-const current = readReports().map((report) => ({
-  ...report,
-  files: Object.fromEntries(
-    Object.entries(report.files).filter(([file, { source }]) => {
-      const same = textOf(file) === source
-      if (!same) stale.add(file)
-      return same
-    })
-  )
-}))
-const files = scoresOf(current)
+const files = scoresOf(currentReports(stale))
 const rows = files.map(({ source, count, score }) => [
   source.replace(`packages/${plan.package}/src/`, ""),
   percent(score),
