@@ -51,6 +51,10 @@ export interface Options {
   readonly extraBody?: Json.JsonObject | undefined
 }
 
+/** What `webSearch` adds to the default search settings. */
+// Stryker disable next-line ConditionalExpression,BooleanLiteral: spreading `true` adds no field, as spreading {} does
+const searchSettings = (webSearch: true | Json.JsonObject): Json.JsonObject => (webSearch === true ? {} : webSearch)
+
 /** The ChatCompletions options a GLM configuration stands for. */
 export const toChatCompletions = (options: Options): ChatCompletions.Options => {
   const extraBody: Record<string, unknown> = { ...options.extraBody }
@@ -72,7 +76,7 @@ export const toChatCompletions = (options: Options): ChatCompletions.Options => 
     builtinTools:
       webSearch === undefined
         ? undefined
-        : [{ type: "web_search", web_search: { enable: true, search_engine: "search_pro_jina", ...(webSearch === true ? {} : webSearch) } }]
+        : [{ type: "web_search", web_search: { enable: true, search_engine: "search_pro_jina", ...searchSettings(webSearch) } }]
   }
 }
 
