@@ -365,6 +365,11 @@ describe("GLM / OpenAI presets — configuration", () => {
       const glmDefaults = yield* Glm.config.pipe(withEnv({ ZAI_API_KEY: "k" }))
       expect([glmDefaults.endpoint, glmDefaults.model]).toEqual(["general", Glm.defaultModel])
       expect(OpenAI.toChatCompletions({ apiKey: Redacted.make("k") }).baseUrl).toBe("https://api.openai.com/v1")
+      // OpenAI's variables, each read; unset, the documented default model and OpenAI's own endpoint.
+      const openaiSet = yield* OpenAI.config.pipe(withEnv({ OPENAI_API_KEY: "k2", OPENAI_MODEL: "gpt-y", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }))
+      expect([Redacted.value(openaiSet.apiKey), openaiSet.model, openaiSet.baseUrl]).toEqual(["k2", "gpt-y", "http://127.0.0.1:9/v1"])
+      const openaiDefaults = OpenAI.toChatCompletions(yield* OpenAI.config.pipe(withEnv({ OPENAI_API_KEY: "k" })))
+      expect([openaiDefaults.model, openaiDefaults.baseUrl]).toEqual(["gpt-4.1-mini", "https://api.openai.com/v1"])
       const error = yield* Effect.flip(Effect.scoped(build(Glm.layerConfig()))).pipe(withEnv({}))
       expect(String(error)).toContain("ZAI_API_KEY")
       const service = yield* ChatCompletions.make({ apiKey: Redacted.make("k"), baseUrl: "http://127.0.0.1:1", model: "m" })
