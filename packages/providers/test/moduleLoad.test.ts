@@ -8,7 +8,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 
-describe("wire modules", () => {
+describe("the provider modules load", () => {
   it("the Gemini, Live and chat-completions wire modules load and decode an empty message or refuse it", async () => {
     const gemini = await import("../src/internal/gemini/wire.js")
     const live = await import("../src/internal/live/wire.js")
@@ -21,6 +21,7 @@ describe("wire modules", () => {
     expect(Either.isLeft(openai.decodeCompletion({}))).toBe(true)
     expect(openai.decodeCompletion({ choices: [] })).toEqual(Either.right({ choices: [] }))
   })
+
   it("each layer's configuration loads and reads its variables", async () => {
     const { Gemini, GeminiLive, Glm, OpenAI } = await import("../src/index.js")
     const env = { GEMINI_API_KEY: "g", GEMINI_MODEL: "gm", GEMINI_LIVE_MODEL: "lm", ZAI_API_KEY: "z", ZAI_MODEL: "zm", ZAI_ENDPOINT: "coding", OPENAI_API_KEY: "o", OPENAI_MODEL: "om" }
