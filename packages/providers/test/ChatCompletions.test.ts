@@ -364,6 +364,9 @@ describe("GLM / OpenAI presets — configuration", () => {
       // Unset, ZAI_ENDPOINT is the general endpoint and ZAI_MODEL the default model.
       const glmDefaults = yield* Glm.config.pipe(withEnv({ ZAI_API_KEY: "k" }))
       expect([glmDefaults.endpoint, glmDefaults.model]).toEqual(["general", Glm.defaultModel])
+      // Either endpoint may be named; anything else is refused, naming the variable.
+      for (const endpoint of ["general", "coding"] as const) expect((yield* Glm.config.pipe(withEnv({ ZAI_API_KEY: "k", ZAI_ENDPOINT: endpoint }))).endpoint).toBe(endpoint)
+      expect(String(yield* Effect.flip(Glm.config.pipe(withEnv({ ZAI_API_KEY: "k", ZAI_ENDPOINT: "mainland" }))))).toContain("ZAI_ENDPOINT")
       expect(OpenAI.toChatCompletions({ apiKey: Redacted.make("k") }).baseUrl).toBe("https://api.openai.com/v1")
       // OpenAI's variables, each read; unset, the documented default model and OpenAI's own endpoint.
       const openaiSet = yield* OpenAI.config.pipe(withEnv({ OPENAI_API_KEY: "k2", OPENAI_MODEL: "gpt-y", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }))
