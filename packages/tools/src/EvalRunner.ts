@@ -93,9 +93,11 @@ export const mockOutcome = (
 const mocked = <R>(tool: Tool.Tool<R>, entries: ReadonlyArray<MockResponse>): Tool.Tool<R> => ({
   ...tool,
   decode: (args) => Either.map(tool.decode(args), () => args),
+  // Stryker disable next-line BooleanLiteral: the executor asks only about arguments that decoded, so `onLeft` is never taken
   needsApproval: (args) => Either.match(tool.decode(args as Json.JsonObject), { onLeft: () => false, onRight: tool.needsApproval }),
   run: (args) =>
     Either.match(mockOutcome(tool.name, entries, args as Json.JsonObject), {
+      // Stryker disable next-line BooleanLiteral: a mock's error is the tool's answer, not a crash; no eval result carries the flag
       onLeft: (cause) => Effect.fail({ cause, defect: false }),
       onRight: (value) => Effect.succeed(value)
     })
@@ -112,6 +114,7 @@ const foreignMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): st
 /** The scenario with the case's mocks in place of the handlers of the functions it offers (it ignores the others). */
 const withMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): Scenario.Scenario<R> => {
   const mocks = evalCase.mock_function_responses
+  // Stryker disable next-line ConditionalExpression: a shortcut only; without mocks the rebuilt registry holds the same tools
   if (Object.keys(mocks).length === 0) return scenario
   const withCaseMocks = (registry: Registry.Registry<R>): Registry.Registry<R> =>
     Registry.unsafeMake(
@@ -141,6 +144,7 @@ const observed = (call: Dispatcher.DispatchedCall): ObservedCall => ({
   response: call.response,
   isError: call.isError,
   durationMs: Duration.toMillis(call.duration),
+  // Stryker disable next-line ConditionalExpression: calls of a run always have their turn (only calls dispatched outside a run have none)
   ...(call.turn === undefined ? {} : { turn: call.turn })
 })
 
@@ -197,6 +201,7 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     const scenario = Scenario.get(options.scenarios, name)
     if (Either.isLeft(scenario)) return errored(name, scenario.left.message)
     // The case file is checked against the case's own scenario, whichever one the input was routed to.
+    // Stryker disable next-line ConditionalExpression: a shortcut only; looking the case's scenario up again finds the same one
     const own = name === evalCase.scenario ? scenario : Scenario.get(options.scenarios, evalCase.scenario)
     const caseBug = Either.isRight(own) ? foreignMocks(own.right, evalCase) : undefined
     if (caseBug !== undefined) return errored(name, caseBug)

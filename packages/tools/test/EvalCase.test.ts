@@ -185,7 +185,7 @@ describe("EvalCase keys that would merge", () => {
     const error = caseError(
       "id: a\ninput: x\nscenario: s\nmock_function_responses:\n  lookup:\n    response: {1: first, '1': second}\nexpected_function_calls: []\n"
     )
-    expect(error).toMatchObject({ line: 6, reason: expect.stringContaining("Map keys must be unique") })
+    expect(error).toMatchObject({ line: 6, reason: 'the key "1" is given twice in one mapping: keys must be unique' })
     // Keys that differ stay apart.
     expect(parsed("id: a\ninput: x\nscenario: s\nmock_function_responses:\n  lookup:\n    response: {1: first, 2: second}\nexpected_function_calls: []\n")[0]!.mock_function_responses.lookup).toEqual([
       { response: { 1: "first", 2: "second" } }

@@ -6,6 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
+import * as Tracer from "effect/Tracer"
 import { LanguageModel, ModelError, Registry, Retry, StopCondition, Tool } from "@agentfx/core"
 import * as EffectSchema from "effect/Schema"
 import { Scripted } from "@agentfx/core/testing"
@@ -434,6 +435,68 @@ describe("EvalRunner.run", () => {
       expect(badThreshold._tag === "Failure" && badThreshold.cause._tag).toBe("Die")
       const badConcurrency = yield* Effect.exit(EvalRunner.run([], { scenarios, model, concurrency: 0 }))
       expect(badConcurrency._tag === "Failure" && badConcurrency.cause._tag).toBe("Die")
+      expect(badConcurrency._tag === "Failure" && badConcurrency.cause._tag === "Die" && String(badConcurrency.cause.defect)).toBe(
+        "RangeError: concurrency must be an integer ≥ 1, got 0"
+      )
+    })
+  )
+
+  it.effect("traces the run and each case: a span per case named by its id, inside one for the suite", () =>
+    Effect.gen(function* () {
+      const spans: Array<Tracer.Span> = []
+      const tracer = yield* Effect.tracer
+      const recording = Tracer.make({
+        context: tracer.context,
+        span: (...args) => {
+          const span = tracer.span(...args)
+          spans.push(span)
+          return span
+        }
+      })
+      const model = Scripted.layer([Scripted.text("done")])
+      const cases = [caseOf({ id: "first" }), caseOf({ id: "second" })]
+      const unnamed = yield* Effect.withTracer(EvalRunner.run(cases, { scenarios, model }), recording)
+      expect(unnamed.suite).toBe("eval")
+      yield* Effect.withTracer(EvalRunner.run(cases.slice(0, 1), { scenarios, model, suite: "warranty" }), recording)
+      const ours = spans.filter((span) => span.name.startsWith("EvalRunner."))
+      expect(ours.map((span) => [span.name, Object.fromEntries(span.attributes)])).toStrictEqual([
+        ["EvalRunner.run", { suite: "eval", cases: 2 }],
+        ["EvalRunner.runCase", { case: "first" }],
+        ["EvalRunner.runCase", { case: "second" }],
+        ["EvalRunner.run", { suite: "warranty", cases: 1 }],
+        ["EvalRunner.runCase", { case: "first" }]
+      ])
+      const [run, first] = ours
+      expect(first!.parent._tag === "Some" && first!.parent.value.spanId).toBe(run!.spanId)
+    })
+  )
+
+  it.effect("a mocked tool still asks for approval where its implementation would, with the arguments decoded", () =>
+    Effect.gen(function* () {
+      const transfer = Tool.make("transfer", {
+        description: "Moves money",
+        parameters: EffectSchema.Struct({ amount: EffectSchema.NumberFromString }),
+        needsApproval: ({ amount }) => amount > 100,
+        handler: () => Effect.die("the real handler must not run")
+      })
+      const transferYaml = `  - name: transfer
+    description: Moves money
+    parameters:
+      type: object
+      properties:
+        amount: { type: string }
+      required: [amount]`
+      const paying = Either.getOrThrow(
+        Either.flatMap(Scenario.parse(scenarioText("paying", [transferYaml]), "paying.md"), (d) => Scenario.resolve(d, Registry.unsafeMake(transfer)))
+      )
+      const evalCase = caseOf({ id: "pay", scenario: "paying", mock_function_responses: { transfer: { response: "sent" } } })
+      const script = [{ calls: [{ name: "transfer", args: { amount: "5" } }, { name: "transfer", args: { amount: "500" } }] }, Scripted.text("done")]
+      // No Approval service: a call that needs approval is denied.
+      const [result] = (yield* EvalRunner.run([evalCase], { scenarios: [paying], model: Scripted.layer(script) })).cases
+      expect(result!.calls.map((call) => [call.args, call.isError, call.response])).toStrictEqual([
+        [{ amount: "5" }, false, { output: "sent" }],
+        [{ amount: "500" }, true, { error: { type: "ApprovalDenied", message: expect.any(String), reason: "this tool needs approval and no Approval service is provided" } }]
+      ])
     })
   )
 })
@@ -444,6 +507,11 @@ describe("EvalRunner.mockOutcome", () => {
     expect(EvalRunner.mockOutcome("f", entries, { a: 1, b: 2 })).toStrictEqual(Either.right("one"))
     expect(EvalRunner.mockOutcome("f", entries, { a: 2 })).toStrictEqual(Either.right("fallback"))
     expect(EvalRunner.mockOutcome("f", [{ error: { message: "m", code: 1 } }], {})).toStrictEqual(Either.left({ message: "m", code: 1 }))
+    // An error given as text is that message.
+    expect(EvalRunner.mockOutcome("f", [{ error: "down" }], {})).toStrictEqual(Either.left({ message: "down" }))
+    expect(EvalRunner.mockOutcome("f", [{ when: { a: 1 }, response: "one" }], { a: 2 })).toStrictEqual(
+      Either.left({ message: 'the eval case gives no mock response for f with these arguments: {"a":2}' })
+    )
   })
 })
 
@@ -470,14 +538,16 @@ describe("EvalRunner call order", () => {
         scenario: "waiting",
         expected_function_calls: [
           { function_name: "wait", arguments: { ms: 50 } },
+          { function_name: "wait", arguments: { ms: 20 } },
           { function_name: "wait", arguments: { ms: 1 } }
         ]
       })
-      const script = [{ calls: [{ name: "wait", args: { ms: 50 } }, { name: "wait", args: { ms: 1 } }] }, Scripted.text("done")]
+      // Three calls finishing in the reverse of the order they were made in.
+      const script = [{ calls: [50, 20, 1].map((ms) => ({ name: "wait", args: { ms } })) }, Scripted.text("done")]
       const fiber = yield* Effect.fork(EvalRunner.run([evalCase], { scenarios: [waiting], model: Scripted.layer(script) }))
       yield* TestClock.adjust("1 second")
       const report = yield* Fiber.join(fiber)
       expect(report.cases[0]!.mismatches).toEqual([])
-      expect(report.cases[0]!.calls.map((c) => c.args)).toEqual([{ ms: 50 }, { ms: 1 }])
+      expect(report.cases[0]!.calls.map((c) => c.args)).toEqual([{ ms: 50 }, { ms: 20 }, { ms: 1 }])
     }))
 })

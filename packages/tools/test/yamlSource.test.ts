@@ -36,7 +36,16 @@ describe("YamlSource.parse", () => {
     expect(parsed.lineOf(["a", "b", 7])).toBe(2)
     expect(parsed.lineOf(["a", "b", "key"])).toBe(2)
     expect(parsed.lineOf(["c", "d"])).toBe(6)
+    expect(parsed.lineOf(["c", 0])).toBe(6)
     expect(source(text, 10).lineOf(["a", "b", 1, "z"])).toBe(15)
+    // A key given through an alias is found as the key it points to.
+    expect(source("k: &k name\nm:\n  x: 1\n  *k : 2\n").lineOf(["m", "name"])).toBe(4)
+  })
+
+  it("gives no line in an empty document", () => {
+    expect(source("").value).toBeNull()
+    expect(source("").lineOf([])).toBeUndefined()
+    expect(source("# a comment\n").lineOf(["a", 0])).toBeUndefined()
   })
 
   it("gives a scalar's text as written, and nothing for what is not a scalar or not there", () => {
@@ -47,6 +56,11 @@ describe("YamlSource.parse", () => {
     expect(parsed.textOf(["list", 1])).toBe("2")
     expect(parsed.textOf(["list"])).toBeUndefined()
     expect(parsed.textOf(["missing"])).toBeUndefined()
+    // A path that goes on through a scalar, past a list's end, or into a list by name finds nothing.
+    expect(parsed.textOf(["version", "minor"])).toBeUndefined()
+    expect(parsed.textOf(["version", 0])).toBeUndefined()
+    expect(parsed.textOf(["list", 2])).toBeUndefined()
+    expect(parsed.textOf(["list", "length"])).toBeUndefined()
   })
 
   it("refuses invalid YAML at its line (shifted by the offset), without the parser's position suffix", () => {
@@ -55,14 +69,44 @@ describe("YamlSource.parse", () => {
     expect(bad.reason).not.toMatch(/at line \d+, column \d+/)
     expect(bad.reason.length).toBeGreaterThan(0)
     expect(problem(YamlSource.parse("a: 1\nb: [x\n", 4)).line).toBe(7)
+    // Positions of two digits and more are cut as well; the parser's own words stay as they are.
+    const late = `${Array.from({ length: 11 }, (_, i) => `k${i}: 1`).join("\n")}\nlong_key_a: b: c\n`
+    expect(problem(YamlSource.parse(late))).toStrictEqual({ line: 12, reason: "Nested mappings are not allowed in compact mappings" })
+  })
+
+  it("keeps the spec's strict checks: an implicit key longer than 1,024 characters is refused", () => {
+    expect(problem(YamlSource.parse(`${"k".repeat(1100)}: 1\n`)).reason).toMatch(/at most 1024 chars/)
+    expect(source(`${"k".repeat(1000)}: 1\n`).value).toStrictEqual({ ["k".repeat(1000)]: 1 })
   })
 
   it("refuses two keys that are one property once made JSON, and aliases past a bound", () => {
     expect(problem(YamlSource.parse("1: a\n'1': b\n")).reason).toMatch(/unique/i)
     const laughs = ["a: &a [x, x]", ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)].join("\n")
     expect(problem(YamlSource.parse(`${laughs}\n`)).reason).toMatch(/alias/i)
-    // A few aliases are fine.
+    // A few aliases are fine: up to 49 uses of one anchor (the parser counts the anchor as well), not 50.
     expect(source("a: &a [1]\nb: *a\n").value).toStrictEqual({ a: [1], b: [1] })
+    const uses = (n: number) => `a: &a x\nb: [${Array.from({ length: n }, () => "*a").join(", ")}]\n`
+    expect(source(uses(49)).value).toStrictEqual({ a: "x", b: Array.from({ length: 49 }, () => "x") })
+    expect(problem(YamlSource.parse(uses(50))).reason).toMatch(/alias/i)
+  })
+
+  it("refuses a key given twice through an alias, with the path and line of the second", () => {
+    expect(problem(YamlSource.parse("k: &k name\nm:\n  name: 1\n  *k : 2\n"))).toStrictEqual({
+      line: 4,
+      field: "m.name",
+      reason: 'the key "name" is given twice in one mapping: keys must be unique'
+    })
+    // Apart, in two mappings, the same key is fine.
+    expect(source("a:\n  x: 1\nb:\n  x: 2\n").value).toStrictEqual({ a: { x: 1 }, b: { x: 2 } })
+  })
+
+  it("refuses a list or a mapping used as a key, naming the mapping it is in", () => {
+    expect(problem(YamlSource.parse("a:\n  ok: 1\n  ? [x, y]\n  : 2\n"))).toStrictEqual({
+      line: 3,
+      field: "a",
+      reason: "a key must be plain text, not a list or a mapping"
+    })
+    expect(problem(YamlSource.parse("? {x: 1}\n: 2\n", 3))).toStrictEqual({ line: 4, field: undefined, reason: "a key must be plain text, not a list or a mapping" })
   })
 
   it("refuses __proto__ anywhere, and constructor or prototype as a name under a name map, with the path and line", () => {
@@ -73,6 +117,8 @@ describe("YamlSource.parse", () => {
     })
     expect(problem(YamlSource.parse("mock_function_responses:\n  ok: []\n  constructor: []\n"))).toMatchObject({ line: 3, field: "mock_function_responses.constructor" })
     expect(problem(YamlSource.parse("$defs:\n  prototype: {}\n"))).toMatchObject({ line: 2, field: "$defs.prototype" })
+    expect(problem(YamlSource.parse("definitions:\n  constructor: {}\n", 5))).toMatchObject({ line: 7, field: "definitions.constructor" })
+    expect(problem(YamlSource.parse("__proto__: 1\n", 5))).toMatchObject({ line: 6, field: "__proto__" })
     // Elsewhere they are ordinary keys, and a name map's own values are not name maps.
     expect(source("constructor: 1\nprototype: 2\n").value).toStrictEqual({ constructor: 1, prototype: 2 })
     expect(source("mock_function_responses:\n  f:\n    - constructor: 1\n").value).toStrictEqual({ mock_function_responses: { f: [{ constructor: 1 }] } })
@@ -105,6 +151,9 @@ describe("YamlSource.decode", () => {
     expect(problem(decoded)).toStrictEqual({ line: 4, field: "items[0].size", reason: 'Expected number, actual "x" (and 1 more problem)' })
     const three = YamlSource.decode(File, source("title: 1\nitems:\n  - name: a\n    size: x\n  - name: 3\n    size: 1\n"))
     expect(problem(three)).toMatchObject({ line: 1, field: "title", reason: "Expected string, actual 1 (and 2 more problems)" })
+    // A problem is dropped only under a deeper one at its own path, not beside one in a sibling entry.
+    const siblings = YamlSource.decode(File, source("title: t\nitems:\n  - name: a\n    size: x\n  - 3\n"))
+    expect(problem(siblings)).toMatchObject({ line: 4, field: "items[0].size", reason: 'Expected number, actual "x" (and 1 more problem)' })
   })
 
   it("says what a file's editor needs: unknown fields with the known ones, missing fields, an empty list", () => {
@@ -126,5 +175,9 @@ describe("YamlSource.decode", () => {
     const Wide = Schema.Struct({ settings: Schema.Struct({ alpha: Schema.String, beta: Schema.Number, gamma: Schema.Boolean, delta: Schema.String }) })
     expect(problem(YamlSource.decode(Wide, source("settings: 3\n")))).toMatchObject({ field: "settings", reason: "has the wrong shape (got 3)" })
     expect(problem(YamlSource.decode(Schema.Struct({ n: Schema.Number }), source("n: x\n")))).toMatchObject({ reason: 'Expected number, actual "x"' })
+    // The bound is 60 characters of the expected type: a literal of 58 characters, quoted, is 60 and stays.
+    const literal = (length: number) => Schema.Struct({ kind: Schema.Literal("k".repeat(length)) })
+    expect(problem(YamlSource.decode(literal(58), source("kind: other\n"))).reason).toBe(`Expected "${"k".repeat(58)}", actual "other"`)
+    expect(problem(YamlSource.decode(literal(59), source("kind: other\n"))).reason).toBe('has the wrong shape (got "other")')
   })
 })

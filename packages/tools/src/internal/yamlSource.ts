@@ -1,8 +1,8 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { Document, Node } from "yaml"
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument } from "yaml"
+import type { Document } from "yaml"
+import { isAlias, isMap, isNode, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument } from "yaml"
 
 /** A problem in a YAML source: where (1-based line, when known), which field, what. */
 export interface Problem {
@@ -26,19 +26,28 @@ export interface Source {
 // Aliases can expand exponentially ("billion laughs"); no hand-written case or scenario needs many.
 const maxAliasCount = 50
 
-/**
- * Keys are the same when they are once made JSON: `1` and `'1'` are two YAML keys but one property, and the later
- * would silently replace the earlier.
- */
-const sameKey = (a: unknown, b: unknown): boolean => a === b || (isScalar(a) && isScalar(b) && String(a.value) === String(b.value))
-
-const options = (lineCounter: LineCounter) => ({ lineCounter, prettyErrors: true, uniqueKeys: sameKey, strict: true })
+// The parser refuses a key written twice the same way; `forbiddenKey` refuses the rest (`1` and `'1'`, an alias of a
+// key), which are one property once made JSON, where the later would silently replace the earlier.
+const options = (lineCounter: LineCounter) => ({ lineCounter, prettyErrors: true, uniqueKeys: true, strict: true })
 
 const firstError = (document: Document.Parsed, lineOffset: number): Problem | undefined => {
   const error = document.errors[0]
   if (error === undefined) return undefined
+  // Stryker disable next-line OptionalChaining: the parser gives every error found in a source its place in it
   const line = error.linePos?.[0].line
+  // Stryker disable next-line ConditionalExpression: the same; the check is for the type
   return { line: line === undefined ? undefined : line + lineOffset, reason: error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "") }
+}
+
+/** The line a parsed node starts on; undefined for what is not a node (an empty document's contents, a missing item). */
+const startLine = (node: unknown, lineAt: (offset: number) => number): number | undefined =>
+  // Stryker disable next-line ConditionalExpression: every parsed node has its range; the check is for the type
+  isNode(node) && node.range ? lineAt(node.range[0]) : undefined
+
+/** A mapping key as the property name it becomes: a scalar's text, or that of the scalar an alias points to. */
+const keyOf = (document: Document.Parsed, key: unknown): string | undefined => {
+  const resolved = isAlias(key) ? key.resolve(document) : key
+  return isScalar(resolved) ? String(resolved.value) : undefined
 }
 
 // A key that reaches an object's prototype instead of naming a field: dropped or ignored further on, never kept
@@ -50,32 +59,38 @@ const nameMaps = new Set(["mock_function_responses", "$defs", "definitions"])
 const objectMembers = new Set(["constructor", "prototype"])
 
 /**
- * The first key (in document order) that must not be used, as a problem naming its path and line. A key that is
- * an alias (`*k :`) is looked at as the scalar it points to, since that is the key the object gets.
+ * The first key (in document order) that must not be used, as a problem naming its path and line: a key that is not
+ * plain text (a list or mapping as a key, which JavaScript would turn into text such as "[ a ]"), a key given twice
+ * once made a property name, or one that names a member of every object. A key that is an alias (`*k :`) is looked
+ * at as the scalar it points to, since that is the key the object gets.
  */
 const forbiddenKey = (document: Document.Parsed, lineAt: (offset: number) => number): Problem | undefined => {
   const root: unknown = document.contents
-  const keyOf = (key: unknown): string | undefined => {
-    const resolved = isAlias(key) ? key.resolve(document) : key
-    return isScalar(resolved) ? String(resolved.value) : undefined
-  }
   // An explicit stack, not recursion: a document nested deeply enough would overflow it.
   const stack: Array<{ readonly node: unknown; readonly path: ReadonlyArray<PropertyKey>; readonly names: boolean }> = [{ node: root, path: [], names: false }]
   while (stack.length > 0) {
     const { node, path, names } = stack.pop()!
     const children: Array<{ node: unknown; path: ReadonlyArray<PropertyKey>; names: boolean }> = []
     if (isMap(node)) {
+      const seen = new Set<string>()
       for (const item of node.items) {
-        const key = keyOf(item.key)
-        if (key !== undefined && (prototypeKeys.has(key) || (names && objectMembers.has(key)))) {
-          const range = isScalar(item.key) || isAlias(item.key) ? item.key.range : undefined
+        const key = keyOf(document, item.key)
+        const line = startLine(item.key, lineAt)
+        if (key === undefined) {
+          return { line, field: path.length === 0 ? undefined : formatPath(path), reason: "a key must be plain text, not a list or a mapping" }
+        }
+        if (seen.has(key)) {
+          return { line, field: formatPath([...path, key]), reason: `the key "${key}" is given twice in one mapping: keys must be unique` }
+        }
+        seen.add(key)
+        if (prototypeKeys.has(key) || (names && objectMembers.has(key))) {
           return {
-            line: range === undefined || range === null ? undefined : lineAt(range[0]),
+            line,
             field: formatPath([...path, key]),
             reason: `the key "${key}" is not allowed here: it names a member of every JavaScript object, so it would not be read as written`
           }
         }
-        children.push({ node: item.value, path: [...path, key ?? "?"], names: key !== undefined && nameMaps.has(key) })
+        children.push({ node: item.value, path: [...path, key], names: nameMaps.has(key) })
       }
     } else if (isSeq(node)) {
       node.items.forEach((item, index) => children.push({ node: item, path: [...path, index], names: false }))
@@ -86,7 +101,8 @@ const forbiddenKey = (document: Document.Parsed, lineAt: (offset: number) => num
 }
 
 const sourceOf = (text: string, document: Document.Parsed, lineCounter: LineCounter, lineOffset: number): Either.Either<Source, Problem> => {
-  const forbidden = forbiddenKey(document, (offset) => lineCounter.linePos(offset).line + lineOffset)
+  const lineAt = (offset: number) => lineCounter.linePos(offset).line + lineOffset
+  const forbidden = forbiddenKey(document, lineAt)
   if (forbidden !== undefined) return Either.left(forbidden)
   let value: unknown
   try {
@@ -94,21 +110,21 @@ const sourceOf = (text: string, document: Document.Parsed, lineCounter: LineCoun
   } catch (error) {
     return Either.left({ reason: error instanceof Error ? error.message : String(error) })
   }
-  const lineAt = (offset: number) => lineCounter.linePos(offset).line + lineOffset
   /** The node at `path` (undefined when the path leaves the document) and the line of it or its nearest ancestor. */
   const find = (path: ReadonlyArray<PropertyKey>): { readonly node: unknown; readonly line: number | undefined } => {
     let node: unknown = document.contents
-    let line = node !== null && typeof node === "object" && "range" in node ? lineAt((node as Node).range![0]) : undefined
+    let line = startLine(node, lineAt)
     for (const key of path) {
       if (isMap(node)) {
-        const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(key))
+        // Keys were checked by `forbiddenKey`: each is plain text, or an alias of it.
+        const pair = node.items.find((item) => keyOf(document, item.key) === String(key))
         if (pair === undefined) return { node: undefined, line }
-        if (isScalar(pair.key) && pair.key.range !== undefined && pair.key.range !== null) line = lineAt(pair.key.range[0])
+        line = startLine(pair.key, lineAt) ?? line
         node = pair.value
       } else if (isSeq(node) && typeof key === "number") {
         const item: unknown = node.items[key]
-        if (item === undefined || item === null) return { node: undefined, line }
-        if (typeof item === "object" && "range" in item && (item as Node).range) line = lineAt((item as Node).range![0])
+        // Past the end: the next key, or the end of the path, gives what was found so far.
+        line = startLine(item, lineAt) ?? line
         node = item
       } else {
         return { node: undefined, line }
@@ -118,7 +134,8 @@ const sourceOf = (text: string, document: Document.Parsed, lineCounter: LineCoun
   }
   const textOf = (path: ReadonlyArray<PropertyKey>): string | undefined => {
     const { node } = find(path)
-    return isScalar(node) && node.range !== undefined && node.range !== null ? text.slice(node.range[0], node.range[1]) : undefined
+    // Stryker disable next-line ConditionalExpression: every parsed scalar has its range; the check is for the type
+    return isScalar(node) && node.range ? text.slice(node.range[0], node.range[1]) : undefined
   }
   return Either.right({ value, lineOf: (path) => find(path).line, textOf })
 }
@@ -134,8 +151,8 @@ export const parse = (text: string, lineOffset = 0): Either.Either<Source, Probl
 /** Parses every document of a multi-document stream (`---` separated); empty documents are skipped. */
 export const parseAll = (text: string): Either.Either<ReadonlyArray<Source>, Problem> => {
   const lineCounter = new LineCounter()
-  const documents = parseAllDocuments(text, options(lineCounter))
-  if (!Array.isArray(documents)) return Either.right([])
+  // An empty stream (`EmptyStream`) is an empty array as well.
+  const documents: ReadonlyArray<Document.Parsed> = parseAllDocuments(text, options(lineCounter))
   const sources: Array<Source> = []
   for (const document of documents) {
     const problem = firstError(document, 0)
