@@ -25,7 +25,8 @@ const config = {
   thresholds: { high: 90, low: 80, break: null }
 }
 
-// One run of a plan (scripts/mutation-plan.mjs): its own sandbox and report, one worker, every mutant tested afresh.
+// One run of a plan (scripts/mutation-plan.mjs): its own sandbox and report, one worker, every mutant tested afresh
+// (or, in its static phase, those the run before it did not settle).
 const run = process.env.MUTATION_RUN
 const planned =
   run === undefined
@@ -33,7 +34,9 @@ const planned =
     : {
         ...config,
         concurrency: 1,
-        incremental: false,
+        // A plan's static phase takes over the results of the run before it (scripts/mutation-plan.mjs).
+        incremental: (process.env.MUTATION_INCREMENTAL ?? "") !== "",
+        incrementalFile: process.env.MUTATION_INCREMENTAL || config.incrementalFile,
         ignoreStatic: process.env.MUTATION_IGNORE_STATIC === "1",
         // A run may turn coverage off (`"coverageAnalysis": "off"` in its plan): Stryker counts a module-level class
         // definition that a test reaches as covered there and runs it only at that test, after the module was

@@ -8,7 +8,8 @@
 // lower bound). Two phases:
 //   1. every run, static mutants left out, `--workers` runs at a time (one Stryker worker each);
 //   2. the static mutants those runs left out, each against the few test files the plan names for its file
-//      (`statics`): Stryker's `--mutate` with the place of each.
+//      (`statics`): Stryker's `--mutate` with the place of each. The mutants nested in those places take their
+//      results over from the run's report (Stryker's incremental mode), so only what that report left open is tested.
 // Then every report of the plan (reports/mutation/<package>/plan/*.json) is merged, a mutant detected when any
 // run detected it, and the table is printed and written to reports/mutation/<package>/plan/summary.md.
 // `--only` re-runs the named runs (and their static mutants) and merges with the reports already there;
@@ -17,7 +18,7 @@
 // merge scores each file from the reports of its text as it is now; `--retest` runs again, by place, only the mutants
 // that survived or had no test, with each run's tests as they are now (after tests were added).
 import { spawn } from "node:child_process"
-import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { ignoredAsStatic, percent, scoresOf, undetected } from "./mutationScores.mjs"
@@ -43,6 +44,7 @@ const src = (file) => `packages/${plan.package}/src/${file}`
 const test = (file) => `packages/${plan.package}/test/${file}`
 const reportDir = `reports/mutation/${plan.package}/plan`
 const reportOf = (name) => join(reportDir, `${name}.json`)
+const incrementalDir = `reports/mutation/${plan.package}/incremental`
 
 const unknown = (only ?? []).filter((name) => !plan.runs.some((run) => run.name === name))
 if (unknown.length > 0) {
@@ -58,12 +60,20 @@ for (const file of [...plan.runs.flatMap((run) => run.tests), ...plan.statics.fl
 
 const stryker = join(dirname(createRequire(import.meta.url).resolve("@stryker-mutator/core/package.json")), "bin/stryker.js")
 
-/** One Stryker run; its output goes to a log beside its report as it comes. Resolves with its exit status. */
-const strykerRun = ({ name, mutate, tests, ignoreStatic, coverageAnalysis }) =>
+/**
+ * One Stryker run; its output goes to a log beside its report as it comes. Resolves with its exit status.
+ * `reuse`: a report whose results Stryker takes over (its incremental mode) for the mutants it finds unchanged, with
+ * their killing tests among this run's; every other mutant, and each one that report ignored, is tested.
+ */
+const strykerRun = ({ name, mutate, tests, ignoreStatic, coverageAnalysis, reuse }) =>
   new Promise((resolve) => {
     const started = Date.now()
     console.log(`${new Date().toISOString().slice(11, 19)} start ${name}: ${mutate.length} mutate pattern(s), ${tests.length} test file(s)`)
-    const child = spawn(process.execPath, [stryker, "run", "stryker.config.mjs", "--force", "--mutate", mutate.join(",")], {
+    // Stryker rewrites its incremental file at the end, so it gets a copy, kept out of the report folder.
+    const incremental = reuse === undefined ? undefined : join(incrementalDir, `${name}.json`)
+    if (incremental !== undefined) copyFileSync(reuse, incremental)
+    const force = incremental === undefined ? ["--force"] : []
+    const child = spawn(process.execPath, [stryker, "run", "stryker.config.mjs", ...force, "--mutate", mutate.join(",")], {
       stdio: ["ignore", "pipe", "pipe"],
       env: {
         ...process.env,
@@ -71,7 +81,8 @@ const strykerRun = ({ name, mutate, tests, ignoreStatic, coverageAnalysis }) =>
         MUTATION_RUN: name,
         MUTATION_IGNORE_STATIC: ignoreStatic ? "1" : "0",
         MUTATION_TESTS: tests.join(","),
-        MUTATION_COVERAGE: coverageAnalysis ?? "perTest"
+        MUTATION_COVERAGE: coverageAnalysis ?? "perTest",
+        MUTATION_INCREMENTAL: incremental ?? ""
       }
     })
     const log = createWriteStream(join(reportDir, `${name}.log`))
@@ -119,6 +130,7 @@ const currentReports = (stale = new Set()) =>
 const placeOf = (file, { location: { start, end } }) => `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column - 1}`
 
 mkdirSync(reportDir, { recursive: true })
+mkdirSync(incrementalDir, { recursive: true })
 let ok = true
 if (!args.includes("--merge")) {
   const runs = plan.runs.filter((run) => only === undefined || only.includes(run.name))
@@ -160,15 +172,21 @@ if (!args.includes("--merge")) {
   }
   // Phase 2: the static mutants those runs left out, by the place of each (Stryker's columns there count from 0),
   // with the tests named for their file: one job for each run and group of files, so that each has its own report.
+  // A static mutant's place spans every mutant nested in it (a function's body holds dozens): those take their
+  // results over from the run's report, so that only the static mutants themselves, and nested ones whose killing
+  // test is not among the group's, are tested again.
   const jobs = phase1.flatMap(({ name }) => {
     if (!existsSync(reportOf(name))) return []
     const statics = new Map()
-    for (const [file, { mutants }] of Object.entries(JSON.parse(readFileSync(reportOf(name), "utf8")).files)) {
-      statics.set(file, mutants.filter(ignoredAsStatic).map((mutant) => placeOf(file, mutant)))
+    for (const [file, { mutants, source }] of Object.entries(JSON.parse(readFileSync(reportOf(name), "utf8")).files)) {
+      // A file edited since the run: its places are those of its old text (`--changed` measures it again).
+      if (textOf(file) === source) statics.set(file, mutants.filter(ignoredAsStatic).map((mutant) => placeOf(file, mutant)))
     }
     return plan.statics.flatMap((group, index) => {
       const places = group.sources.flatMap((file) => statics.get(src(file)) ?? [])
-      return places.length === 0 ? [] : [{ name: `${name}.static-${index + 1}`, mutate: places, tests: group.tests.map(test), ignoreStatic: false }]
+      return places.length === 0
+        ? []
+        : [{ name: `${name}.static-${index + 1}`, mutate: places, tests: group.tests.map(test), ignoreStatic: false, reuse: reportOf(name) }]
     })
   })
   ok = (await runAll(jobs)) && ok

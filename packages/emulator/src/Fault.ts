@@ -176,10 +176,20 @@ export interface SlowSetup {
   readonly delay: Duration.Duration
 }
 
-/** Gemini Live: send this frame before the turn's answer (text, or a binary frame) — e.g. one that is not JSON. */
+/**
+ * Gemini Live: send this frame before the turn's answer (text, or a binary frame) — e.g. one that is not JSON. Bytes
+ * go out as they are: in a text frame, bytes that are not UTF-8 are a frame every client must refuse (RFC 6455 §8.1).
+ */
 export interface RawFrame {
   readonly _tag: "RawFrame"
-  readonly data: string
+  readonly data: string | Uint8Array
+  readonly binary: boolean
+}
+
+/** Gemini Live: send this frame (as `RawFrame` sends it) when the setup arrives, before `setupComplete`. */
+export interface FrameBeforeSetup {
+  readonly _tag: "FrameBeforeSetup"
+  readonly data: string | Uint8Array
   readonly binary: boolean
 }
 
@@ -201,13 +211,13 @@ export type ShapingFault =
   | RawFrame
 
 /** Faults of a Gemini Live connection's setup. */
-export type SetupFault = RefuseSetup | SlowSetup
+export type SetupFault = RefuseSetup | SlowSetup | FrameBeforeSetup
 
 /** Any fault. */
 export type Fault = AnswerFault | ShapingFault | SetupFault
 
 const answerTags: ReadonlySet<string> = new Set(["Status", "RateLimited", "QuotaExhausted", "Overloaded", "Unauthorized", "GlmCode", "Stall", "Disconnect", "Close"])
-const setupTags: ReadonlySet<string> = new Set(["RefuseSetup", "SlowSetup"])
+const setupTags: ReadonlySet<string> = new Set(["RefuseSetup", "SlowSetup", "FrameBeforeSetup"])
 
 /** True for faults that replace the answer. */
 export const isAnswerFault = (fault: Fault): fault is AnswerFault => answerTags.has(fault._tag)
@@ -322,5 +332,19 @@ export const refuseSetup = (options: { readonly code?: number; readonly reason?:
 /** Gemini Live: complete the setup only after `delay`. */
 export const slowSetup = (delay: Duration.DurationInput): SlowSetup => ({ _tag: "SlowSetup", delay: Duration.decode(delay) })
 
-/** Gemini Live: send `data` as a frame of its own before the turn's answer (`binary`: as a binary frame). */
-export const rawFrame = (data: string, options: { readonly binary?: boolean } = {}): RawFrame => ({ _tag: "RawFrame", data, binary: options.binary ?? false })
+/**
+ * Gemini Live: send `data` as a frame of its own before the turn's answer (`binary`: as a binary frame; bytes go out
+ * as they are, so `new Uint8Array([0xff])` in a text frame is one that is not UTF-8).
+ */
+export const rawFrame = (data: string | Uint8Array, options: { readonly binary?: boolean } = {}): RawFrame => ({
+  _tag: "RawFrame",
+  data,
+  binary: options.binary ?? false
+})
+
+/** Gemini Live: send `data` as a frame of its own before `setupComplete` (as `rawFrame` sends it). */
+export const frameBeforeSetup = (data: string | Uint8Array, options: { readonly binary?: boolean } = {}): FrameBeforeSetup => ({
+  _tag: "FrameBeforeSetup",
+  data,
+  binary: options.binary ?? false
+})

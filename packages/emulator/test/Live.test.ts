@@ -285,6 +285,34 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       expect(Date.now() - started).toBeGreaterThanOrEqual(50)
     }))
 
+  it.scoped("sends a fault's frame before setupComplete, as text or as the bytes given, and records the fault", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      yield* emulator.inject([Fault.frameBeforeSetup("not JSON"), Fault.frameBeforeSetup(new Uint8Array([1, 2, 255]), { binary: true })], { protocol: "gemini-live" })
+      const frames = yield* Effect.promise(
+        () =>
+          new Promise<ReadonlyArray<readonly [string, boolean]>>((resolve) => {
+            const seen: Array<readonly [string, boolean]> = []
+            const ws = new WebSocket(`${emulator.url.replace("http", "ws")}/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=${emulator.apiKey}`)
+            ws.on("open", () => ws.send(JSON.stringify({ setup: { model: "models/m" } })))
+            ws.on("message", (data: Buffer, binary) => {
+              seen.push([binary ? data.toString("hex") : data.toString("utf8"), binary])
+              if (!binary && data.toString("utf8").includes("setupComplete")) {
+                ws.close()
+                resolve(seen)
+              }
+            })
+          })
+      )
+      expect(frames).toStrictEqual([
+        ["not JSON", false],
+        ["0102ff", true],
+        [JSON.stringify({ setupComplete: {} }), false]
+      ])
+      const [record] = yield* emulator.live
+      expect(record!.faults.map((fault) => fault._tag)).toStrictEqual(["FrameBeforeSetup", "FrameBeforeSetup"])
+    }))
+
   it.scoped("strict about frames: setup first and once, one message per frame, known fields only, JSON only", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()

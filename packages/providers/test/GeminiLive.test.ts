@@ -277,6 +277,30 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
     }))
 
+  it.scopedLive("a frame that is not JSON before setupComplete fails the connect itself with MalformedResponse", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      yield* emulator.inject(Fault.frameBeforeSetup("this is not JSON"), { protocol: "gemini-live" })
+      const error = yield* Effect.flip(connectWith(emulator))
+      expect(error).toMatchObject({ _tag: "MalformedResponse" })
+      expect(error.message).toContain("not JSON")
+      expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
+    }))
+
+  it.scopedLive("a text frame that is not UTF-8 ends the events with Closed, whose reason is the socket's error", () =>
+    Effect.gen(function* () {
+      // 0xff never occurs in UTF-8: the client's socket refuses the frame and closes (RFC 6455 §8.1), with no reason.
+      const emulator = yield* Emulator.make({ policy: Policy.script([Policy.withFaults({ text: "never seen" }, Fault.rawFrame(new Uint8Array([0x7b, 0xff, 0x7d])))]) })
+      const events = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const connection = yield* Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))
+          yield* connection.sendText("hi")
+          return [...(yield* Stream.runCollect(connection.events))]
+        })
+      ).pipe(Effect.provide(liveOn(emulator)))
+      expect(events.at(-1)).toStrictEqual({ _tag: "Closed", code: 1006, reason: "Invalid WebSocket frame: invalid UTF-8 sequence" })
+    }))
+
   it.scopedLive("a frame larger than maxResponseBytes ends the connection with MalformedResponse naming the limit", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "x".repeat(4096) }]) })

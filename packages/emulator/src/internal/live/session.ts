@@ -141,6 +141,14 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
 
     const invalid = (reason: string) => close(1007, reason)
 
+    /** A fault's frame, as given: text as UTF-8, bytes as they are (in a text frame unless `binary`). */
+    const sendRaw = (fault: Fault.RawFrame | Fault.FrameBeforeSetup): void => {
+      if (!isOpen()) return
+      const bytes = typeof fault.data === "string" ? Buffer.from(fault.data, "utf8") : Buffer.from(fault.data)
+      socket.send(bytes, { binary: fault.binary })
+      keepSent(fault.data, bytes.length)
+    }
+
     const resumption = (handle: string | undefined): Effect.Effect<void> =>
       setup?.sessionResumption === undefined
         ? Effect.void
@@ -186,12 +194,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         return yield* close(error._tag === "InvalidRequest" ? 1007 : error._tag === "Unauthorized" ? 1008 : 1011, error.message)
       }
       const { answer, faults } = decision
-      for (const fault of faults) {
-        if (fault._tag === "RawFrame" && isOpen()) {
-          socket.send(fault.binary ? Buffer.from(fault.data, "utf8") : fault.data, { binary: fault.binary })
-          keepSent(fault.data, fault.data.length)
-        }
-      }
+      for (const fault of faults) if (fault._tag === "RawFrame") sendRaw(fault)
       for (const part of answer.turn.parts) {
         if (part._tag !== "Text") continue
         for (const piece of pieces(part.text)) {
@@ -378,6 +381,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
           record.resumedFrom = handle
           changed()
         }
+        for (const fault of faults) if (fault._tag === "FrameBeforeSetup") sendRaw(fault)
         const slow = faults.find((fault) => fault._tag === "SlowSetup")
         if (slow !== undefined) return yield* later(slow.delay, { _tag: "SetupDue" })
         yield* completeSetup
