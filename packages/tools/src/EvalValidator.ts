@@ -182,7 +182,8 @@ const checkPair = (expected: EvalCase["expected_function_calls"][number], actual
       out.push(ResultMismatch.make({ ...at, ...fromDifference(d), ...(callError === undefined ? {} : { callError }) }))
     }
   }
-  if (expected.body_contains !== undefined && expected.body_contains.length > 0) {
+  // The case's Schema refuses an empty list: a list here has a phrase to look for.
+  if (expected.body_contains !== undefined) {
     const body = actual.args.body
     if (typeof body !== "string") {
       out.push(BodyMissing.make(at))
@@ -217,15 +218,18 @@ const pairWithinTurns = (
   }
   const repaired = new Map<number, number>()
   for (const group of groups.values()) {
+    // Stryker disable next-line ConditionalExpression: a call alone in its group is paired with itself all the same; this saves the work
     if (group.length < 2) continue
     // The closest pair first, again and again (ties: the earlier expected call, then the earlier actual one).
     const cost = group.map(([e]) => group.map(([, a]) => checkPair(expected[e]!, actual[a]!, e, a).length))
     const usedE = new Set<number>()
     const usedA = new Set<number>()
     while (usedE.size < group.length) {
+      // Stryker disable next-line ArrayDeclaration,UnaryOperator: every cost is below Infinity, so the first pair looked at replaces it
       let best: readonly [number, number] = [-1, -1]
       let fewest = Infinity
       for (let i = 0; i < group.length; i++) {
+        // Stryker disable next-line EqualityOperator: past the end the cost is undefined, and `undefined < fewest` is false
         for (let j = 0; j < group.length; j++) {
           if (!usedE.has(i) && !usedA.has(j) && cost[i]![j]! < fewest) [best, fewest] = [[i, j], cost[i]![j]!]
         }
@@ -235,6 +239,7 @@ const pairWithinTurns = (
       repaired.set(group[best[0]]![0], group[best[1]]![1])
     }
   }
+  // Stryker disable next-line ConditionalExpression: with nothing repaired the map gives the same pairs; this saves a copy
   return repaired.size === 0 ? pairs : pairs.map(([e, a]) => [e, repaired.get(e) ?? a] as const)
 }
 

@@ -35,6 +35,19 @@ describe("Cassette", () => {
     expect(invalid([{ text: "hi", call: [{ name: "f" }] }])).toMatchObject({ field: "[0].call", reason: expect.stringMatching(/^unknown field; expected one of text \| reasoning \| calls/) })
   })
 
+  it("an error carries only what is known: no line without a file, no case outside one, no field for the whole cassette", () => {
+    const whole = invalid({ text: "x" })
+    expect([whole.line, whole.caseId, whole.field].map((value) => value === undefined)).toStrictEqual([true, true, true])
+    expect(["line", "caseId", "field"].map((key) => Object.hasOwn(whole, key))).toStrictEqual([false, false, false])
+    expect(whole.message).toBe(`c: the cassette is invalid: has the wrong shape (got {"text":"x"})`)
+    // A case made in code has no lines to give; its error still names the case and the field.
+    const { lineOf: _, ...bare } = caseWith({ "x-cassette": [{}] })
+    const result = Cassette.ofCase(bare)
+    const error = result !== undefined && Either.isLeft(result) ? result.left : undefined
+    expect(error).toMatchObject({ source: "cases.yaml", caseId: "c1", field: "x-cassette[0]" })
+    expect(Object.hasOwn(error!, "line")).toBe(false)
+  })
+
   it("names the field of a wrong value, without spelling out the schema", () => {
     const error = invalid([{ text: "a" }, { calls: [{ name: 3 }] }])
     expect(error).toMatchObject({ field: "[1].calls[0].name" })

@@ -3,6 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Tracer from "effect/Tracer"
 import * as NodePath from "node:path"
 import { EvalCase } from "@agentfx/tools"
 
@@ -173,9 +174,19 @@ describe("EvalCase.parse", () => {
       expect(failure("# nothing\n").message).toBe("cases/c.yaml: the file holds no case")
     })
 
+    it("a problem without a line or a field carries neither", () => {
+      const uses = Array.from({ length: 50 }, () => "*a").join(", ")
+      const aliases = caseError(`id: &a x\ninput: [${uses}]\n`)
+      expect(aliases).toMatchObject({ file: "cases/c.yaml", reason: "Excessive alias count indicates a resource exhaustion attack" })
+      expect([Object.hasOwn(aliases, "line"), Object.hasOwn(aliases, "field")]).toStrictEqual([false, false])
+      const syntax = caseError("id: [\n")
+      expect([syntax.line, Object.hasOwn(syntax, "field")]).toStrictEqual([2, false])
+    })
+
     it("a repeated id", () => {
       const error = failure("- id: a\n  input: x\n  scenario: s\n  expected_function_calls: []\n- id: a\n  input: y\n  scenario: s\n  expected_function_calls: []\n")
       expect(error).toMatchObject({ _tag: "DuplicateCaseId", id: "a", files: ["cases/c.yaml:1", "cases/c.yaml:5"] })
+      expect(error.message).toBe('the case id "a" is used twice: cases/c.yaml:1 and cases/c.yaml:5')
     })
   })
 })
@@ -250,6 +261,12 @@ describe("EvalCase.loadDirectory", () => {
       yield* fs.writeFileString(NodePath.join(dir, "valid", "c.yaml"), "id: [\n")
       const broken = yield* Effect.flip(EvalCase.loadDirectory(dir))
       expect(broken).toMatchObject({ _tag: "EvalCaseError", file: NodePath.join(dir, "valid", "c.yaml"), line: 2 })
+      // Each file read is traced, named by its path.
+      const spans: Array<Tracer.Span> = []
+      const tracer = yield* Effect.tracer
+      const recording = Tracer.make({ context: tracer.context, span: (...args) => spans[spans.push(tracer.span(...args)) - 1]! })
+      yield* Effect.withTracer(EvalCase.load(NodePath.join(dir, "a.yml")), recording)
+      expect(spans.map((span) => [span.name, Object.fromEntries(span.attributes)])).toStrictEqual([["EvalCase.load", { file: NodePath.join(dir, "a.yml") }]])
       const missing = yield* Effect.flip(EvalCase.load(NodePath.join(dir, "nope.yaml")))
       expect(missing.message).toContain("cannot be read")
       const noDirectory = NodePath.join(dir, "no-such-folder")

@@ -76,6 +76,15 @@ describe("EvalReport.summarize", () => {
   })
 })
 
+describe("EvalReport.checkThreshold", () => {
+  it("takes a fraction from 0 to 1, both ends included, and refuses anything else as a RangeError", () => {
+    expect([0, 0.5, 1].map(EvalReport.checkThreshold)).toStrictEqual([0, 0.5, 1])
+    for (const bad of [-0.01, 1.01, Number.NaN]) {
+      expect(() => EvalReport.checkThreshold(bad)).toThrow(new RangeError(`the threshold is a fraction between 0 and 1, got ${bad}`))
+    }
+  })
+})
+
 describe("EvalReport.pretty", () => {
   it("prints each case with ✓/✗, its numbered calls with arguments and results, then its failures, then the summary", () => {
     expect(EvalReport.pretty(report)).toBe(
@@ -171,8 +180,18 @@ describe("EvalReport.junit", () => {
     const cases = findAll(parseXml(xml), "testcase")
     // An error without a message still says what happened; a case without calls has no system-out.
     expect(findAll(cases[0]!, "error")[0]!.attributes.message).toBe("the case did not complete")
+    expect(findAll(cases[0]!, "error")[0]!.text).toBe("")
     expect(cases.map((c) => c.children.map((child) => child.name))).toStrictEqual([["error"], ["failure"]])
     expect(findAll(cases[1]!, "failure")[0]!.attributes.message).toBe("expected call 2 send_email was not made")
+  })
+
+  it("lists a case's calls in its system-out, a line each; characters XML cannot hold are dropped from text", () => {
+    const withBadText: EvalReport.CaseResult = { ...errored, error: "stopped \u0001 here", calls: passed.calls }
+    const [testcase] = findAll(parseXml(EvalReport.junit(EvalReport.make({ suite: "s", cases: [withBadText], durationMs: 0 }))), "testcase")
+    expect(findAll(testcase!, "error")[0]!.text).toBe("stopped  here")
+    expect(findAll(testcase!, "system-out")[0]!.text).toBe(
+      `1. check_warranty({"serial_number":"SN-1"}) → {"valid":true}\n2. send_email({"to":"ada@example.com","body":"Hi"}) → {"sent":true}`
+    )
   })
 
   it("escapes a carriage return in an attribute as a reference", () => {

@@ -306,6 +306,15 @@ describe("EvalValidator: alignment, phrases, failed calls and descriptions at th
     expect(described(check(expected, threeInTurn))).toStrictEqual([
       'call 2 check_warranty (expected as call 1): arguments.serial_number: expected "SN-A", got "SN-C"'
     ])
+    // A tie goes to the earlier expected call: both expect SN-A, the first gets the call that has it.
+    const twice: ReadonlyArray<Expected> = [expected[0]!, expected[0]!]
+    const tied = check(twice, [inTurn(1, "check_warranty", { serial_number: "SN-A" }), inTurn(1, "check_warranty", { serial_number: "SN-Z" })])
+    expect(described(tied)).toStrictEqual(['call 2 check_warranty: arguments.serial_number: expected "SN-A", got "SN-Z"'])
+  })
+
+  it("finds an expected call after calls that were not expected, keeping the order", () => {
+    const mismatches = check([{ function_name: "check_warranty" }], [call("send_email"), call("send_email"), call("check_warranty")])
+    expect(mismatches.map((m) => m._tag)).toStrictEqual(["CallCountMismatch", "UnexpectedCall", "UnexpectedCall"])
   })
 
   it("matches phrases ignoring case and runs of white space, but not missing spaces", () => {

@@ -492,6 +492,8 @@ describe("Scenario: what each refusal says, word for word", () => {
     expect(parseError(` ${front("")}`).reason).toBe("the file must start with YAML front matter: a line holding only `---`")
     expect(parseError(front("").replace("---\nbody", " ---\nbody")).reason).toBe("the front matter is never closed by a line holding only `---`")
     expect(parsed(front("").replace("---\nbody", "...\nbody")).instructions).toBe("body")
+    expect(parsed(front("").replace("---\nbody", "...  \nbody")).instructions).toBe("body")
+    expect(parseError("---\njust words\n---\nbody\n")).toMatchObject({ line: 2, reason: "the front matter must be a YAML mapping of fields (name, description, available_functions, ...)" })
     expect(parseError("---\n~\n---\nbody\n")).toMatchObject({ line: 2, reason: "the front matter must be a YAML mapping of fields (name, description, available_functions, ...)" })
   })
 

@@ -22,6 +22,8 @@ describe("splitCommandLine", () => {
     expect(splitCommandLine(`run "a b" "say \\"hi\\"" "c:\\\\dir" "\\n"`)).toEqual(["run", "a b", 'say "hi"', "c:\\dir", "\\n"])
     expect(splitCommandLine(`""`)).toEqual([""])
     expect(splitCommandLine(`"open end`)).toEqual(["open end"])
+    // An escaped backslash that ends an unclosed quote is one backslash, and nothing after it.
+    expect(splitCommandLine(`"\\\\`)).toEqual(["\\"])
     expect(splitCommandLine(`a"b c"d`)).toEqual(["ab cd"])
   })
 

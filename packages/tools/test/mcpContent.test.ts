@@ -22,6 +22,7 @@ describe("contentOf", () => {
 
   it("mixed content: each piece described, media by type and size, resources by URI, the unknown by type", () => {
     const data = "a".repeat(8)
+    // Strict, so a resource link without a name or a type has no such key (not one holding undefined).
     expect(contentOf({
       content: [
         { type: "text", text: "see" },
@@ -34,7 +35,7 @@ describe("contentOf", () => {
         { type: "resource", resource: { uri: "file:///e.bin" } },
         { type: "hologram" }
       ]
-    })).toEqual([
+    })).toStrictEqual([
       "see",
       { type: "image", mimeType: "image/png", bytes: 6 },
       { type: "audio", mimeType: "audio/wav", bytes: 3 },

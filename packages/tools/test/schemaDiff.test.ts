@@ -31,6 +31,12 @@ describe("diff", () => {
     const schema = object({ city: { type: "string" }, days: { type: ["number", "null"] } }, ["city"])
     expect(diff(schema, schema)).toEqual([])
     expect(diff({ type: ["null", "string"] }, { type: ["string", "null"] })).toEqual([])
+    // `items` counts for an array only.
+    expect(diff({ type: "object", items: { type: "number" } }, { type: "object", items: { type: "string" } })).toEqual([])
+    // As many types, not the same ones.
+    expect(diff({ type: ["string", "null"] }, { type: ["string", "number"] })).toEqual([
+      "the parameters: declared as null | string, the implementation expects number | string"
+    ])
   })
 
   it("an implementation that states no type, or is an untyped function, accepts whatever is declared", () => {

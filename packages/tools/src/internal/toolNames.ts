@@ -8,7 +8,8 @@ const maxLength = 64
 /** `name` with every other character replaced by `_`, a leading digit or `-` guarded, cut to 64. */
 export const safeName = (name: string): string => {
   let safe = name.replace(/[^A-Za-z0-9_-]/g, "_")
-  if (safe === "" || !/^[A-Za-z_]/.test(safe)) safe = `_${safe}`
+  // An empty name does not start with a letter or `_` either.
+  if (!/^[A-Za-z_]/.test(safe)) safe = `_${safe}`
   return safe.slice(0, maxLength)
 }
 
