@@ -51,6 +51,9 @@ describe("Calculator.evaluate", () => {
       ["1 2", 2, "unexpected the number 2"],
       ["* 2", 0, `expected a number or "(", found "*"`],
       ["()", 1, `expected a number or "(", found ")"`],
+      ["(1 (2)", 3, `expected ")" to close the "(" at character 1, found "("`],
+      [". 5", 0, `"." must be followed by digits`],
+      ["2 +* 3", 3, `expected a number or "(", found "*"`],
       ["1e3", 1, `unexpected character "e"`]
     ]
     for (const [expression, position, reason] of cases) {
@@ -73,11 +76,14 @@ describe("Calculator.evaluate", () => {
   it("refuses results that are not finite real numbers", () => {
     expect(failure("10 ^ 400")).toMatchObject({ _tag: "ArithmeticError", reason: "the result is too large to represent" })
     expect(failure("(-8) ^ 0.5")).toMatchObject({ _tag: "ArithmeticError", reason: "the result is not a real number" })
+    expect(failure("10 ^ 400").message).toBe("the result is too large to represent")
   })
 
   it("refuses expressions that are too long or nested too deep", () => {
     expect(failure("1+".repeat(600) + "1")).toMatchObject({ _tag: "InvalidExpression", reason: `longer than ${Calculator.maxLength} characters` })
     expect(failure("(".repeat(150) + "1" + ")".repeat(150))).toMatchObject({ reason: `nested deeper than ${Calculator.maxDepth} levels` })
+    // Each exponent is a level deeper than its base.
+    expect(failure("2**".repeat(150) + "2")).toMatchObject({ reason: `nested deeper than ${Calculator.maxDepth} levels` })
     expect(failure("-".repeat(150) + "1")).toMatchObject({ reason: `nested deeper than ${Calculator.maxDepth} levels` })
     expect(value("(".repeat(50) + "1" + ")".repeat(50))).toBe(1)
   })

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
+import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import { Executor, FunctionCall, Registry } from "@agentfx/core"
 import { Files } from "@agentfx/tools"
@@ -119,6 +120,19 @@ describe("read_file", () => {
       const { refusal, root } = yield* setup()
       execFileSync("mkfifo", [NodePath.join(root, "pipe")])
       expect(yield* refusal("read_file", { path: "pipe" })).toMatchObject({ _tag: "WrongFileType", expected: "file", actual: "fifo file" })
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
+
+  it.scoped("refuses a socket, naming its type, as a file to read and as a directory to list", () =>
+    Effect.gen(function* () {
+      const { refusal, root } = yield* setup()
+      const server = NodeNet.createServer()
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(NodePath.join(root, "sock"), () => resume(Effect.void))),
+        () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      expect(yield* refusal("read_file", { path: "sock" })).toMatchObject({ _tag: "WrongFileType", expected: "file", actual: "socket file" })
+      expect(yield* refusal("list_dir", { path: "sock" })).toMatchObject({ _tag: "WrongFileType", expected: "directory", actual: "socket file" })
     }).pipe(Effect.provide(NodeFileSystem.layer))
   )
 

@@ -9,8 +9,11 @@ export interface Difference {
   readonly actual?: unknown
 }
 
-const join = (path: string, key: string | number): string =>
-  typeof key === "number" ? `${path}[${key}]` : /^[A-Za-z_$][\w$-]*$/.test(key) ? (path === "" ? key : `${path}.${key}`) : `${path}[${JSON.stringify(key)}]`
+const join = (path: string, key: string | number): string => {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: a number fails the name test below and JSON writes its digits: `[n]` all the same
+  if (typeof key === "number") return `${path}[${key}]`
+  return /^[A-Za-z_$][\w$-]*$/.test(key) ? (path === "" ? key : `${path}.${key}`) : `${path}[${JSON.stringify(key)}]`
+}
 
 /** Structural equality of JSON values (key order ignored). */
 export const equals = (a: unknown, b: unknown): boolean => {
