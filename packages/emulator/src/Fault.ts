@@ -8,7 +8,7 @@
  * - shaping faults change how the policy's answer is sent (dropped or stalled mid-stream, malformed tool
  *   arguments, omitted call ids or stream indexes, frames split across TCP writes; on Gemini Live a cancellation
  *   of the calls, a `goAway`, a drop once the calls are answered);
- * - setup faults (Gemini Live only) refuse or delay a connection's setup.
+ * - setup faults (Gemini Live only) refuse or delay a connection's setup, or send a frame before it completes.
  *
  * @example
  * yield* emulator.inject(Fault.rateLimited({ retryAfter: "2 seconds" }))
