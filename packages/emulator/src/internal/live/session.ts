@@ -146,7 +146,8 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
       if (!isOpen()) return
       const bytes = typeof fault.data === "string" ? Buffer.from(fault.data, "utf8") : Buffer.from(fault.data)
       socket.send(bytes, { binary: fault.binary })
-      keepSent(fault.data, bytes.length)
+      // Bytes are kept as the copy sent, not the caller's array, which may change after.
+      keepSent(typeof fault.data === "string" ? fault.data : bytes, bytes.length)
     }
 
     const resumption = (handle: string | undefined): Effect.Effect<void> =>
