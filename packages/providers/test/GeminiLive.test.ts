@@ -335,6 +335,19 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(outcome.send).toMatchObject({ _tag: "Unavailable", message: "the Live connection is closed: cannot send text" })
     }))
 
+  it.scopedLive("a socket dropped without a close frame ends the events with Closed 1006 and no reason", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const events = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const connection = yield* Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))
+          yield* emulator.closeLive(0, 1006)
+          return [...(yield* Stream.runCollect(connection.events))]
+        })
+      ).pipe(Effect.provide(liveOn(emulator)))
+      expect(events.at(-1)).toStrictEqual({ _tag: "Closed", code: 1006, reason: "" })
+    }))
+
   it.scopedLive("the end of the scope that connected closes the socket", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
