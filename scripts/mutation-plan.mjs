@@ -18,7 +18,7 @@
 // merge scores each file from the reports of its text as it is now; `--retest` runs again, by place, only the mutants
 // that survived or had no test, with each run's tests as they are now (after tests were added).
 import { spawn } from "node:child_process"
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { ignoredAsStatic, percent, scoresOf, undetected } from "./mutationScores.mjs"
@@ -46,6 +46,9 @@ const reportDir = `reports/mutation/${plan.package}/plan`
 const reportOf = (name) => join(reportDir, `${name}.json`)
 const incrementalDir = `reports/mutation/${plan.package}/incremental`
 
+/** The file a `--mutate` pattern names: a path, or a path with a place after it (`file:line:col-line:col`). */
+const fileOfPattern = (pattern) => pattern.replace(/:\d+:\d+-\d+:\d+$/, "")
+
 const unknown = (only ?? []).filter((name) => !plan.runs.some((run) => run.name === name))
 if (unknown.length > 0) {
   console.error(`mutation-plan: no run named ${unknown.join(", ")} in ${planFile} (runs: ${plan.runs.map((run) => run.name).join(", ")})`)
@@ -69,9 +72,14 @@ const strykerRun = ({ name, mutate, tests, ignoreStatic, coverageAnalysis, reuse
   new Promise((resolve) => {
     const started = Date.now()
     console.log(`${new Date().toISOString().slice(11, 19)} start ${name}: ${mutate.length} mutate pattern(s), ${tests.length} test file(s)`)
-    // Stryker rewrites its incremental file at the end, so it gets a copy, kept out of the report folder.
+    // Stryker rewrites its incremental file at the end, so it gets a copy, kept out of the report folder, of the files
+    // this run mutates only: Stryker would carry the others over into this run's report.
     const incremental = reuse === undefined ? undefined : join(incrementalDir, `${name}.json`)
-    if (incremental !== undefined) copyFileSync(reuse, incremental)
+    if (incremental !== undefined) {
+      const report = JSON.parse(readFileSync(reuse, "utf8"))
+      const files = new Set(mutate.map(fileOfPattern))
+      writeFileSync(incremental, JSON.stringify({ ...report, files: Object.fromEntries(Object.entries(report.files).filter(([file]) => files.has(file))) }))
+    }
     const force = incremental === undefined ? ["--force"] : []
     const child = spawn(process.execPath, [stryker, "run", "stryker.config.mjs", ...force, "--mutate", mutate.join(",")], {
       stdio: ["ignore", "pipe", "pipe"],
