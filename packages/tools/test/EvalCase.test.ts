@@ -3,9 +3,9 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Tracer from "effect/Tracer"
 import * as NodePath from "node:path"
 import { EvalCase } from "@agentfx/tools"
+import { recordSpans } from "./support/spans.js"
 
 const full = `id: valid-two-serials
 description: The customer gives two serial numbers
@@ -262,9 +262,7 @@ describe("EvalCase.loadDirectory", () => {
       const broken = yield* Effect.flip(EvalCase.loadDirectory(dir))
       expect(broken).toMatchObject({ _tag: "EvalCaseError", file: NodePath.join(dir, "valid", "c.yaml"), line: 2 })
       // Each file read is traced, named by its path.
-      const spans: Array<Tracer.Span> = []
-      const tracer = yield* Effect.tracer
-      const recording = Tracer.make({ context: tracer.context, span: (...args) => spans[spans.push(tracer.span(...args)) - 1]! })
+      const { spans, tracer: recording } = yield* recordSpans
       yield* Effect.withTracer(EvalCase.load(NodePath.join(dir, "a.yml")), recording)
       expect(spans.map((span) => [span.name, Object.fromEntries(span.attributes)])).toStrictEqual([["EvalCase.load", { file: NodePath.join(dir, "a.yml") }]])
       const missing = yield* Effect.flip(EvalCase.load(NodePath.join(dir, "nope.yaml")))

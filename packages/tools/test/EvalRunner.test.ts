@@ -6,15 +6,15 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-import * as Tracer from "effect/Tracer"
 import { LanguageModel, ModelError, Registry, Retry, StopCondition, Tool } from "@agentfx/core"
 import * as EffectSchema from "effect/Schema"
 import { Scripted } from "@agentfx/core/testing"
 import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
+import { recordSpans } from "./support/spans.js"
 import { checkWarrantyYaml, createTicketYaml, implementations, scenarioText, sendEmailYaml } from "./support/warranty.js"
 
-const scenario = (name: string, functions: ReadonlyArray<string>) =>
-  Either.getOrThrow(Either.flatMap(Scenario.parse(scenarioText(name, functions, `Rules for ${name}.`), `${name}.md`), (d) => Scenario.resolve(d, implementations)))
+const scenario = (name: string, functions: ReadonlyArray<string>, registry: Registry.Registry<never> = implementations) =>
+  Either.getOrThrow(Either.flatMap(Scenario.parse(scenarioText(name, functions, `Rules for ${name}.`), `${name}.md`), (d) => Scenario.resolve(d, registry)))
 
 const scenarios = [
   scenario("valid-warranty", [checkWarrantyYaml, createTicketYaml, sendEmailYaml]),
@@ -443,16 +443,7 @@ describe("EvalRunner.run", () => {
 
   it.effect("traces the run and each case: a span per case named by its id, inside one for the suite", () =>
     Effect.gen(function* () {
-      const spans: Array<Tracer.Span> = []
-      const tracer = yield* Effect.tracer
-      const recording = Tracer.make({
-        context: tracer.context,
-        span: (...args) => {
-          const span = tracer.span(...args)
-          spans.push(span)
-          return span
-        }
-      })
+      const { spans, tracer: recording } = yield* recordSpans
       const model = Scripted.layer([Scripted.text("done")])
       const cases = [caseOf({ id: "first" }), caseOf({ id: "second" })]
       const unnamed = yield* Effect.withTracer(EvalRunner.run(cases, { scenarios, model }), recording)
@@ -486,9 +477,7 @@ describe("EvalRunner.run", () => {
       properties:
         amount: { type: string }
       required: [amount]`
-      const paying = Either.getOrThrow(
-        Either.flatMap(Scenario.parse(scenarioText("paying", [transferYaml]), "paying.md"), (d) => Scenario.resolve(d, Registry.unsafeMake(transfer)))
-      )
+      const paying = scenario("paying", [transferYaml], Registry.unsafeMake(transfer))
       const evalCase = caseOf({ id: "pay", scenario: "paying", mock_function_responses: { transfer: { response: "sent" } } })
       const script = [{ calls: [{ name: "transfer", args: { amount: "5" } }, { name: "transfer", args: { amount: "500" } }] }, Scripted.text("done")]
       // No Approval service: a call that needs approval is denied.
@@ -530,9 +519,7 @@ describe("EvalRunner call order", () => {
       properties:
         ms: { type: number }
       required: [ms]`
-      const waiting = Either.getOrThrow(
-        Either.flatMap(Scenario.parse(scenarioText("waiting", [waitYaml]), "waiting.md"), (d) => Scenario.resolve(d, Registry.unsafeMake(wait)))
-      )
+      const waiting = scenario("waiting", [waitYaml], Registry.unsafeMake(wait))
       const evalCase = caseOf({
         id: "parallel",
         scenario: "waiting",

@@ -3,10 +3,10 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Tracer from "effect/Tracer"
 import * as NodePath from "node:path"
 import { Executor, FunctionCall, Registry } from "@agentfx/core"
 import { Scenario } from "@agentfx/tools"
+import { recordSpans } from "./support/spans.js"
 import { checkWarrantyYaml, createTicketYaml, implementations, scenarioText, sendEmailYaml } from "./support/warranty.js"
 
 const parseError = (text: string) =>
@@ -513,16 +513,7 @@ describe("Scenario: what each refusal says, word for word", () => {
           asked.push(definition.name)
           return definition.name === "upper" ? implementations : Registry.empty
         }
-        const spans: Array<Tracer.Span> = []
-        const tracer = yield* Effect.tracer
-        const recording = Tracer.make({
-          context: tracer.context,
-          span: (...args) => {
-            const span = tracer.span(...args)
-            spans.push(span)
-            return span
-          }
-        })
+        const { spans, tracer: recording } = yield* recordSpans
         const scenarios = yield* Effect.withTracer(Scenario.loadDirectory(dir, perScenario), recording)
         expect(scenarios.map((s) => [s.name, s.registry.names])).toStrictEqual([["upper", ["check_warranty"]], ["lower", []]])
         expect(asked).toStrictEqual(["upper", "lower"])
