@@ -204,6 +204,11 @@ describe("Gemini Live layer — the session through the real SDK and the emulato
 describe("Gemini Live layer — failures are typed errors, never hangs or crashes", () => {
   const connectWith = (emulator: Emulator.Service, options: Partial<GeminiLive.Options> = {}) =>
     Effect.scoped(Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))).pipe(Effect.provide(liveOn(emulator, options)))
+  /** Connects (no declarations), runs `use` with the connection, and closes it with the scope. */
+  const onConnection = <A, E>(emulator: Emulator.Service, use: (connection: LiveModel.Connection) => Effect.Effect<A, E>, options: Partial<GeminiLive.Options> = {}) =>
+    Effect.scoped(Effect.flatMap(Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] })), use)).pipe(Effect.provide(liveOn(emulator, options)))
+  /** Says "hi", then reads the events to their end. */
+  const hiThenEvents = (connection: LiveModel.Connection) => Effect.zipRight(connection.sendText("hi"), Stream.runCollect(connection.events))
 
   it.scopedLive("a refused setup is InvalidRequest with the server's reason; a wrong key is Unauthorized and never shown", () =>
     Effect.gen(function* () {
@@ -262,16 +267,7 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
   it.scopedLive("a frame that is not JSON ends the connection with MalformedResponse; the process lives on", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ policy: Policy.script([Policy.withFaults({ text: "never seen" }, Fault.rawFrame("this is not JSON"))]) })
-      const error = yield* Effect.flip(
-        Effect.scoped(
-          Effect.gen(function* () {
-            const live = yield* LiveModel.LiveModel
-            const connection = yield* live.connect({ declarations: [] })
-            yield* connection.sendText("hi")
-            return yield* Stream.runDrain(connection.events)
-          })
-        ).pipe(Effect.provide(liveOn(emulator)))
-      )
+      const error = yield* Effect.flip(onConnection(emulator, hiThenEvents))
       expect(error).toMatchObject({ _tag: "MalformedResponse" })
       expect(error.message).toContain("not JSON")
       expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
@@ -291,29 +287,14 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
     Effect.gen(function* () {
       // 0xff never occurs in UTF-8: the client's socket refuses the frame and closes (RFC 6455 §8.1), with no reason.
       const emulator = yield* Emulator.make({ policy: Policy.script([Policy.withFaults({ text: "never seen" }, Fault.rawFrame(new Uint8Array([0x7b, 0xff, 0x7d])))]) })
-      const events = yield* Effect.scoped(
-        Effect.gen(function* () {
-          const connection = yield* Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))
-          yield* connection.sendText("hi")
-          return [...(yield* Stream.runCollect(connection.events))]
-        })
-      ).pipe(Effect.provide(liveOn(emulator)))
+      const events = [...(yield* onConnection(emulator, hiThenEvents))]
       expect(events.at(-1)).toStrictEqual({ _tag: "Closed", code: 1006, reason: "Invalid WebSocket frame: invalid UTF-8 sequence" })
     }))
 
   it.scopedLive("a frame larger than maxResponseBytes ends the connection with MalformedResponse naming the limit", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "x".repeat(4096) }]) })
-      const error = yield* Effect.flip(
-        Effect.scoped(
-          Effect.gen(function* () {
-            const live = yield* LiveModel.LiveModel
-            const connection = yield* live.connect({ declarations: [] })
-            yield* connection.sendText("hi")
-            return yield* Stream.runDrain(connection.events)
-          })
-        ).pipe(Effect.provide(liveOn(emulator, { maxResponseBytes: 1024 })))
-      )
+      const error = yield* Effect.flip(onConnection(emulator, hiThenEvents, { maxResponseBytes: 1024 }))
       expect(error).toMatchObject({ _tag: "MalformedResponse", message: "the server sent a frame larger than the limit of 1024 bytes (maxResponseBytes)" })
       expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
     }))
@@ -338,13 +319,7 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
   it.scopedLive("a socket dropped without a close frame ends the events with Closed 1006 and no reason", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
-      const events = yield* Effect.scoped(
-        Effect.gen(function* () {
-          const connection = yield* Effect.flatMap(LiveModel.LiveModel, (live) => live.connect({ declarations: [] }))
-          yield* emulator.closeLive(0, 1006)
-          return [...(yield* Stream.runCollect(connection.events))]
-        })
-      ).pipe(Effect.provide(liveOn(emulator)))
+      const events = [...(yield* onConnection(emulator, (connection) => Effect.zipRight(emulator.closeLive(0, 1006), Stream.runCollect(connection.events))))]
       expect(events.at(-1)).toStrictEqual({ _tag: "Closed", code: 1006, reason: "" })
     }))
 
