@@ -1,13 +1,14 @@
 /**
  * Bundles the `agentfx` executable: dist/bin.js holds the command specs alone (it answers --help and argument
  * errors), and dist/programs/NAME.js each command with everything it reaches — our packages from their
- * sources, effect, the provider SDKs in chunks of their own, loaded when a provider is built. Node starts a few
- * large files much faster than a thousand small ones, and a command loads nothing another command needs.
+ * sources, effect, the provider SDKs in chunks loaded when a provider is built. Node starts a few large files
+ * much faster than a thousand small ones, and a command loads nothing another command needs. It is one build, split
+ * into chunks (dist/chunks/): what several commands use is one file they share, so the package holds one copy of
+ * each dependency and needs none installed beside it.
  *
  *   node packages/cli/scripts/bundle.mjs [OUTDIR [PROGRAM …]]   (part of `npx -y pnpm@10 build`; OUTDIR defaults to dist)
  *
- * Naming programs (`run chat`, …) builds those alone besides bin.js and catalogue.json: the executable's tests
- * start four commands, and each program is a whole bundle of its own (about 3 s of CPU here).
+ * Naming programs (`run chat`, …) builds those alone besides bin.js and catalogue.json.
  */
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
@@ -39,25 +40,34 @@ const common = {
 }
 
 /**
- * One program per command (`handlers/NAME.ts`), plus `completions`: its handler and the runtime, built on its
- * own so that nothing of another command comes along (a shared build lets the eval harness ride along with
- * `agentfx tools` through the package barrels). Inside a program, what it imports dynamically — the provider
- * SDKs — stays in chunks of its own, loaded when a provider is built.
+ * The programs, one per command (`handlers/NAME.ts`) plus `completions` (the runtime alone), as virtual entry
+ * points: each is its handler and the runtime, nothing else.
  */
-const program = (outdir, name) => ({
+const programSource = (name) =>
+  name === "completions"
+    ? 'import { run } from "./src/internal/node.ts"\nexport const start = (argv) => run(argv, () => Promise.reject(new Error("no command")))\n'
+    : `import { handler } from "./src/handlers/${name}.ts"\nimport { run } from "./src/internal/node.ts"\nexport const start = (argv) => run(argv, () => Promise.resolve({ handler }))\n`
+
+const programsPlugin = {
+  name: "agentfx-programs",
+  setup(build) {
+    build.onResolve({ filter: /^agentfx-program:/ }, (args) => ({ path: args.path.slice("agentfx-program:".length), namespace: "agentfx-program" }))
+    build.onLoad({ filter: /.*/, namespace: "agentfx-program" }, (args) => ({ contents: programSource(args.path), resolveDir: cli, loader: "js" }))
+  }
+}
+
+/**
+ * bin.js and every program in one build, split: code two entry points share is one chunk under chunks/, loaded by
+ * those that import it, so the package holds one copy of everything. esbuild keeps in an entry point's own file
+ * only the code that entry alone reaches, and each program imports only the chunks its own code needs: `tools`
+ * still loads no eval harness, a command no provider SDK until it builds a provider (a dynamic import).
+ */
+const programs = (outdir, names) => ({
   ...common,
-  stdin: {
-    contents:
-      name === "completions"
-        ? 'import { run } from "./src/internal/node.ts"\nexport const start = (argv) => run(argv, () => Promise.reject(new Error("no command")))\n'
-        : `import { handler } from "./src/handlers/${name}.ts"\nimport { run } from "./src/internal/node.ts"\nexport const start = (argv) => run(argv, () => Promise.resolve({ handler }))\n`,
-    resolveDir: cli,
-    sourcefile: `programs/${name}.js`,
-    loader: "js"
-  },
-  outdir: `${outdir}/programs`,
-  entryNames: name,
-  chunkNames: `${name}/[name]-[hash]`,
+  plugins: [sources, programsPlugin],
+  entryPoints: { bin: "src/bin.ts", ...Object.fromEntries(names.map((name) => [`programs/${name}`, `agentfx-program:${name}`])) },
+  outdir,
+  chunkNames: "chunks/[name]-[hash]",
   splitting: true
 })
 
@@ -88,16 +98,9 @@ export const bundle = async (outdir = `${cli}dist`, only = []) => {
   const unknown = only.filter((name) => !all.includes(name))
   if (unknown.length > 0) throw new Error(`bundle: no program ${unknown.join(", ")} (the programs are ${all.join(", ")})`)
   await rm(`${outdir}/programs`, { recursive: true, force: true })
+  await rm(`${outdir}/chunks`, { recursive: true, force: true })
   await mkdir(outdir, { recursive: true })
-  // One build after another: each esbuild build already runs on every core, and builds started together contend
-  // (on two cores, all nine at once took 18 s and 35 s of CPU; one after another 10–12 s and 19–22 s).
-  const builds = [
-    () => build({ ...common, entryPoints: { bin: "src/bin.ts" }, outdir }),
-    ...(only.length === 0 ? all : only).map((name) => () => build(program(outdir, name))),
-    () => catalogue(outdir)
-  ]
-  const results = []
-  for (const next of builds) results.push(await next())
+  const results = [await build(programs(outdir, only.length === 0 ? all : only)), await catalogue(outdir)]
   await chmod(`${outdir}/bin.js`, 0o755)
   if (process.env.AGENTFX_BUNDLE_META !== undefined) {
     await writeFile(process.env.AGENTFX_BUNDLE_META, JSON.stringify(results.flatMap((result) => (result?.metafile === undefined ? [] : [result.metafile]))))
