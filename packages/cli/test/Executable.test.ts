@@ -78,7 +78,7 @@ describe.concurrent("the agentfx executable", () => {
     expect(fs.statSync(path.join(cli, "bin", "agentfx.js")).mode & 0o111).not.toBe(0)
     const manifest = JSON.parse(fs.readFileSync(path.join(cli, "package.json"), "utf8")) as { bin: Record<string, string>; files: Array<string> }
     expect(manifest.bin.agentfx).toBe("./bin/agentfx.js")
-    expect(manifest.files).toEqual(expect.arrayContaining(["bin", "dist"]))
+    expect(manifest.files).toEqual(expect.arrayContaining(["bin", "dist/bin.js", "dist/catalogue.json", "dist/programs", "dist/chunks"]))
   })
 
   it("--help: usage lines that read agentfx COMMAND on stdout, exit 0, nothing on stderr, no colour when piped", async () => {
