@@ -20,6 +20,7 @@ import * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Dialect from "./Dialect.js"
+import { refusal } from "./internal/effectVersion.js"
 import type { FunctionDeclaration } from "./FunctionDeclaration.js"
 import { describeFailure, issuesOf, toJson } from "./internal/json.js"
 import type { JsonObject } from "./Json.js"
@@ -180,6 +181,7 @@ export const make = <
   options: Options<Parameters, Success, Failure, R>
 ): Typed<Parameters, Success, Failure, R> => {
   Either.getOrThrowWith(validateName(name), (error) => error)
+  checkSchemas(name, options)
   const parameters = parametersJsonSchema(name, options.parameters)
   const decodeArgs = Schema.decodeUnknownEither(options.parameters, { errors: "all", onExcessProperty: "error" })
   const success = (options.success ?? Schema.Unknown) as Success
@@ -216,7 +218,7 @@ export const make = <
           ? () => true
           : (args) => approval(args as Schema.Schema.Type<Parameters>),
     run: (args, context) =>
-      Effect.suspend(() => handler(args as Schema.Schema.Type<Parameters>, context)).pipe(
+      Effect.suspend(() => ownEffect(handler(args as Schema.Schema.Type<Parameters>, context))).pipe(
         Effect.mapError((error): HandlerFailure => {
           if (encodeFailure === undefined) return { cause: describeFailure(error), defect: false }
           const encoded = encodeFailure(error)
@@ -233,6 +235,24 @@ export const make = <
         Effect.flatMap((value) => asJson(value))
       )
   }
+}
+
+/**
+ * The Schemas of a definition, made by the effect we run on (a second copy of another major fails deep inside
+ * JSON Schema generation otherwise): throws `InvalidToolDefinition` saying which effect made it and how to fix it.
+ */
+const checkSchemas = (name: string, options: { readonly parameters: unknown; readonly success?: unknown; readonly failure?: unknown }): void => {
+  for (const [role, schema] of [["parameters", options.parameters], ["success", options.success], ["failure", options.failure]] as const) {
+    if (role !== "parameters" && schema === undefined) continue
+    const reason = refusal(schema, "Schema")
+    if (reason !== undefined) throw new InvalidToolDefinition({ name, reason: `its ${role} Schema ${reason}` })
+  }
+}
+
+/** What a handler returned, when it is an Effect we can run; otherwise a defect saying why (the call then fails). */
+const ownEffect = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const reason = refusal(effect, "Effect")
+  return reason === undefined ? effect : Effect.die(new Error(`the handler's result ${reason}`))
 }
 
 const isJsonLike = (value: unknown): boolean => Either.isRight(toJson(value))
