@@ -32,7 +32,8 @@ const laterMajor = (value: object): boolean => {
   return false
 }
 
-const effect3Marker = (kind: Kind): symbol => Symbol.for(`effect/${kind}`)
+// Looked up once: a handler's Effect is checked on every call.
+const effect3Markers: Record<Kind, symbol> = { Schema: Symbol.for("effect/Schema"), Effect: Symbol.for("effect/Effect") }
 
 const mismatch = (theirs: string): string =>
   `was made by effect ${theirs}, but agentfx runs on effect ${version} (two copies of effect are installed): ${fix}`
@@ -44,7 +45,7 @@ const mismatch = (theirs: string): string =>
  */
 export const refusal = (value: unknown, kind: Kind): string | undefined => {
   if (!isObjectLike(value)) return `is not an effect ${kind} (got ${value === null ? "null" : typeof value})`
-  const marker = (value as Record<symbol, unknown>)[effect3Marker(kind)]
+  const marker = (value as Record<symbol, unknown>)[effect3Markers[kind]]
   if (!isObjectLike(marker)) return laterMajor(value) ? mismatch("4 or later") : `is not an effect ${kind} (got an object without its marker)`
   if (kind === "Effect") {
     const made = (marker as { readonly _V?: unknown })._V
