@@ -40,6 +40,7 @@ describe("ModelError", () => {
     expect(new ModelError.ModelTimeout({ after, limit: "idle" }).message).toBe(
       "the model's stream stalled: nothing for 1s 500ms (idleTimeout)"
     )
+    expect(new ModelError.ModelTimeout({ after, limit: "connect" }).message).toBe("the live connection was not set up within 1s 500ms (connectTimeout)")
   })
 
   it("retryAfter is the provider's wait for rate limits and overload only", () => {

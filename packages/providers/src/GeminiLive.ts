@@ -64,7 +64,10 @@ export interface Options {
   readonly textInput?: "clientContent" | "realtimeInput" | undefined
   /** Most bytes of one server frame (default 32 MiB); a larger frame ends the connection with `MalformedResponse`. */
   readonly maxResponseBytes?: number | undefined
-  /** How long to wait for the server to complete the setup (default 15 s). */
+  /**
+   * How long to wait for the server to complete the setup (default 15 s); past it `connect` fails with a retryable
+   * `ModelTimeout` whose `limit` is `connect`, and the socket is closed.
+   */
   readonly connectTimeout?: Duration.DurationInput | undefined
 }
 
@@ -170,7 +173,7 @@ export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
         opened.session = yield* Effect.uninterruptibleMask((restore) =>
           restore(
             Effect.raceFirst(connecting, Deferred.await(failed)).pipe(
-              Effect.timeoutFail({ duration: timeout, onTimeout: () => new ModelError.ModelTimeout({ after: timeout }) })
+              Effect.timeoutFail({ duration: timeout, onTimeout: () => new ModelError.ModelTimeout({ after: timeout, limit: "connect" }) })
             )
           ).pipe(
             Effect.onExit((exit) =>

@@ -244,11 +244,12 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(yield* emulator.live).toEqual([])
     }))
 
-  it.scopedLive("a server that never completes the setup is ModelTimeout, not a hang", () =>
+  it.scopedLive("a server that never completes the setup is ModelTimeout naming connectTimeout (not turnTimeout), not a hang", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
       yield* emulator.inject(Fault.slowSetup("10 seconds"), { protocol: "gemini-live" })
-      expect(yield* Effect.flip(connectWith(emulator, { connectTimeout: "150 millis" }))).toMatchObject({ _tag: "ModelTimeout" })
+      const error = yield* Effect.flip(connectWith(emulator, { connectTimeout: "150 millis" }))
+      expect(error).toMatchObject({ _tag: "ModelTimeout", limit: "connect", message: "the live connection was not set up within 150ms (connectTimeout)" })
       // The half-open socket is not left behind: the client closed it.
       expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
     }))
