@@ -407,7 +407,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
         }
         notify()
         if (record.apiKey === "invalid") {
-          record.closed = { code: 1008, reason: "API key not valid. Please pass a valid API key.", by: "server" }
+          record.closed = { ...liveRoute.keyRejection, by: "server" }
           liveRoute.rejectKey(ws)
           return
         }

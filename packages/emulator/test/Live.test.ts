@@ -220,7 +220,7 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       expect((yield* emulator.live)[1]!.resumedFrom).toBe(handle)
     }))
 
-  it.scoped("refuses the setup on demand (1008), an unknown handle (1008) and a wrong key (1008); a missing key refuses the upgrade", () =>
+  it.scoped("refuses the setup on demand (1008), an unknown handle (1008) and a wrong key (1007, as the service does); a missing key refuses the upgrade", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
       yield* emulator.inject(Fault.refuseSetup(), { protocol: "gemini-live" })
@@ -228,7 +228,7 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       expect((yield* Effect.flip(connect(emulator, { sessionResumption: { handle: "nope" } }))).message).toBe(
         "closed 1008: The session resumption handle is invalid or has expired."
       )
-      expect((yield* Effect.flip(connect(emulator, {}, { apiKey: "wrong" }))).message).toBe("closed 1008: API key not valid. Please pass a valid API key.")
+      expect((yield* Effect.flip(connect(emulator, {}, { apiKey: "wrong" }))).message).toBe("closed 1007: API key not valid. Please pass a valid API key.")
       const status = yield* Effect.promise(
         () =>
           new Promise<string>((resolve) => {
@@ -238,7 +238,7 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
           })
       )
       expect(status).toBe("403")
-      expect((yield* emulator.live).map((record) => record.closed?.code)).toEqual([1008, 1008, 1008])
+      expect((yield* emulator.live).map((record) => record.closed?.code)).toEqual([1008, 1008, 1007])
     }))
 
   it.scoped("refuses at setup, with 1007, the declarations REST refuses: a bad name, parameters with parametersJsonSchema", () =>

@@ -210,7 +210,7 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
   /** Says "hi", then reads the events to their end. */
   const hiThenEvents = (connection: LiveModel.Connection) => Effect.zipRight(connection.sendText("hi"), Stream.runCollect(connection.events))
 
-  it.scopedLive("a refused setup is InvalidRequest with the server's reason; a wrong key is Unauthorized and never shown", () =>
+  it.scopedLive("a refused setup is InvalidRequest with the server's reason; a wrong key (closed 1007 \"API key not valid\") is Unauthorized and never shown", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
       yield* emulator.inject(Fault.refuseSetup(), { protocol: "gemini-live" })
@@ -218,7 +218,7 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(refused).toMatchObject({ _tag: "InvalidRequest", status: 1008 })
       expect(refused.message).toContain("is not found for API version")
       const wrongKey = yield* Effect.flip(connectWith(emulator, { apiKey: Redacted.make(sentinel) }))
-      expect(wrongKey).toMatchObject({ _tag: "Unauthorized", status: 1008 })
+      expect(wrongKey).toMatchObject({ _tag: "Unauthorized", status: 1007 })
       expect(JSON.stringify(wrongKey)).not.toContain(sentinel)
       expect(Cause.pretty(Cause.fail(wrongKey))).not.toContain(sentinel)
     }))

@@ -29,6 +29,7 @@ import { isErrorResponse, isPlainObject, parse } from "../json.js"
 import type { LiveResponse } from "./record.js"
 import type { MutableRecord } from "./connection.js"
 import { append, closeSocket, frameLog } from "./connection.js"
+import { keyRejection } from "./route.js"
 import * as Wire from "./wire.js"
 
 /**
@@ -171,7 +172,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         case "Close":
           return close(fault.code, fault.reason)
         case "Unauthorized":
-          return close(1008, messages.invalidKey)
+          return close(keyRejection.code, keyRejection.reason)
         case "Status":
           return close(fault.status >= 500 ? 1011 : 1007, fault.message ?? messages.invalidArgument)
         default:
