@@ -122,7 +122,9 @@ export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeo
  */
 export class MalformedResponse extends Schema.TaggedError<MalformedResponse>()("MalformedResponse", {
   ...common,
-  malformedCall: Schema.optional(Schema.String)
+  malformedCall: Schema.optional(Schema.String),
+  /** Every problem a decoder found in the answer, one a line (the message names the one that matters), for `--verbose`. */
+  details: Schema.optional(Schema.String)
 }) {
   get retryable(): boolean {
     return true

@@ -38,6 +38,7 @@ import { eventsOf } from "./internal/live/events.js"
 import * as frameGuard from "./internal/live/frameGuard.js"
 import { decodeServerMessage } from "./internal/live/wire.js"
 import { scrubber } from "./internal/secrets.js"
+import { wrongShape } from "./internal/wrongShape.js"
 import { defaultMaxResponseBytes } from "./internal/cappedFetch.js"
 
 /** The model used when none is named. */
@@ -117,8 +118,8 @@ export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
           ended = true
           Queue.unsafeOffer(queue, item)
         }
-        const malformed = (reason: string) => {
-          const error = new ModelError.MalformedResponse({ message: scrub(reason) })
+        const malformed = (reason: string | ModelError.MalformedResponse) => {
+          const error = typeof reason === "string" ? new ModelError.MalformedResponse({ message: scrub(reason) }) : reason
           if (!setupDone) Deferred.unsafeDone(failed, Effect.fail(error))
           finish({ _tag: "Fail", error })
           closeSocket()
@@ -137,9 +138,9 @@ export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
           // Stryker disable next-line ConditionalExpression: after the end item the events' stream has ended, so what is queued after it is never read; this only saves the work
           if (ended) return
           const decoded = decodeServerMessage(message)
-          if (Either.isLeft(decoded)) return malformed(`unexpected Live message shape: ${decoded.left.message}`)
+          if (Either.isLeft(decoded)) return malformed(wrongShape("Live message", decoded.left, scrub))
           const events = eventsOf(decoded.right)
-          if (Either.isLeft(events)) return malformed(events.left.message)
+          if (Either.isLeft(events)) return malformed(events.left)
           // Stryker disable next-line StringLiteral: only "Fail" is told apart, an event's item tag is never read
           for (const event of events.right) Queue.unsafeOffer(queue, { _tag: "Event", event })
         }

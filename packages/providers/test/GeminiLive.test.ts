@@ -332,7 +332,7 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(closed).toMatchObject({ by: "client" })
     }))
 
-  it.scopedLive("a frame of the wrong shape, and a call without an id, each end the connection with MalformedResponse", () =>
+  it.scopedLive("a frame of the wrong shape (one line naming the field), and a call without an id, each end the connection with MalformedResponse", () =>
     Effect.gen(function* () {
       const malformedBy = (frame: string) =>
         Effect.gen(function* () {
@@ -351,7 +351,8 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
         })
       const shape = yield* malformedBy(JSON.stringify({ toolCall: { functionCalls: [{ id: "c1", name: 3 }] } }))
       expect(shape).toMatchObject({ _tag: "MalformedResponse" })
-      expect(shape.message).toMatch(/^unexpected Live message shape: /)
+      expect(shape.message).toBe("unexpected Live message shape: toolCall.functionCalls[0].name should be a string, got 3")
+      expect(shape).toMatchObject({ details: "toolCall.functionCalls[0].name should be a string, got 3" })
       const noId = yield* malformedBy(JSON.stringify({ toolCall: { functionCalls: [{ name: "lamp", args: {} }] } }))
       expect(noId).toMatchObject({ _tag: "MalformedResponse", message: 'the server asked for "lamp" without an id, so it cannot be answered' })
     }))
