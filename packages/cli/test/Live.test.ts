@@ -105,6 +105,33 @@ describe("agentfx live", () => {
       expect(result.stderr).not.toContain("wrong-key-123")
     }))
 
+  it.scopedLive("a key read from GOOGLE_API_KEY that the server refuses names GOOGLE_API_KEY, the variable really read", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const result = yield* agentfx(["live", "--provider", "gemini", "--base-url", server.geminiBaseUrl], { env: { GEMINI_API_KEY: " ", GOOGLE_API_KEY: "wrong-key-456" } })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain("agentfx: gemini refused the API key (1007): check GOOGLE_API_KEY, or run offline with --provider emulator\n")
+    }))
+
+  it.effect("an empty key is one line naming the empty variable (not a garbled config error), exit 2", () =>
+    Effect.gen(function* () {
+      for (const variable of ["GEMINI_API_KEY", "GOOGLE_API_KEY"]) {
+        const result = yield* agentfx(["live", "--provider", "gemini"], { env: { [variable]: "" } })
+        expect(result.code).toBe(2)
+        expect(result.stderr).toBe(`agentfx: ${variable} is set but empty: put your gemini API key in it, or choose another --provider (emulator needs none)\n`)
+      }
+    }))
+
+  it.scopedLive("a setup the server refuses is a failure of the run (exit 1, not 2), with the server's reason", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      yield* server.inject(Fault.refuseSetup(), { protocol: "gemini-live" })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["live", ...flags], { env })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(/agentfx: the live session could not start — InvalidRequest: the server closed the connection during setup \(1008: models\/.* is not found/)
+    }))
+
   it.effect("bad arguments are refused before anything starts: an unknown provider for live, a misspelled option", () =>
     Effect.gen(function* () {
       const provider = yield* agentfx(["live", "--provider", "glm"])

@@ -25,7 +25,7 @@ export const handler: Handler = ({ options }) =>
           concurrency: options.number("concurrency"),
           bounds: { firstByteTimeout: options.millis("first-byte-timeout"), idleTimeout: options.millis("idle-timeout"), turnTimeout: options.millis("turn-timeout") },
           autoApprove,
-          startFailed: LiveProvider.startFailed(choice)
+          startFailed: LiveProvider.startFailed(choice, yield* LiveProvider.keyVariable(choice))
         })
       }).pipe(Effect.provide(LiveProvider.layer(choice, settings)))
     )
