@@ -12,6 +12,7 @@ import { LiveModel } from "@agentfx/core"
 import { Emulator, Policy } from "@agentfx/emulator"
 import * as ConfigError from "effect/ConfigError"
 import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -28,6 +29,15 @@ export type Name = (typeof liveProviderNames)[number]
 const providers = Effect.promise(() => import("@agentfx/providers"))
 
 const keyVariables = ["GEMINI_API_KEY", "GOOGLE_API_KEY"]
+
+/**
+ * How long `agentfx live` waits for its session's first connection to be set up, retries included, unless
+ * `--connect-timeout` says otherwise; each attempt is bounded by it too.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultConnectTimeout: Duration.Duration = Duration.seconds(15)
 
 /**
  * The variable the Gemini Live layer reads its key from (the first of GEMINI_API_KEY, GOOGLE_API_KEY that holds
@@ -51,8 +61,15 @@ export const choose = (flag: Name | undefined): Effect.Effect<Provider.Choice> =
     return { name: "emulator" as const, reason: `no Gemini API key is set (${keyVariables.join(", ")})` }
   })
 
-/** The live model of a choice; the emulator runs in-process on 127.0.0.1 for as long as the layer is in use. */
-export const layer = (choice: Provider.Choice, settings: Provider.Settings): Layer.Layer<LiveModel.LiveModel, ProviderError | UsageError> => {
+/**
+ * The live model of a choice; the emulator runs in-process on 127.0.0.1 for as long as the layer is in use. Each
+ * connection's setup is bounded by `connectTimeout`.
+ */
+export const layer = (
+  choice: Provider.Choice,
+  settings: Provider.Settings,
+  connectTimeout: Duration.Duration = defaultConnectTimeout
+): Layer.Layer<LiveModel.LiveModel, ProviderError | UsageError> => {
   if (choice.name === "emulator") {
     if (settings.baseUrl !== undefined) return Layer.fail(Provider.baseUrlWithEmulator())
     return Layer.unwrapScoped(
@@ -63,6 +80,7 @@ export const layer = (choice: Provider.Choice, settings: Provider.Settings): Lay
           apiKey: Redacted.make(emulator.apiKey),
           baseUrl: emulator.geminiBaseUrl,
           maxResponseBytes: settings.maxResponseBytes,
+          connectTimeout,
           ...(settings.model === undefined ? {} : { model: settings.model })
         })
       })
@@ -73,7 +91,7 @@ export const layer = (choice: Provider.Choice, settings: Provider.Settings): Lay
     Effect.zipRight(Provider.blankKey("gemini"), providers).pipe(
       Effect.map(({ GeminiLive }) =>
         Layer.mapError(
-          GeminiLive.layerConfig({ model: settings.model, baseUrl: settings.baseUrl, maxResponseBytes: settings.maxResponseBytes }),
+          GeminiLive.layerConfig({ model: settings.model, baseUrl: settings.baseUrl, maxResponseBytes: settings.maxResponseBytes, connectTimeout }),
           (error: ConfigError.ConfigError) =>
             new ProviderError({
               provider: "gemini",
@@ -86,6 +104,17 @@ export const layer = (choice: Provider.Choice, settings: Provider.Settings): Lay
     )
   )
 }
+
+/** Where the live connection goes, for the status line while it is set up: `MODEL at HOST`, or the emulator. */
+export const target = (choice: Provider.Choice, settings: Provider.Settings): Effect.Effect<string, never, LiveModel.LiveModel> =>
+  Effect.gen(function* () {
+    if (choice.name === "emulator") return "the in-process emulator's Live endpoint"
+    const live = yield* LiveModel.LiveModel
+    const baseUrl = yield* Provider.effectiveBaseUrl(choice, settings)
+    // The host only: a base URL may carry credentials or a query.
+    const host = baseUrl === undefined ? "generativelanguage.googleapis.com" : URL.canParse(baseUrl) ? new URL(baseUrl).host : "the configured base URL"
+    return `${live.model} at ${host}`
+  })
 
 /** One line saying what is used, e.g. `provider: gemini live, model gemini-live-2.5-flash-preview (GEMINI_API_KEY is set)`. */
 export const announce = (choice: Provider.Choice, settings: Provider.Settings): Effect.Effect<string, never, LiveModel.LiveModel> =>
