@@ -2,21 +2,25 @@
  * Which live model `agentfx live` talks to, by the same rules as `Provider` for the other commands: `--provider`
  * wins; without it Gemini Live when GEMINI_API_KEY or GOOGLE_API_KEY is set, else the in-process emulator's Live
  * endpoint with its offline rule model, reached through the real Gemini Live provider layer. It says what it
- * chose in the same words.
+ * chose in the same words; a blank key is said as such, naming its variable; a session that cannot start is a
+ * failure of the run (exit 1), and a key the server refuses names the variable it was read from.
  *
  * @since 0.2.0
  */
-import type { ModelError } from "@agentfx/core"
+import type { LiveAgent } from "@agentfx/core"
 import { LiveModel } from "@agentfx/core"
 import { Emulator, Policy } from "@agentfx/emulator"
 import * as ConfigError from "effect/ConfigError"
 import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { ProviderError } from "./CliError.js"
+import type { UsageError } from "./CliError.js"
+import { ProviderError, RunFailed } from "./CliError.js"
 import type { liveProviderNames } from "./commands/live.js"
+import { detailsOf } from "./internal/withModel.js"
 import * as Provider from "./Provider.js"
 
 export type Name = (typeof liveProviderNames)[number]
@@ -26,6 +30,29 @@ const providers = Effect.promise(() => import("@agentfx/providers"))
 
 const keyVariables = ["GEMINI_API_KEY", "GOOGLE_API_KEY"]
 
+/**
+ * How long `agentfx live` waits for its session's first connection to be set up, retries included, unless
+ * `--connect-timeout` says otherwise; each attempt is bounded by it too.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultConnectTimeout: Duration.Duration = Duration.seconds(15)
+
+/**
+ * The variable the Gemini Live layer reads its key from (the first of GEMINI_API_KEY, GOOGLE_API_KEY that holds
+ * one), or undefined for the emulator and when none does.
+ *
+ * @since 0.3.0
+ * @category utils
+ */
+export const keyVariable = (choice: Provider.Choice): Effect.Effect<string | undefined> =>
+  Effect.gen(function* () {
+    if (choice.name === "emulator") return undefined
+    for (const variable of keyVariables) if (yield* Provider.isSet(variable)) return variable
+    return undefined
+  })
+
 /** The live provider for `--provider` (when given) or the environment. */
 export const choose = (flag: Name | undefined): Effect.Effect<Provider.Choice> =>
   Effect.gen(function* () {
@@ -34,8 +61,15 @@ export const choose = (flag: Name | undefined): Effect.Effect<Provider.Choice> =
     return { name: "emulator" as const, reason: `no Gemini API key is set (${keyVariables.join(", ")})` }
   })
 
-/** The live model of a choice; the emulator runs in-process on 127.0.0.1 for as long as the layer is in use. */
-export const layer = (choice: Provider.Choice, settings: Provider.Settings): Layer.Layer<LiveModel.LiveModel, ProviderError | ReturnType<typeof Provider.baseUrlWithEmulator>> => {
+/**
+ * The live model of a choice; the emulator runs in-process on 127.0.0.1 for as long as the layer is in use. Each
+ * connection's setup is bounded by `connectTimeout`.
+ */
+export const layer = (
+  choice: Provider.Choice,
+  settings: Provider.Settings,
+  connectTimeout: Duration.Duration = defaultConnectTimeout
+): Layer.Layer<LiveModel.LiveModel, ProviderError | UsageError> => {
   if (choice.name === "emulator") {
     if (settings.baseUrl !== undefined) return Layer.fail(Provider.baseUrlWithEmulator())
     return Layer.unwrapScoped(
@@ -46,26 +80,41 @@ export const layer = (choice: Provider.Choice, settings: Provider.Settings): Lay
           apiKey: Redacted.make(emulator.apiKey),
           baseUrl: emulator.geminiBaseUrl,
           maxResponseBytes: settings.maxResponseBytes,
+          connectTimeout,
           ...(settings.model === undefined ? {} : { model: settings.model })
         })
       })
     )
   }
+  // A blank key is said as such first: the configuration's own error would garble it with the other variable's.
   return Layer.unwrapEffect(
-    Effect.map(providers, ({ GeminiLive }) =>
-      Layer.mapError(
-        GeminiLive.layerConfig({ model: settings.model, baseUrl: settings.baseUrl, maxResponseBytes: settings.maxResponseBytes }),
-        (error: ConfigError.ConfigError) =>
-          new ProviderError({
-            provider: "gemini",
-            message: ConfigError.isMissingDataOnly(error)
-              ? `Gemini Live needs an API key: set ${keyVariables.join(" or ")}, or use --provider emulator (it needs none)`
-              : `Gemini Live is not configured correctly: ${Provider.configProblem(error)}`
-          })
+    Effect.zipRight(Provider.blankKey("gemini"), providers).pipe(
+      Effect.map(({ GeminiLive }) =>
+        Layer.mapError(
+          GeminiLive.layerConfig({ model: settings.model, baseUrl: settings.baseUrl, maxResponseBytes: settings.maxResponseBytes, connectTimeout }),
+          (error: ConfigError.ConfigError) =>
+            new ProviderError({
+              provider: "gemini",
+              message: ConfigError.isMissingDataOnly(error)
+                ? `Gemini Live needs an API key: set ${keyVariables.join(" or ")}, or use --provider emulator (it needs none)`
+                : `Gemini Live is not configured correctly: ${Provider.configProblem(error)}`
+            })
+        )
       )
     )
   )
 }
+
+/** Where the live connection goes, for the status line while it is set up: `MODEL at HOST`, or the emulator. */
+export const target = (choice: Provider.Choice, settings: Provider.Settings): Effect.Effect<string, never, LiveModel.LiveModel> =>
+  Effect.gen(function* () {
+    if (choice.name === "emulator") return "the in-process emulator's Live endpoint"
+    const live = yield* LiveModel.LiveModel
+    const baseUrl = yield* Provider.effectiveBaseUrl(choice, settings)
+    // The host only: a base URL may carry credentials or a query.
+    const host = baseUrl === undefined ? "generativelanguage.googleapis.com" : URL.canParse(baseUrl) ? new URL(baseUrl).host : "the configured base URL"
+    return `${live.model} at ${host}`
+  })
 
 /** One line saying what is used, e.g. `provider: gemini live, model gemini-live-2.5-flash-preview (GEMINI_API_KEY is set)`. */
 export const announce = (choice: Provider.Choice, settings: Provider.Settings): Effect.Effect<string, never, LiveModel.LiveModel> =>
@@ -81,8 +130,15 @@ export const announce = (choice: Provider.Choice, settings: Provider.Settings): 
     return `provider: gemini live, model ${live.model}${baseUrl === undefined || baseUrl.trim() === "" ? "" : ` at ${baseUrl}`} (${choice.reason === "--provider" ? "chosen with --provider" : choice.reason})`
   })
 
-/** The command's error for a session that could not start. */
-export const startFailed = (choice: Provider.Choice) => (error: ModelError.ModelError | { readonly _tag: string; readonly message: string }) =>
+/**
+ * The command's error for a session that could not start: a refused key is one line naming `readFrom`, the variable
+ * the key was read from (see `keyVariable`); anything else the server or the connection did is a failure of the run
+ * (exit 1), with the details a decoder kept for `--verbose`.
+ */
+export const startFailed = (choice: Provider.Choice, readFrom: string | undefined) => (error: LiveAgent.SessionError): ProviderError | RunFailed =>
   error._tag === "Unauthorized"
-    ? Provider.refused(choice, error as ModelError.ModelError)
-    : new ProviderError({ provider: choice.name, message: `the live session could not start — ${error._tag}: ${error.message}` })
+    ? Provider.refused(readFrom === undefined ? choice : { ...choice, reason: `${readFrom} is set` }, error)
+    : new RunFailed({
+        message: `the live session could not start — ${error._tag}: ${error.message}`,
+        ...detailsOf(error._tag === "ReconnectFailed" ? error.error : error)
+      })

@@ -5,14 +5,15 @@
  * MCP servers: the session resumes on a new connection to declare them). Ctrl-C during a turn stops the turn and its calls
  * (they are answered with an error, so the model does not wait) and the session goes on; Ctrl-C twice at an empty
  * prompt, `/exit` or the end of input quits. A session the server ends, or that cannot reconnect, ends the command.
+ * While the first connection is set up a status line says where it goes (and each failed attempt); it is bounded by
+ * `connectTimeout`, retries included, and Ctrl-C then stops the command.
  *
  * Commands: `/tools`, `/help`, `/exit`.
  *
  * @since 0.2.0
  */
 import type { Registry } from "@agentfx/core"
-import { Approval, LiveAgent } from "@agentfx/core"
-import type { LiveModel } from "@agentfx/core"
+import { Approval, LiveAgent, LiveModel, ModelError } from "@agentfx/core"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -20,7 +21,7 @@ import * as Either from "effect/Either"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type * as CliError from "./CliError.js"
-import { RunFailed } from "./CliError.js"
+import { Interrupted, RunFailed } from "./CliError.js"
 import { promptLoop } from "./internal/promptLoop.js"
 import { escapeLines, escapeName } from "./internal/terminalText.js"
 import { Io } from "./Io.js"
@@ -37,6 +38,10 @@ export interface Options {
   readonly autoApprove: boolean
   /** The command's error for a session that cannot start (a refused key reads differently from a dead server). */
   readonly startFailed: (error: LiveAgent.SessionError) => CliError.CliError
+  /** Where the connection goes, for the status line while it is set up (`gemini-live-2.5-flash-preview at HOST`). */
+  readonly target: string
+  /** How long the first connection may take to be set up, retries included (`--connect-timeout`). */
+  readonly connectTimeout: Duration.Duration
 }
 
 export const prompt = "you> "
@@ -89,6 +94,53 @@ export const lineOf = (event: LiveAgent.LiveAgentEvent): string | undefined => {
   }
 }
 
+/**
+ * Opens the session, saying so while it connects: a status line on a terminal (a line when piped), updated with each
+ * attempt that failed. The whole of it is bounded by `connectTimeout` (a `ModelTimeout` naming it, with the last
+ * failure), and Ctrl-C stops it (the command ends with 130).
+ */
+const open = <R>(options: Options, io: Io["Type"], opening: Effect.Effect<LiveAgent.Session, LiveAgent.SessionError, R | LiveModel.LiveModel>) =>
+  Effect.gen(function* () {
+    const connecting = `connecting to ${options.target}…`
+    const say = (text: string) => (io.interactive ? io.status(`${text} (Ctrl-C to stop)`) : io.err(`${text}\n`))
+    yield* say(connecting)
+    let failures = 0
+    let last: ModelError.ModelError | undefined
+    let starting = true
+    // Each attempt's failure is told while the session starts (after that, reconnects are its own events).
+    const watched = Effect.updateService(opening, LiveModel.LiveModel, (live) => ({
+      ...live,
+      connect: (setup: LiveModel.Setup) =>
+        live.connect(setup).pipe(
+          Effect.tapError((error) =>
+            Effect.suspend(() => {
+              // A failure nothing retries ends the start at once, with its own error.
+              if (!starting || !error.retryable) return Effect.void
+              failures += 1
+              last = error
+              return say(`${connecting} attempt ${failures} failed (${error._tag}: ${escapeLines(error.message)}); trying again`)
+            })
+          )
+        )
+    }))
+    const timedOut = (): CliError.CliError => {
+      const timeout = new ModelError.ModelTimeout({ after: options.connectTimeout, limit: "connect" })
+      const before = last === undefined || last._tag === "ModelTimeout" ? "" : `; ${failures} attempt${failures === 1 ? "" : "s"} failed, the last with ${last._tag}: ${last.message}`
+      return new RunFailed({ message: `the live session could not start — ModelTimeout: ${timeout.message}${before}` })
+    }
+    return yield* Effect.raceFirst(
+      watched.pipe(Effect.mapError(options.startFailed), Effect.timeoutFail({ duration: options.connectTimeout, onTimeout: timedOut })),
+      Effect.zipRight(io.interrupted, Effect.fail(new Interrupted()))
+    ).pipe(
+      Effect.ensuring(
+        Effect.suspend(() => {
+          starting = false
+          return io.interactive ? io.status("") : Effect.void
+        })
+      )
+    )
+  })
+
 /** Runs the live chat until the user quits or the session ends. */
 export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io | LiveModel.LiveModel | FileSystem.FileSystem> =>
   Effect.scoped(
@@ -96,9 +148,10 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
       const io = yield* Io
       const screen = Screen.make(io, { askedFor: options.autoApprove ? undefined : TerminalApproval.asksFor(options.registry) })
       const approval = options.autoApprove ? Approval.allowAll : TerminalApproval.layer(screen)
-      const session = yield* LiveAgent.session({ ...options.bounds, registry: options.registry, system: options.system, concurrency: options.concurrency }).pipe(
-        Effect.provide(approval),
-        Effect.mapError(options.startFailed)
+      const session = yield* open(
+        options,
+        io,
+        LiveAgent.session({ ...options.bounds, registry: options.registry, system: options.system, concurrency: options.concurrency }).pipe(Effect.provide(approval))
       )
       // The printer shows the session's events; `completed` tells the prompt loop which turns are on screen.
       const completed = yield* Queue.unbounded<number>()

@@ -119,7 +119,7 @@ const problemOf = (path: string, message: string): string =>
  * A provider's key variable set to nothing (`GEMINI_API_KEY=`), with no other of its variables holding a key: said
  * plainly, before the provider reads its configuration (whose own error would be about an empty value).
  */
-const blankKey = (name: Exclude<Name, "emulator">): Effect.Effect<void, UsageError> =>
+export const blankKey = (name: Exclude<Name, "emulator">): Effect.Effect<void, UsageError> =>
   Effect.gen(function* () {
     const variables = keyVariables[name]
     for (const variable of variables) if (yield* isSet(variable)) return

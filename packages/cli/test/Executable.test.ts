@@ -5,8 +5,9 @@
  * What the in-process tests check through `Cli.main` is checked here once more where it can only be seen from
  * outside: exit codes, what goes to stdout and to stderr, colours, signals, the files a build adds.
  */
-import { Emulator, Policy } from "@agentfx/emulator"
+import { Emulator, Fault, Policy } from "@agentfx/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -23,7 +24,7 @@ const repo = path.resolve(cli, "../..")
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-exe-"))
 const bin = path.join(work, "dist", "bin.js")
 /** The commands these tests start; each program is a whole bundle, about 2 s of CPU to build. */
-const programs = ["run", "chat", "eval", "tools"]
+const programs = ["run", "chat", "eval", "tools", "live"]
 
 interface Outcome {
   readonly code: number | null
@@ -302,6 +303,37 @@ describe.concurrent("the agentfx executable", () => {
       server.close()
     }
   })
+
+  it("live: Ctrl-C (SIGINT) while connecting to a server that never completes the setup ends the command at once, exit 130", () =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* Emulator.make({ policy: Policy.offline })
+          yield* server.inject(Fault.slowSetup(Duration.infinity), { protocol: "gemini-live", times: 100 })
+          const result = yield* Effect.promise(() =>
+            agentfx(["live", "--provider", "gemini", "--base-url", server.geminiBaseUrl], {
+              env: { GEMINI_API_KEY: server.apiKey },
+              // The signal comes once the command says it is connecting: while the setup is outstanding.
+              whileRunning: (child) => {
+                let said = ""
+                const onData = (chunk: string) => {
+                  said += chunk
+                  if (!said.includes("connecting to ")) return
+                  child.stderr!.off("data", onData)
+                  child.kill("SIGINT")
+                }
+                child.stderr!.on("data", onData)
+              }
+            })
+          )
+          expect(result.code).toBe(130)
+          expect(result.stdout).toBe("")
+          expect(result.stderr).toContain(`connecting to gemini-live-2.5-flash-preview at 127.0.0.1:${server.port}…\n`)
+          expect(lines(result.stderr).at(-1)).toBe("agentfx: interrupted")
+          expect(yield* server.awaitLiveClosed(0)).toMatchObject({ by: "client" })
+        })
+      )
+    ))
 
   it("Ctrl-C (SIGINT) while waiting for the model ends the run with exit code 130", async () => {
     let answered: () => void = () => {}

@@ -1,6 +1,7 @@
-import { LiveRepl } from "@agentfx/cli"
+import { Io, LiveRepl } from "@agentfx/cli"
 import { Fault, Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { agentfx, emulator, startInteractive, typeAt as typeAtPrompt, viaGemini } from "./support/cli.js"
@@ -103,6 +104,76 @@ describe("agentfx live", () => {
       expect(result.stderr).toContain("gemini refused the API key")
       expect(result.stderr).toContain("--provider emulator")
       expect(result.stderr).not.toContain("wrong-key-123")
+    }))
+
+  it.scopedLive("a key read from GOOGLE_API_KEY that the server refuses names GOOGLE_API_KEY, the variable really read", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const result = yield* agentfx(["live", "--provider", "gemini", "--base-url", server.geminiBaseUrl], { env: { GEMINI_API_KEY: " ", GOOGLE_API_KEY: "wrong-key-456" } })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain("agentfx: gemini refused the API key (1007): check GOOGLE_API_KEY, or run offline with --provider emulator\n")
+    }))
+
+  it.effect("an empty key is one line naming the empty variable (not a garbled config error), exit 2", () =>
+    Effect.gen(function* () {
+      for (const variable of ["GEMINI_API_KEY", "GOOGLE_API_KEY"]) {
+        const result = yield* agentfx(["live", "--provider", "gemini"], { env: { [variable]: "" } })
+        expect(result.code).toBe(2)
+        expect(result.stderr).toBe(`agentfx: ${variable} is set but empty: put your gemini API key in it, or choose another --provider (emulator needs none)\n`)
+      }
+    }))
+
+  it.scopedLive("a setup the server refuses is a failure of the run (exit 1, not 2), with the server's reason", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      yield* server.inject(Fault.refuseSetup(), { protocol: "gemini-live" })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["live", ...flags], { env })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(/agentfx: the live session could not start — InvalidRequest: the server closed the connection during setup \(1008: models\/.* is not found/)
+    }))
+
+  it.scopedLive("connecting says where on stderr (a status line on a terminal); a setup that never completes fails after --connect-timeout, naming it, exit 1", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      yield* server.inject(Fault.slowSetup(Duration.infinity), { protocol: "gemini-live", times: 100 })
+      const { env, flags } = viaGemini(server)
+      const piped = yield* agentfx(["live", ...flags, "--connect-timeout", "300ms"], { env })
+      expect(piped.code).toBe(1)
+      expect(piped.stderr).toContain(`connecting to gemini-live-2.5-flash-preview at 127.0.0.1:${server.port}…\n`)
+      expect(piped.stderr).toContain("agentfx: the live session could not start — ModelTimeout: the live connection was not set up within 300ms (connectTimeout)\n")
+      expect(piped.stderr).not.toContain("turnTimeout")
+      const terminal = yield* Io.memory({ interactive: true })
+      yield* terminal.end
+      const interactive = yield* agentfx(["live", ...flags, "--connect-timeout", "300ms"], { env, terminal })
+      expect(interactive.code).toBe(1)
+      expect(yield* terminal.statuses).toEqual([`connecting to gemini-live-2.5-flash-preview at 127.0.0.1:${server.port}… (Ctrl-C to stop)`, ""])
+    }))
+
+  it.scopedLive("a server that stays away: each failed attempt is said, and --connect-timeout ends the wait with the last failure, exit 1", () =>
+    Effect.gen(function* () {
+      const gone = yield* Effect.scoped(emulator())
+      // Refused at once, then again after the reconnect schedule's first wait (0.5 s): the bound ends it after that.
+      const result = yield* agentfx(["live", ...viaGemini(gone).flags, "--connect-timeout", "1s"], { env: viaGemini(gone).env })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`connecting to gemini-live-2.5-flash-preview at 127.0.0.1:${gone.port}… attempt 1 failed (Unavailable: the Live connection failed during setup: connect ECONNREFUSED`)
+      expect(result.stderr).toMatch(
+        /agentfx: the live session could not start — ModelTimeout: the live connection was not set up within 1s \(connectTimeout\); \d+ attempts? failed, the last with Unavailable: the Live connection failed during setup: connect ECONNREFUSED/
+      )
+    }))
+
+  it.scopedLive("Ctrl-C while connecting stops the command at once (exit 130) and closes the half-open socket", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      yield* server.inject(Fault.slowSetup(Duration.infinity), { protocol: "gemini-live" })
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startLive(flags, env)
+      yield* server.awaitLive(1)
+      yield* terminal.interrupt
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(130)
+      expect(result.stderr).toContain("agentfx: interrupted")
+      expect(yield* server.awaitLiveClosed(0)).toMatchObject({ by: "client" })
     }))
 
   it.effect("bad arguments are refused before anything starts: an unknown provider for live, a misspelled option", () =>

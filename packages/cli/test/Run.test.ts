@@ -3,7 +3,9 @@ import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { agentfx, emulator, tempDir, untilEnd, viaGemini, writeFiles } from "./support/cli.js"
 
 describe("agentfx run", () => {
   it.scopedLive("shows each tool call as it starts and finishes, then streams the answer", () =>
@@ -107,6 +109,31 @@ describe("agentfx run", () => {
       expect(result.code).toBe(130)
       expect(result.stderr).toContain("agentfx: interrupted")
       expect(yield* server.awaitOutcome(0)).toBe("aborted")
+    })
+  )
+
+  it.scoped("an answer of the wrong shape is one line naming the field, exit 1; --verbose adds every problem with the value found", () =>
+    Effect.gen(function* () {
+      // Every request (and every retry) is answered with text that is a number.
+      const wrong = { candidates: [{ content: { role: "model", parts: [{ text: 5 }] }, finishReason: "STOP" }] }
+      const server = createServer((request, response) => {
+        request.resume()
+        const stream = request.url?.includes("stream") === true
+        response.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json" })
+        response.end(stream ? `data: ${JSON.stringify(wrong)}\n\n` : JSON.stringify(wrong))
+      })
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => (server.closeAllConnections(), server.close()))
+      )
+      const env = { GEMINI_API_KEY: "AIza-wrong-shape", GEMINI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+      const headline = "agentfx: MalformedResponse: unexpected response shape: candidates[0].content.parts[0].text should be a string, got 5"
+      const plain = yield* untilEnd(yield* Effect.fork(agentfx(["run", "hello"], { env })))
+      expect(plain.code).toBe(1)
+      expect(plain.stderr.split("\n").filter((line) => line.startsWith("agentfx:"))).toEqual([headline])
+      const verbose = yield* untilEnd(yield* Effect.fork(agentfx(["--verbose", "run", "--json", "hello"], { env })))
+      expect(verbose.code).toBe(1)
+      expect(verbose.stderr).toContain(`${headline}\n  candidates[0].content.parts[0].text should be a string, got 5\n`)
     })
   )
 

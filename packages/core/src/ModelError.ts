@@ -72,12 +72,13 @@ export class Blocked extends Schema.TaggedError<Blocked>()("Blocked", common) {
 
 /**
  * Which bound on a model request was hit: `turn`, the whole request (streamed or not); `firstByte`, the wait for
- * a stream's first part; `idle`, the wait between two parts of a stream.
+ * a stream's first part; `idle`, the wait between two parts of a stream; `connect`, the wait for a live
+ * connection's setup to complete.
  *
  * @since 0.2.0
  * @category models
  */
-export const TimeoutLimit = Schema.Literal("turn", "firstByte", "idle")
+export const TimeoutLimit = Schema.Literal("turn", "firstByte", "idle", "connect")
 
 /**
  * @since 0.2.0
@@ -103,6 +104,8 @@ export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeo
         return `the model sent nothing within ${after} (firstByteTimeout)`
       case "idle":
         return `the model's stream stalled: nothing for ${after} (idleTimeout)`
+      case "connect":
+        return `the live connection was not set up within ${after} (connectTimeout)`
       default:
         return `the model did not finish its answer within ${after} (turnTimeout)`
     }
@@ -119,7 +122,9 @@ export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeo
  */
 export class MalformedResponse extends Schema.TaggedError<MalformedResponse>()("MalformedResponse", {
   ...common,
-  malformedCall: Schema.optional(Schema.String)
+  malformedCall: Schema.optional(Schema.String),
+  /** Every problem a decoder found in the answer, one a line (the message names the one that matters), for `--verbose`. */
+  details: Schema.optional(Schema.String)
 }) {
   get retryable(): boolean {
     return true

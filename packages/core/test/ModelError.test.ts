@@ -7,7 +7,8 @@ const transient = [
   new ModelError.Overloaded({ message: "busy" }),
   new ModelError.Unavailable({ message: "down" }),
   new ModelError.ModelTimeout({ after: Duration.seconds(1) }),
-  new ModelError.MalformedResponse({ message: "bad json" })
+  new ModelError.MalformedResponse({ message: "bad json" }),
+  new ModelError.MalformedResponse({ message: "unexpected response shape: n should be a number, got \"7\"", details: 'n should be a number, got "7"' })
 ]
 const final = [
   new ModelError.QuotaExhausted({ message: "no balance" }),
@@ -24,7 +25,7 @@ describe("ModelError", () => {
 
   it("each error has its tag, and keeps the provider's message and status", () => {
     expect([...transient, ...final].map((error) => error._tag)).toEqual([
-      "RateLimited", "Overloaded", "Unavailable", "ModelTimeout", "MalformedResponse", "QuotaExhausted", "InvalidRequest", "Unauthorized", "Blocked"
+      "RateLimited", "Overloaded", "Unavailable", "ModelTimeout", "MalformedResponse", "MalformedResponse", "QuotaExhausted", "InvalidRequest", "Unauthorized", "Blocked"
     ])
     const errors = [ModelError.QuotaExhausted, ModelError.Unavailable, ModelError.InvalidRequest, ModelError.Unauthorized, ModelError.Blocked]
     for (const make of errors) expect(new make({ message: "said", status: 418 })).toMatchObject({ message: "said", status: 418 })
@@ -40,6 +41,7 @@ describe("ModelError", () => {
     expect(new ModelError.ModelTimeout({ after, limit: "idle" }).message).toBe(
       "the model's stream stalled: nothing for 1s 500ms (idleTimeout)"
     )
+    expect(new ModelError.ModelTimeout({ after, limit: "connect" }).message).toBe("the live connection was not set up within 1s 500ms (connectTimeout)")
   })
 
   it("retryAfter is the provider's wait for rate limits and overload only", () => {

@@ -73,6 +73,17 @@ export interface Options {
    * `false`. Bounded, so a long-running emulator stays flat in memory.
    */
   readonly record?: { readonly max?: number | undefined; readonly bodies?: boolean | undefined } | false | undefined
+  /**
+   * The largest frame a Gemini Live client may send (default `defaultMaxLiveFrameBytes`, 20 MiB, as for a REST body).
+   * A larger one is refused from its header, before it is read: the connection is closed with 1009 (RFC 6455's
+   * "message too big") and the record says so in `violations`.
+   */
+  readonly maxLiveFrameBytes?: number | undefined
+  /**
+   * How long a Gemini Live connection may wait before its `setup` arrives (default `defaultLiveSetupTimeout`, 10 s);
+   * then it is closed with 1011 and the words Google's services close a deadline with.
+   */
+  readonly liveSetupTimeout?: Duration.DurationInput | undefined
 }
 
 /** How many resumption handles are kept (each the history of its session as it was then, shared, not copied). */
@@ -160,6 +171,12 @@ interface Injection {
 }
 
 const maxBody = 20 * 1024 * 1024
+
+/** The largest Gemini Live client frame unless `maxLiveFrameBytes` says otherwise: the REST body limit, 20 MiB. */
+export const defaultMaxLiveFrameBytes = maxBody
+
+/** How long a Gemini Live connection may go without its `setup` unless `liveSetupTimeout` says otherwise. */
+export const defaultLiveSetupTimeout: Duration.Duration = Duration.seconds(10)
 
 /**
  * The request body, or undefined once it passes `maxBody` (or the upload fails): reading stops there, so an endless
@@ -350,8 +367,11 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
     const handles = new Map<string, { readonly history: ReadonlyArray<Turn.Turn>; readonly length: number }>()
     let handlesIssued = 0
     let liveTurns = 0
+    const maxLiveFrameBytes = options.maxLiveFrameBytes ?? defaultMaxLiveFrameBytes
     const liveContext: liveSession.Context = {
       frameDelay,
+      setupTimeout: options.liveSetupTimeout === undefined ? defaultLiveSetupTimeout : Duration.decode(options.liveSetupTimeout),
+      maxFrameBytes: maxLiveFrameBytes,
       keepFrames: keepBodies,
       decide,
       takeSetupFaults: () => takeInjection("gemini-live", "setup"),
@@ -373,7 +393,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       },
       changed: notify
     }
-    const sockets = new WebSocketServer({ noServer: true })
+    // `maxPayload` refuses a frame from its header: a client cannot make the emulator hold more than the limit.
+    const sockets = new WebSocketServer({ noServer: true, maxPayload: maxLiveFrameBytes })
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const [rawPath = "/", rawQuery = ""] = (req.url ?? "/").split("?", 2)
       const path = rawPath.replace(/\/{2,}/g, "/")
@@ -407,7 +428,9 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
         }
         notify()
         if (record.apiKey === "invalid") {
-          record.closed = { code: 1008, reason: "API key not valid. Please pass a valid API key.", by: "server" }
+          record.closed = { ...liveRoute.keyRejection, by: "server" }
+          // A frame the socket refuses (past the size limit, say) is an error event: unheard, it would end the process.
+          ws.on("error", () => ws.terminate())
           liveRoute.rejectKey(ws)
           return
         }

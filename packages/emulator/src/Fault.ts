@@ -74,7 +74,7 @@ export interface Overloaded {
   readonly _tag: "Overloaded"
 }
 
-/** What a wrong key gets: Gemini 400 `API_KEY_INVALID`; GLM 401 code 1002; OpenAI 401 `invalid_api_key`. */
+/** What a wrong key gets: Gemini 400 `API_KEY_INVALID` (Live: a close 1007 with its words); GLM 401 code 1002; OpenAI 401 `invalid_api_key`. */
 export interface Unauthorized {
   readonly _tag: "Unauthorized"
 }

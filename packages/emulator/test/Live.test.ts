@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { GoogleGenAI } from "@google/genai"
 import type { LiveServerMessage, Session } from "@google/genai"
-import { Effect, Either } from "effect"
+import { Duration, Effect, Either } from "effect"
 import type { Scope } from "effect"
 import { WebSocket } from "ws"
 import { Turn } from "@agentfx/core"
@@ -220,7 +220,7 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       expect((yield* emulator.live)[1]!.resumedFrom).toBe(handle)
     }))
 
-  it.scoped("refuses the setup on demand (1008), an unknown handle (1008) and a wrong key (1008); a missing key refuses the upgrade", () =>
+  it.scoped("refuses the setup on demand (1008), an unknown handle (1008) and a wrong key (1007, as the service does); a missing key refuses the upgrade", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
       yield* emulator.inject(Fault.refuseSetup(), { protocol: "gemini-live" })
@@ -228,7 +228,7 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       expect((yield* Effect.flip(connect(emulator, { sessionResumption: { handle: "nope" } }))).message).toBe(
         "closed 1008: The session resumption handle is invalid or has expired."
       )
-      expect((yield* Effect.flip(connect(emulator, {}, { apiKey: "wrong" }))).message).toBe("closed 1008: API key not valid. Please pass a valid API key.")
+      expect((yield* Effect.flip(connect(emulator, {}, { apiKey: "wrong" }))).message).toBe("closed 1007: API key not valid. Please pass a valid API key.")
       const status = yield* Effect.promise(
         () =>
           new Promise<string>((resolve) => {
@@ -238,7 +238,7 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
           })
       )
       expect(status).toBe("403")
-      expect((yield* emulator.live).map((record) => record.closed?.code)).toEqual([1008, 1008, 1008])
+      expect((yield* emulator.live).map((record) => record.closed?.code)).toEqual([1008, 1008, 1007])
     }))
 
   it.scoped("refuses at setup, with 1007, the declarations REST refuses: a bad name, parameters with parametersJsonSchema", () =>
@@ -408,6 +408,52 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       expect(closed.code).toBe(4000)
       expect(Buffer.byteLength(closed.reason)).toBeLessThanOrEqual(123)
       expect((yield* emulator.awaitLiveClosed(0)).reason).toBe(closed.reason)
+    }))
+
+  /** A raw socket on the Live endpoint that sends `frames` once open; resolves with the close it gets. */
+  const rawClose = (emulator: Emulator.Service, frames: ReadonlyArray<string>, key = emulator.apiKey) =>
+    Effect.promise(
+      () =>
+        new Promise<{ code: number; reason: string }>((resolve) => {
+          const ws = new WebSocket(`${emulator.url.replace("http", "ws")}/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=${key}`)
+          ws.on("open", () => frames.forEach((frame) => ws.send(frame)))
+          // The server's close may cut a frame still going out: the socket reports it, then closes.
+          ws.on("error", () => {})
+          ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() }))
+        })
+    )
+
+  it.scoped("a frame larger than maxLiveFrameBytes is refused from its header with 1009 (message too big), recorded as a violation; one at the limit is read", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ maxLiveFrameBytes: 1024 })
+      const setup = JSON.stringify({ setup: { model: "models/m" } })
+      const big = JSON.stringify({ realtimeInput: { text: "x".repeat(2048) } })
+      expect(yield* rawClose(emulator, [setup, big])).toEqual({ code: 1009, reason: "" })
+      const [record] = yield* emulator.live
+      expect(record!.closed).toEqual({ code: 1009, reason: "", by: "server" })
+      expect(record!.violations).toEqual(["a frame larger than the limit of 1024 bytes (maxLiveFrameBytes) was refused"])
+      // Before the setup too, and a frame of exactly the limit is not refused for its size (it is not JSON: 1007).
+      expect(yield* rawClose(emulator, [big])).toEqual({ code: 1009, reason: "" })
+      expect((yield* rawClose(emulator, ["y".repeat(1024)])).code).toBe(1007)
+      // A wrong key's socket, already closing, refuses one too, and the emulator lives on to serve the next.
+      expect((yield* rawClose(emulator, [big, big], "wrong")).code).toBe(1007)
+      expect((yield* rawClose(emulator, [big])).code).toBe(1009)
+      expect(Emulator.defaultMaxLiveFrameBytes).toBe(20 * 1024 * 1024)
+    }))
+
+  it.scoped("a connection that sends no setup within liveSetupTimeout is closed by the server with 1011; one whose setup came stays open", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ liveSetupTimeout: "50 millis" })
+      expect(yield* rawClose(emulator, [])).toEqual({ code: 1011, reason: "Deadline expired before operation could complete." })
+      expect(yield* emulator.awaitLiveClosed(0)).toEqual({ code: 1011, reason: "Deadline expired before operation could complete.", by: "server" })
+      // The deadline is the setup's: a session set up in time is not closed by it, and answers after it passed (a
+      // connection opened after it, with the same deadline, has been closed by its own).
+      const client = yield* connect(emulator)
+      expect((yield* rawClose(emulator, [])).code).toBe(1011)
+      ask(client, "still there?")
+      yield* Effect.promise(() => client.until(turnComplete))
+      expect((yield* emulator.live)[1]!.closed).toBeUndefined()
+      expect(Duration.toMillis(Emulator.defaultLiveSetupTimeout)).toBe(10_000)
     }))
 
   it.scoped("keeps the last record.max closed connections (indices count them all); open ones are always kept", () =>

@@ -32,6 +32,7 @@ import * as Wire from "./internal/openai/wire.js"
 import { capped, defaultMaxResponseBytes, tooLarge } from "./internal/cappedFetch.js"
 import { requireContent } from "./internal/emptyTurn.js"
 import { scrubber } from "./internal/secrets.js"
+import { wrongShape } from "./internal/wrongShape.js"
 import { baseUrlProblem } from "./internal/endpoint.js"
 import * as SdkLogger from "./internal/sdkLogger.js"
 
@@ -138,7 +139,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
             }),
             (raw) =>
               Wire.decodeCompletion(raw).pipe(
-                Either.mapLeft((error) => new ModelError.MalformedResponse({ message: scrub(`unexpected completion shape: ${error.message}`) })),
+                Either.mapLeft((error) => wrongShape("completion", error, scrub)),
                 Either.flatMap((completion) => decodeCompletion(request.transcript, completion)),
                 Either.flatMap(requireContent)
               )
@@ -164,7 +165,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
                 // Stryker disable next-line UpdateOperator: only whether any chunk came counts
                 chunks++
                 return Wire.decodeChunk(chunk).pipe(
-                  Either.mapLeft((error) => new ModelError.MalformedResponse({ message: scrub(`unexpected chunk shape: ${error.message}`) })),
+                  Either.mapLeft((error) => wrongShape("chunk", error, scrub)),
                   Either.flatMap((decoded) => accumulator.push(decoded))
                 )
               },

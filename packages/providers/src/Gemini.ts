@@ -33,6 +33,7 @@ import { requireContent } from "./internal/emptyTurn.js"
 import { baseUrlProblem } from "./internal/endpoint.js"
 import { plainErrorBodies } from "./internal/gemini/errorBodies.js"
 import { scrubber } from "./internal/secrets.js"
+import { wrongShape } from "./internal/wrongShape.js"
 
 /** What one response may hold at most unless `maxResponseBytes` says otherwise (32 MiB). */
 export { defaultMaxResponseBytes } from "./internal/cappedFetch.js"
@@ -118,7 +119,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
     const decodeChunk = (chunk: GenerateContentResponse): Either.Either<Wire.Response, ModelError.ModelError> =>
       Either.mapLeft(
         Wire.decodeResponse({ candidates: chunk.candidates, promptFeedback: chunk.promptFeedback, usageMetadata: chunk.usageMetadata }),
-        (error) => new ModelError.MalformedResponse({ message: scrub(`unexpected response shape: ${error.message}`) })
+        (error) => wrongShape("response", error, scrub)
       )
 
     // A flat pipeline, no `Effect.fn` span: on this path a span per request measured ~0.1 ms, a third of the

@@ -38,6 +38,7 @@ import { eventsOf } from "./internal/live/events.js"
 import * as frameGuard from "./internal/live/frameGuard.js"
 import { decodeServerMessage } from "./internal/live/wire.js"
 import { scrubber } from "./internal/secrets.js"
+import { wrongShape } from "./internal/wrongShape.js"
 import { defaultMaxResponseBytes } from "./internal/cappedFetch.js"
 
 /** The model used when none is named. */
@@ -64,7 +65,10 @@ export interface Options {
   readonly textInput?: "clientContent" | "realtimeInput" | undefined
   /** Most bytes of one server frame (default 32 MiB); a larger frame ends the connection with `MalformedResponse`. */
   readonly maxResponseBytes?: number | undefined
-  /** How long to wait for the server to complete the setup (default 15 s). */
+  /**
+   * How long to wait for the server to complete the setup (default 15 s); past it `connect` fails with a retryable
+   * `ModelTimeout` whose `limit` is `connect`, and the socket is closed.
+   */
   readonly connectTimeout?: Duration.DurationInput | undefined
 }
 
@@ -114,8 +118,8 @@ export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
           ended = true
           Queue.unsafeOffer(queue, item)
         }
-        const malformed = (reason: string) => {
-          const error = new ModelError.MalformedResponse({ message: scrub(reason) })
+        const malformed = (reason: string | ModelError.MalformedResponse) => {
+          const error = typeof reason === "string" ? new ModelError.MalformedResponse({ message: scrub(reason) }) : reason
           if (!setupDone) Deferred.unsafeDone(failed, Effect.fail(error))
           finish({ _tag: "Fail", error })
           closeSocket()
@@ -134,9 +138,9 @@ export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
           // Stryker disable next-line ConditionalExpression: after the end item the events' stream has ended, so what is queued after it is never read; this only saves the work
           if (ended) return
           const decoded = decodeServerMessage(message)
-          if (Either.isLeft(decoded)) return malformed(`unexpected Live message shape: ${decoded.left.message}`)
+          if (Either.isLeft(decoded)) return malformed(wrongShape("Live message", decoded.left, scrub))
           const events = eventsOf(decoded.right)
-          if (Either.isLeft(events)) return malformed(events.left.message)
+          if (Either.isLeft(events)) return malformed(events.left)
           // Stryker disable next-line StringLiteral: only "Fail" is told apart, an event's item tag is never read
           for (const event of events.right) Queue.unsafeOffer(queue, { _tag: "Event", event })
         }
@@ -170,7 +174,7 @@ export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
         opened.session = yield* Effect.uninterruptibleMask((restore) =>
           restore(
             Effect.raceFirst(connecting, Deferred.await(failed)).pipe(
-              Effect.timeoutFail({ duration: timeout, onTimeout: () => new ModelError.ModelTimeout({ after: timeout }) })
+              Effect.timeoutFail({ duration: timeout, onTimeout: () => new ModelError.ModelTimeout({ after: timeout, limit: "connect" }) })
             )
           ).pipe(
             Effect.onExit((exit) =>

@@ -210,7 +210,7 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
   /** Says "hi", then reads the events to their end. */
   const hiThenEvents = (connection: LiveModel.Connection) => Effect.zipRight(connection.sendText("hi"), Stream.runCollect(connection.events))
 
-  it.scopedLive("a refused setup is InvalidRequest with the server's reason; a wrong key is Unauthorized and never shown", () =>
+  it.scopedLive("a refused setup is InvalidRequest with the server's reason; a wrong key (closed 1007 \"API key not valid\") is Unauthorized and never shown", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
       yield* emulator.inject(Fault.refuseSetup(), { protocol: "gemini-live" })
@@ -218,7 +218,7 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(refused).toMatchObject({ _tag: "InvalidRequest", status: 1008 })
       expect(refused.message).toContain("is not found for API version")
       const wrongKey = yield* Effect.flip(connectWith(emulator, { apiKey: Redacted.make(sentinel) }))
-      expect(wrongKey).toMatchObject({ _tag: "Unauthorized", status: 1008 })
+      expect(wrongKey).toMatchObject({ _tag: "Unauthorized", status: 1007 })
       expect(JSON.stringify(wrongKey)).not.toContain(sentinel)
       expect(Cause.pretty(Cause.fail(wrongKey))).not.toContain(sentinel)
     }))
@@ -244,11 +244,12 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(yield* emulator.live).toEqual([])
     }))
 
-  it.scopedLive("a server that never completes the setup is ModelTimeout, not a hang", () =>
+  it.scopedLive("a server that never completes the setup is ModelTimeout naming connectTimeout (not turnTimeout), not a hang", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
       yield* emulator.inject(Fault.slowSetup("10 seconds"), { protocol: "gemini-live" })
-      expect(yield* Effect.flip(connectWith(emulator, { connectTimeout: "150 millis" }))).toMatchObject({ _tag: "ModelTimeout" })
+      const error = yield* Effect.flip(connectWith(emulator, { connectTimeout: "150 millis" }))
+      expect(error).toMatchObject({ _tag: "ModelTimeout", limit: "connect", message: "the live connection was not set up within 150ms (connectTimeout)" })
       // The half-open socket is not left behind: the client closed it.
       expect(yield* emulator.awaitLiveClosed(0)).toMatchObject({ by: "client" })
     }))
@@ -331,7 +332,7 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
       expect(closed).toMatchObject({ by: "client" })
     }))
 
-  it.scopedLive("a frame of the wrong shape, and a call without an id, each end the connection with MalformedResponse", () =>
+  it.scopedLive("a frame of the wrong shape (one line naming the field), and a call without an id, each end the connection with MalformedResponse", () =>
     Effect.gen(function* () {
       const malformedBy = (frame: string) =>
         Effect.gen(function* () {
@@ -350,7 +351,8 @@ describe("Gemini Live layer — failures are typed errors, never hangs or crashe
         })
       const shape = yield* malformedBy(JSON.stringify({ toolCall: { functionCalls: [{ id: "c1", name: 3 }] } }))
       expect(shape).toMatchObject({ _tag: "MalformedResponse" })
-      expect(shape.message).toMatch(/^unexpected Live message shape: /)
+      expect(shape.message).toBe("unexpected Live message shape: toolCall.functionCalls[0].name should be a string, got 3")
+      expect(shape).toMatchObject({ details: "toolCall.functionCalls[0].name should be a string, got 3" })
       const noId = yield* malformedBy(JSON.stringify({ toolCall: { functionCalls: [{ name: "lamp", args: {} }] } }))
       expect(noId).toMatchObject({ _tag: "MalformedResponse", message: 'the server asked for "lamp" without an id, so it cannot be answered' })
     }))

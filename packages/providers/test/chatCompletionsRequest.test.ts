@@ -147,10 +147,10 @@ describe("chat-completions refusals before and after the wire", () => {
       const completion = yield* serve({}, body(`{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": 5}, "finish_reason": "stop"}]}`, "application/json"))
       const shape = yield* failure(completion.model.generate(request(hi)))
       expect(shape).toMatchObject({ _tag: "MalformedResponse" })
-      expect(shape.message).toMatch(/^unexpected completion shape: /)
+      expect(shape.message).toBe("unexpected completion shape: choices[0].message.content should be a string or null, got 5")
       const chunk = yield* serve({}, events(`{"id": "x", "choices": [{"index": 0, "delta": {"content": 5}}]}`, "[DONE]"))
       const chunkShape = yield* failure(LanguageModel.collect(chunk.model.stream(request(hi))))
-      expect(chunkShape.message).toMatch(/^unexpected chunk shape: /)
+      expect(chunkShape.message).toBe("unexpected chunk shape: choices[0].delta.content should be a string or null, got 5")
       const empty = yield* serve({}, events("[DONE]"))
       expect(yield* failure(LanguageModel.collect(empty.model.stream(request(hi))))).toStrictEqual(
         new ModelError.MalformedResponse({ message: "the response is not an event stream: it held no chunk" })

@@ -76,12 +76,12 @@ describe("Gemini refusals", () => {
       expect(sent).toEqual([])
     }))
 
-  it.effect("a response of the wrong shape says so", () =>
+  it.effect("a response of the wrong shape says so in one line naming the field", () =>
     Effect.gen(function* () {
       const { fetch } = recording(`{"candidates": [{"content": {"role": "model", "parts": [{"text": 5}]}}]}`)
       const error = yield* Effect.flip((yield* Gemini.make({ apiKey: key, baseUrl: "http://127.0.0.1:9", fetch })).generate(ask("hi")))
       expect(error).toMatchObject({ _tag: "MalformedResponse" })
-      expect(error.message).toMatch(/^unexpected response shape: /)
+      expect(error.message).toBe("unexpected response shape: candidates[0].content.parts[0].text should be a string, got 5")
     }))
 })
 

@@ -60,14 +60,24 @@ describe("Live setup failures — a close during setup, by code", () => {
     expect(error.message).not.toContain(key)
   })
 
+  it("1007 whose reason says the key is not valid (what the service sends for a wrong key) is Unauthorized, scrubbed", () => {
+    for (const reason of ["API key not valid. Please pass a valid API key.", "API key expired. Please renew the API key.", "API_KEY_INVALID"]) {
+      const error = closed(1007, `${reason} ${key}`)
+      expect(error).toMatchObject({ _tag: "Unauthorized", status: 1007 })
+      expect(error.message).toBe(`the server closed the connection during setup (1007: ${reason} [redacted])`)
+    }
+  })
+
   it("1007, 1003 and any other 1008 are InvalidRequest with the server's reason", () => {
     for (const code of [1007, 1003, 1008]) {
       const error = closed(code, "models/nope is not found for API version v1beta")
       expect(error).toMatchObject({ _tag: "InvalidRequest", status: code })
       expect(error.message).toBe(`the server closed the connection during setup (${code}: models/nope is not found for API version v1beta)`)
     }
-    // Only a 1008 names a refused key: under another code, a reason that mentions the key is a bad request.
+    // Under 1007 only words that say the key was refused name a refused key; one that merely mentions it is a bad
+    // request, and under 1003 any mention is.
     for (const code of [1007, 1003]) expect(closed(code, "API key field is misplaced")).toMatchObject({ _tag: "InvalidRequest", status: code })
+    expect(closed(1003, "API key not valid. Please pass a valid API key.")).toMatchObject({ _tag: "InvalidRequest", status: 1003 })
     expect(closed(1011, "API key service down")).toMatchObject({ _tag: "Unavailable", status: 1011 })
   })
 

@@ -117,7 +117,31 @@ const wrongTypes: Record<keyof typeof models, Record<string, Record<"generate" |
   }
 }
 
-describe("a 200 whose fields have the wrong type is MalformedResponse, never a call or a count made of them", () => {
+/** What each of them says: one line, naming the field, what fits there and what came (the whole Schema is not in it). */
+const wrongTypeMessages: Record<string, string> = {
+  "gemini generate: a call named 42": "unexpected response shape: candidates[0].content.parts[0].functionCall.name should be a string, got 42",
+  "gemini stream: a call named 42": "unexpected response shape: candidates[0].content.parts[0].functionCall.name should be a string, got 42",
+  "gemini generate: text that is a number": "unexpected response shape: candidates[0].content.parts[0].text should be a string, got 5",
+  "gemini stream: text that is a number": "unexpected response shape: candidates[0].content.parts[0].text should be a string, got 5",
+  "gemini generate: a token count that is a string": "unexpected response shape: usageMetadata.promptTokenCount should be a number, got \"7\"",
+  "gemini stream: a token count that is a string": "unexpected response shape: usageMetadata.promptTokenCount should be a number, got \"7\"",
+  "gemini generate: a block reason that is a number": "unexpected response shape: promptFeedback.blockReason should be a string, got 7",
+  "gemini stream: a block reason that is a number": "unexpected response shape: promptFeedback.blockReason should be a string, got 7",
+  "gemini generate: a function response named 42 beside the text": "unexpected response shape: candidates[0].content.parts[1].functionResponse.name should be a string, got 42",
+  "gemini stream: a function response named 42 beside the text": "unexpected response shape: candidates[0].content.parts[1].functionResponse.name should be a string, got 42",
+  "chat generate: a call named 42": "unexpected completion shape: choices[0].message.tool_calls[0].function.name should be a string, got 42",
+  "chat stream: a call named 42": "unexpected chunk shape: choices[0].delta.tool_calls[0].function.name should be a string or null, got 42",
+  "chat generate: text that is a number": "unexpected completion shape: choices[0].message.content should be a string or null, got 5",
+  "chat stream: text that is a number": "unexpected chunk shape: choices[0].delta.content should be a string or null, got 5",
+  "chat generate: a token count that is a string": "unexpected completion shape: usage.prompt_tokens should be a number or null, got \"7\"",
+  "chat stream: a token count that is a string": "unexpected chunk shape: usage.prompt_tokens should be a number or null, got \"7\"",
+  "chat generate: tool calls that are not a list": "unexpected completion shape: choices[0].message.tool_calls should be an array or null, got an object",
+  "chat stream: tool calls that are not a list": "unexpected chunk shape: choices[0].delta.tool_calls should be an array or null, got an object",
+  "chat generate: a call index that is a string": "unexpected completion shape: choices[0].message.tool_calls[0].index should be a number or null, got \"0\"",
+  "chat stream: a call index that is a string": "unexpected chunk shape: choices[0].delta.tool_calls[0].index should be a number or null, got \"0\""
+}
+
+describe("a 200 whose fields have the wrong type is MalformedResponse (one line naming the field), never a call or a count made of them", () => {
   for (const [provider, make] of Object.entries(models)) {
     for (const [name, answers] of Object.entries(wrongTypes[provider as keyof typeof models])) {
       for (const mode of ["generate", "stream"] as const) {
@@ -127,7 +151,7 @@ describe("a 200 whose fields have the wrong type is MalformedResponse, never a c
             server.answer = answers[mode]
             const model = yield* make(server.origin)
             const exit = yield* Effect.exit(mode === "generate" ? model.generate(ask("hi")) : LanguageModel.collect(model.stream(ask("hi"))))
-            expect(exit).toMatchObject({ _tag: "Failure", cause: { _tag: "Fail", error: { _tag: "MalformedResponse" } } })
+            expect(exit).toMatchObject({ _tag: "Failure", cause: { _tag: "Fail", error: { _tag: "MalformedResponse", message: wrongTypeMessages[`${provider} ${mode}: ${name}`] } } })
           })
         )
       }

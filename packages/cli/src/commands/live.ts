@@ -1,4 +1,4 @@
-import type * as Argv from "../Argv.js"
+import * as Argv from "../Argv.js"
 import * as options from "./options.js"
 
 /** The providers that speak a live protocol. */
@@ -8,7 +8,7 @@ export const spec: Argv.Spec = {
   name: "live",
   summary: "a text chat over Gemini Live (WebSocket): calls shown as they start, finish or get cancelled",
   description: [
-    "An interactive chat over a live connection with the built-in tools (see agentfx tools). The server drives: calls run as soon as they arrive and are answered by id; a call the server cancels is interrupted and never answered; when the connection goes away (goAway, a dropped socket) the session resumes on a new one with the last resumption handle, and says so. Ctrl-C stops the current turn and its calls, not the session; Ctrl-C twice at an empty prompt, /exit or Ctrl-D quits.",
+    "An interactive chat over a live connection with the built-in tools (see agentfx tools). The server drives: calls run as soon as they arrive and are answered by id; a call the server cancels is interrupted and never answered; when the connection goes away (goAway, a dropped socket) the session resumes on a new one with the last resumption handle, and says so. Ctrl-C stops the current turn and its calls, not the session; Ctrl-C twice at an empty prompt, /exit or Ctrl-D quits. While the connection is set up a status line on stderr says where it goes; Ctrl-C then stops the command, and --connect-timeout bounds the wait.",
     "Gemini Live when GEMINI_API_KEY or GOOGLE_API_KEY is set (GEMINI_LIVE_MODEL names the model), else the in-process emulator's Live endpoint with its offline rule model. In the chat: /tools, /help, /exit."
   ],
   args: [],
@@ -30,6 +30,12 @@ export const spec: Argv.Spec = {
     },
     { ...options.turnTimeout, description: "The most one turn may take, from the message to the model's last word, before it is stopped (default: no limit)." },
     { ...options.maxResponseBytes, description: "The largest frame read from the live connection; a larger one ends the connection (default 32MiB)." },
+    {
+      name: "connect-timeout",
+      value: "DURATION",
+      description: "How long to wait for the live connection to be set up, retries included, before the command fails (default 15s). Ctrl-C stops the wait.",
+      check: Argv.duration
+    },
     options.root,
     options.allowHost,
     options.yes,

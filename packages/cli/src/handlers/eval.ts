@@ -36,7 +36,8 @@ export const handler: Handler = ({ options, args }) =>
     const scenariosDir = yield* AgentOptions.directory("--scenarios", options.text("scenarios")!)
     const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
     const targets = yield* outputs({ json: options.has("json"), reportJson: options.text("report-json"), junit: options.text("junit") })
-    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts: options.list("allow-host") })
+    // Its scenarios' MCP servers start here: Ctrl-C must not wait for one that never answers.
+    const { cases, scenarios } = yield* untilInterrupted(EvalInput.load(casesDir, scenariosDir, { root, allowHosts: options.list("allow-host") }))
 
     const choice = yield* Provider.choose(AgentOptions.provider(options))
     const settings = AgentOptions.settings(options)

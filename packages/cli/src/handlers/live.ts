@@ -1,4 +1,5 @@
 /** `agentfx live`: the interactive chat over a live connection (Gemini Live, or the emulator's Live endpoint). */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Builtins from "../Builtins.js"
 import type { Handler } from "../commands/Command.js"
@@ -16,6 +17,7 @@ export const handler: Handler = ({ options }) =>
     const settings = AgentOptions.settings(options)
     const choice = yield* LiveProvider.choose(options.text("provider") as Name | undefined)
     const autoApprove = options.has("yes")
+    const connectTimeout = Duration.millis(options.millis("connect-timeout") ?? Duration.toMillis(LiveProvider.defaultConnectTimeout))
     yield* Effect.scoped(
       Effect.gen(function* () {
         yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
@@ -25,8 +27,10 @@ export const handler: Handler = ({ options }) =>
           concurrency: options.number("concurrency"),
           bounds: { firstByteTimeout: options.millis("first-byte-timeout"), idleTimeout: options.millis("idle-timeout"), turnTimeout: options.millis("turn-timeout") },
           autoApprove,
-          startFailed: LiveProvider.startFailed(choice)
+          startFailed: LiveProvider.startFailed(choice, yield* LiveProvider.keyVariable(choice)),
+          target: yield* LiveProvider.target(choice, settings),
+          connectTimeout
         })
-      }).pipe(Effect.provide(LiveProvider.layer(choice, settings)))
+      }).pipe(Effect.provide(LiveProvider.layer(choice, settings, connectTimeout)))
     )
   })

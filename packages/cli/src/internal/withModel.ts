@@ -18,12 +18,16 @@ import * as Provider from "../Provider.js"
 /** An agent run's error, for the terminal. */
 export const describeAgentError = (error: Agent.AgentError): string => `${error._tag}: ${error.message}`
 
+/** What `--verbose` adds to an error: the details it kept (every problem of a wrong-shaped answer), if any. */
+export const detailsOf = (error: { readonly _tag: string }): { readonly details?: string } =>
+  "details" in error && typeof error.details === "string" ? { details: error.details } : {}
+
 /** Whether the provider refused the key (401, 403): retrying, or going on with the next case, cannot help. */
 export const isRefusal = (error: { readonly _tag: string }): boolean => error._tag === "Unauthorized"
 
 /** An agent error as the command's error. */
 export const runFailed = (choice: Provider.Choice) => (error: Agent.AgentError): RunFailed | ProviderError =>
-  error._tag === "Unauthorized" ? Provider.refused(choice, error) : new RunFailed({ message: describeAgentError(error) })
+  error._tag === "Unauthorized" ? Provider.refused(choice, error) : new RunFailed({ message: describeAgentError(error), ...detailsOf(error) })
 
 /** Runs `body` with the chosen model, after saying on stderr which one it is. */
 export const withModel = <A, E, R>(

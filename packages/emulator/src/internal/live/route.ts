@@ -1,8 +1,8 @@
 /**
  * The Gemini Live upgrade: `GET {base}/ws/google.ai.generativelanguage.{version}.GenerativeService.BidiGenerateContent
  * ?key=KEY` (the SDK builds it with a doubled slash, `//ws/…`, collapsed before routing). The key is only in the
- * query string. A missing key refuses the upgrade (403); a wrong one is accepted and closed with 1008, as a bad
- * payload is closed with 1007.
+ * query string. A missing key refuses the upgrade (403); a wrong one is accepted and closed with 1007 and the words
+ * of REST's 400 for it ("API key not valid"), as the service does: an INVALID_ARGUMENT, like a bad payload.
  */
 import type { IncomingMessage } from "node:http"
 import type { Duplex } from "node:stream"
@@ -23,5 +23,8 @@ export const refuse = (socket: Duplex, status: number, reason: string): void => 
 export const accept = (server: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, accepted: (ws: WebSocket) => void): void =>
   server.handleUpgrade(req, socket, head, accepted)
 
-/** A wrong key: the connection opens, then closes with 1008 and Gemini's message. */
-export const rejectKey = (ws: WebSocket): void => ws.close(1008, messages.invalidKey)
+/** The close a wrong key gets: 1007, INVALID_ARGUMENT, with Gemini's message. */
+export const keyRejection = { code: 1007, reason: messages.invalidKey } as const
+
+/** A wrong key: the connection opens, then closes as `keyRejection` says. */
+export const rejectKey = (ws: WebSocket): void => ws.close(keyRejection.code, keyRejection.reason)

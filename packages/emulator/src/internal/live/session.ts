@@ -29,6 +29,7 @@ import { isErrorResponse, isPlainObject, parse } from "../json.js"
 import type { LiveResponse } from "./record.js"
 import type { MutableRecord } from "./connection.js"
 import { append, closeSocket, frameLog } from "./connection.js"
+import { keyRejection } from "./route.js"
 import * as Wire from "./wire.js"
 
 /**
@@ -42,6 +43,10 @@ export interface Handles {
 
 export interface Context {
   readonly frameDelay: number
+  /** How long the connection may wait for its `setup`. */
+  readonly setupTimeout: Duration.Duration
+  /** The largest client frame (the socket's `maxPayload`), for the record of one refused. */
+  readonly maxFrameBytes: number
   /** Whether frames and responses are recorded (`record: false` and `bodies: false` keep none). */
   readonly keepFrames: boolean
   readonly decide: (request: Policy.Request, note: (faults: ReadonlyArray<Fault.Fault>) => void) => Effect.Effect<Decision>
@@ -56,6 +61,7 @@ export interface Context {
 
 type Input =
   | { readonly _tag: "Frame"; readonly data: RawData; readonly binary: boolean }
+  | { readonly _tag: "SetupOverdue" }
   | { readonly _tag: "SetupDue" }
   | { readonly _tag: "CancelDue"; readonly turn: number }
   | { readonly _tag: "CloseDue"; readonly code: number; readonly reason: string }
@@ -76,6 +82,9 @@ interface Pending {
   readonly dropAfter: number | undefined
 }
 
+/** What a connection whose setup never came is closed with: the words of a Google service's DEADLINE_EXCEEDED. */
+const setupOverdue = "Deadline expired before operation could complete."
+
 const timeLeftText = (duration: Duration.Duration): string => `${Number((Duration.toMillis(duration) / 1000).toFixed(3))}s`
 
 const textOfFrame = (data: RawData): string =>
@@ -93,9 +102,20 @@ const cancelledResponse = (call: FunctionCall.FunctionCall): FunctionResponse.Fu
 export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): Effect.Effect<void> =>
   Effect.gen(function* () {
     const inputs = yield* Queue.unbounded<Input>()
+    /** The socket refused a frame past `maxPayload` (and sent its 1009 close): recorded as the server's close. */
+    const tooLarge = () => {
+      if (record.closed !== undefined) return
+      record.closed = { code: 1009, reason: "", by: "server" }
+      append(record.violations, `a frame larger than the limit of ${ctx.maxFrameBytes} bytes (maxLiveFrameBytes) was refused`)
+      ctx.changed()
+    }
     socket.on("message", (data, binary) => Queue.unsafeOffer(inputs, { _tag: "Frame", data, binary }))
     socket.on("close", (code, reason) => Queue.unsafeOffer(inputs, { _tag: "ClientClosed", code, reason: reason.toString("utf8") }))
-    socket.on("error", () => socket.terminate())
+    socket.on("error", (error: Error & { readonly code?: string }) => {
+      // A frame past `maxPayload`: the socket has sent its 1009 close already, and ends once the client answers it.
+      if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return tooLarge()
+      socket.terminate()
+    })
     const scope = yield* Effect.scope
     const later = (after: Duration.Duration, input: Input): Effect.Effect<void> =>
       Effect.asVoid(Effect.forkIn(Effect.zipRight(Effect.sleep(after), Queue.offer(inputs, input)), scope))
@@ -171,7 +191,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         case "Close":
           return close(fault.code, fault.reason)
         case "Unauthorized":
-          return close(1008, messages.invalidKey)
+          return close(keyRejection.code, keyRejection.reason)
         case "Status":
           return close(fault.status >= 500 ? 1011 : 1007, fault.message ?? messages.invalidArgument)
         default:
@@ -434,6 +454,8 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
           return onFrame(input.data, input.binary)
         case "SetupDue":
           return completeSetup
+        case "SetupOverdue":
+          return setup === undefined ? close(1011, setupOverdue) : Effect.void
         case "CancelDue":
           return Effect.suspend(() => {
             const turn = pending !== undefined && pending.turn === input.turn ? pending : undefined
@@ -449,6 +471,8 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
       }
     }
 
+    // A connection that never sends its setup would otherwise be held open (and its buffers with it) for good.
+    yield* later(ctx.setupTimeout, { _tag: "SetupOverdue" })
     while (true) {
       const input = yield* Queue.take(inputs)
       if (input._tag === "ClientClosed") return yield* process(input)
