@@ -1,13 +1,23 @@
+import { Agent, LanguageModel, Registry, Retry, Telemetry, Tool } from "@agentfx/core"
+import { Fault, Policy } from "@agentfx/emulator"
+import { Gemini } from "@agentfx/providers"
+import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
+import { FetchHttpClient } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import * as path from "node:path"
 import { defaultTimeout, parseHeaders, settings } from "../src/internal/tracing.js"
-import { agentfx } from "./support/cli.js"
+import { agentfx, count, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
 import * as Executable from "./support/executable.js"
 
 interface Received {
@@ -90,6 +100,8 @@ const spansOf = (received: ReadonlyArray<Received>): ReadonlyArray<Span> =>
 
 const everything = (received: ReadonlyArray<Received>) => received.map((request) => request.body).join("\n")
 
+const withheld = "the failure's details are recorded only with message content capture on"
+
 /** The environment that sends a command's traces to `url` as OTLP/JSON (the tests read them). */
 const jsonTo = (url: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })
 
@@ -140,12 +152,130 @@ describe("agentfx exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT 
   })
 })
 
-describe("issue 35 item 18, the spawned executable: how it ends", () => {
+/** What a tool's arguments and a server's error body quote in the tests of item 2. */
+const canary = "CANARY-2b9d"
+
+describe("issue 35 item 2: with content capture off, no tool argument, error message or stack path reaches the OTLP export", () => {
+  const readFile = Tool.make("read_file", {
+    description: "Reads a file",
+    parameters: Schema.Struct({ path: Schema.String }),
+    failure: Schema.String,
+    handler: ({ path }) => Effect.fail(`cannot read ${path}: no such file`)
+  })
+  const parse = Tool.make("parse", {
+    description: "Parses a text",
+    parameters: Schema.Struct({ text: Schema.String }),
+    handler: ({ text }) =>
+      Effect.sync(() => {
+        throw new SyntaxError(`unexpected token in ${text}`)
+      })
+  })
+  const registry = Registry.unsafeMake(readFile, parse)
+
+  /**
+   * Two runs through the real Gemini layer and SDK against the emulator, traced by `OtlpTracer` as the README sets
+   * it up: one whose tools fail and die quoting their arguments, one whose model request fails with a server body
+   * quoting the canary. Returns what the collector received once the tracer has flushed.
+   */
+  const library = (content: boolean) =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector()
+      const server = yield* emulator({
+        policy: Policy.script([
+          { calls: [{ name: "read_file", args: { path: `${canary}/notes.txt` } }, { name: "parse", args: { text: `${canary} {` } }] },
+          { text: "done" },
+          Fault.status(400, { body: { error: { code: 400, message: `invalid request: ${canary}`, status: "INVALID_ARGUMENT" } } })
+        ])
+      })
+      const model = yield* Gemini.make({ apiKey: Redacted.make(server.apiKey), baseUrl: server.geminiBaseUrl })
+      const tracing = OtlpTracer.layer({ url: `${url}/v1/traces`, resource: { serviceName: "my-agent" } }).pipe(
+        Layer.provide(Layer.merge(FetchHttpClient.layer, OtlpSerialization.layerJson))
+      )
+      const runs = Effect.gen(function* () {
+        const first = yield* Agent.run({ registry, prompt: "read it" })
+        const second = yield* Effect.either(Agent.run({ registry, prompt: "again", retry: Retry.policy({ maxRetries: 0 }) }))
+        return { first, second }
+      })
+      const outcome = yield* (content ? Telemetry.withContent(runs) : runs).pipe(Effect.provideService(LanguageModel.LanguageModel, model), Effect.provide(tracing))
+      return { ...outcome, received }
+    })
+
+  it.scopedLive("the library path: Agent.run under OtlpTracer, through the real Gemini SDK, exports the failures' types and a fixed description only", () =>
+    Effect.gen(function* () {
+      const { first, second, received } = yield* library(false)
+      // The typed results the caller gets still say everything.
+      expect(first.calls.map((call) => [call.name, Either.isLeft(call.result) ? call.result.left._tag : "ok"])).toEqual([
+        ["read_file", "ExecutionFailed"],
+        ["parse", "ExecutionFailed"]
+      ])
+      expect(Either.isLeft(second) && second.left.message).toContain(canary)
+      const exported = everything(received)
+      expect(count(exported, canary)).toBe(0)
+      expect(exported).not.toContain(process.cwd())
+      expect(exported).not.toMatch(/\bat .*:\d+:\d+/)
+      const spans = spansOf(received)
+      const failed = spans.filter((span) => span.status.code === 2)
+      expect(failed.map((span) => [span.name, span.attributes["error.type"]]).sort()).toEqual([
+        ["chat gemini-2.5-flash", "InvalidRequest"],
+        ["execute_tool parse", "ExecutionFailed"],
+        ["execute_tool read_file", "ExecutionFailed"],
+        ["invoke_agent agentfx", "InvalidRequest"]
+      ])
+      for (const span of failed) {
+        expect(span.status.message).toBe(withheld)
+        expect(span.events.filter((event) => event.name === "exception").map((event) => event.attributes)).toEqual([
+          { "exception.type": span.attributes["error.type"], "exception.message": withheld, "exception.stacktrace": `${String(span.attributes["error.type"])}: ${withheld}` }
+        ])
+      }
+    }))
+
+  it.scopedLive("the library path with Telemetry.withContent: the same canary is exported (what the test above looks for is there to find)", () =>
+    Effect.gen(function* () {
+      const { received } = yield* library(true)
+      expect(count(everything(received), canary)).toBeGreaterThan(0)
+    }))
+})
+
+describe("issue 35 items 2 and 18, the spawned executable: what it exports and how it ends", () => {
   let exe: Executable.Executable | undefined
   beforeAll(async () => {
     exe = await Executable.build(["run"])
   }, 180_000)
   afterAll(() => exe?.remove())
+
+  /** `agentfx run "read <canary>/notes.txt please" --root <dir>`, spawned, traced to a collector; what it sent. */
+  const readCanary = (env: Record<string, string>) =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector()
+      const root = yield* tempDir
+      writeFiles(root, { "present.txt": "x" })
+      const result = yield* Effect.promise(() => exe!.run(["run", `read ${canary}/notes.txt please`, "--root", root], { env: { ...jsonTo(url), ...env } }))
+      return { result, received, root }
+    })
+
+  it.scopedLive("item 2: agentfx run, read_file failing on a path holding a canary; the export holds no canary, no local path, no stack", () =>
+    Effect.gen(function* () {
+      const { result, received, root } = yield* readCanary({})
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("← read_file failed:")
+      expect(result.stdout).toContain(canary)
+      const exported = everything(received)
+      expect(spansOf(received).find((span) => span.name === "execute_tool read_file")).toMatchObject({
+        status: { code: 2, message: withheld },
+        attributes: { "error.type": "ExecutionFailed" }
+      })
+      expect(count(exported, canary)).toBe(0)
+      expect(exported).not.toContain(root)
+      expect(exported).not.toContain(Executable.repo)
+      expect(exported).not.toMatch(/\bat .*:\d+:\d+/)
+    }))
+
+  it.scopedLive("item 2: the same run with content capture on exports the canary (the arguments and the failure's message)", () =>
+    Effect.gen(function* () {
+      const { result, received } = yield* readCanary({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" })
+      expect(result.code).toBe(0)
+      expect(count(everything(received), canary)).toBeGreaterThan(1)
+    }))
 
   it.scopedLive("item 18: OTEL_EXPORTER_OTLP_PROTOCOL=grpc stops the process before it runs: exit 2, one line naming the variable", () =>
     Effect.gen(function* () {
@@ -166,6 +296,48 @@ describe("issue 35 item 18, the spawned executable: how it ends", () => {
       expect(result.code).toBe(0)
       expect(result.stdout).toMatch(/2 \+ 2 = 4\.\n$/)
       expect(lines(result.stderr).at(-1)).toBe(`agentfx: traces were not delivered to http://127.0.0.1:${port}/v1/traces: the connection was refused (ECONNREFUSED)`)
+    }))
+})
+
+describe("issue 35 item 14: a server's echo of the key upper-cased or cut to 12 characters is scrubbed from stderr, reports and the OTLP export", () => {
+  const key = "AIzaSyTEST-k3y_0123456789abcdefghijkl"
+  const echoes = [key.toUpperCase(), `${key.slice(0, 12)}…`]
+  const refusing = (echo: string) => Fault.status(400, { body: { error: { code: 400, message: `request refused for key ${echo}`, status: "INVALID_ARGUMENT" } } })
+  const noPartOfTheKey = (text: string) => expect(text.toLowerCase()).not.toContain(key.slice(0, 8).toLowerCase())
+
+  it.scopedLive("agentfx run: stderr and the export (content capture on) say [redacted] where the echo was", () =>
+    Effect.gen(function* () {
+      for (const echo of echoes) {
+        const { url, received } = yield* collector()
+        const server = yield* emulator({ apiKey: key, policy: Policy.script([refusing(echo)]) })
+        const { env, flags } = viaGemini(server)
+        const result = yield* agentfx(["run", "hello", ...flags], { env: { ...env, ...jsonTo(url), OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" } })
+        expect(result.code).toBe(1)
+        expect(result.stderr).toContain("request refused for key [redacted]")
+        noPartOfTheKey(result.stdout + result.stderr)
+        // With contents captured the failure's message is on the spans: scrubbed there too.
+        expect(everything(received)).toContain("request refused for key [redacted]")
+        noPartOfTheKey(everything(received))
+      }
+    }))
+
+  it.scopedLive("agentfx eval: the JSON report and the printed report say [redacted] where the echo was", () =>
+    Effect.gen(function* () {
+      for (const echo of echoes) {
+        const dir = yield* tempDir
+        writeFiles(dir, {
+          "scenarios/plain.md": "---\nname: plain\ndescription: Answers\navailable_functions: []\n---\nAnswer briefly.\n",
+          "cases/one.yaml": "id: one\nscenario: plain\ninput: hello\nexpected_function_calls: []\n"
+        })
+        const server = yield* emulator({ apiKey: key, policy: Policy.script([refusing(echo)]) })
+        const { env, flags } = viaGemini(server)
+        const report = path.join(dir, "report.json")
+        const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--report-json", report, ...flags], { env })
+        expect(result.code).toBe(1)
+        const written = fs.readFileSync(report, "utf8")
+        expect(written).toContain("request refused for key [redacted]")
+        noPartOfTheKey(written + result.stdout + result.stderr)
+      }
     }))
 })
 
