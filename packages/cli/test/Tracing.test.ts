@@ -369,6 +369,15 @@ describe("issue 35 item 18: the standard variables are honoured or refused, neve
       )
     }))
 
+  it.effect("the service is named by OTEL_SERVICE_NAME, else by service.name in OTEL_RESOURCE_ATTRIBUTES, else agentfx", () =>
+    Effect.gen(function* () {
+      const at = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
+      const named = (env: Record<string, string>) => Effect.map(settingsOf({ ...at, ...env }), (result) => Either.getOrThrow(result).pipe(Option.map((chosen) => chosen.serviceName)))
+      expect(yield* named({ OTEL_RESOURCE_ATTRIBUTES: "team=blue, service.name = shop-agent" })).toEqual(Option.some("shop-agent"))
+      expect(yield* named({ OTEL_RESOURCE_ATTRIBUTES: "service.name=shop-agent", OTEL_SERVICE_NAME: "my-agent" })).toEqual(Option.some("my-agent"))
+      expect(yield* named({ OTEL_RESOURCE_ATTRIBUTES: "team=blue,service.name=" })).toEqual(Option.some("agentfx"))
+    }))
+
   it.effect("OTEL_TRACES_EXPORTER=none and OTEL_SDK_DISABLED=true export nothing; otlp alone sends to the default endpoint", () =>
     Effect.gen(function* () {
       const at = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }

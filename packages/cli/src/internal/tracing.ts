@@ -3,7 +3,8 @@
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, or `OTEL_TRACES_EXPORTER=otlp` asks for the default endpoint
  * (http://localhost:4318), a command's runs, model turns and tool calls are exported as OTLP over HTTP, in
  * protobuf (`http/protobuf`, the specification's default) or JSON (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`), with
- * `OTEL_EXPORTER_OTLP_HEADERS` and `OTEL_SERVICE_NAME` (default `agentfx`); message contents only with
+ * `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME` (else `service.name` of `OTEL_RESOURCE_ATTRIBUTES`, else `agentfx`)
+ * and the other resource attributes; message contents only with
  * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. `OTEL_TRACES_EXPORTER=none` and
  * `OTEL_SDK_DISABLED=true` export nothing. Unset, nothing is loaded and nothing is sent.
  *
@@ -55,6 +56,13 @@ export const parseHeaders = (text: string): Record<string, string> => {
   }
   return headers
 }
+
+/**
+ * `service.name` in `OTEL_RESOURCE_ATTRIBUTES` (`k=v,k2=v2`), which names the service when `OTEL_SERVICE_NAME` does
+ * not; the exporter reads the other attributes itself.
+ */
+const serviceNameIn = (attributes: string): Option.Option<string> =>
+  Option.fromNullable(parseHeaders(attributes)["service.name"]).pipe(Option.filter((name) => name !== ""))
 
 /** The two OTLP encodings over HTTP; gRPC is not one agentfx can send. */
 export type Protocol = "http/protobuf" | "http/json"
@@ -134,13 +142,14 @@ export const settings: Effect.Effect<Option.Option<Settings>, UsageError> = Effe
   if (choice === "none") return Option.none()
   const url = Option.orElse(yield* endpoint, () => (choice === "otlp" ? Option.some(defaultUrl) : Option.none()))
   if (Option.isNone(url)) return Option.none()
+  const resourceAttributes = yield* variable("OTEL_RESOURCE_ATTRIBUTES")
   const headerText = (name: string) => Effect.map(variable(name), (value) => parseHeaders(Option.getOrElse(value, () => "")))
   return Option.some({
     url: url.value,
     protocol: yield* protocol,
     headers: { ...(yield* headerText("OTEL_EXPORTER_OTLP_HEADERS")), ...(yield* headerText("OTEL_EXPORTER_OTLP_TRACES_HEADERS")) },
     timeout: yield* timeout,
-    serviceName: Option.getOrElse(yield* variable("OTEL_SERVICE_NAME"), () => "agentfx"),
+    serviceName: Option.getOrElse(Option.orElse(yield* variable("OTEL_SERVICE_NAME"), () => Option.flatMap(resourceAttributes, serviceNameIn)), () => "agentfx"),
     content: Option.exists(yield* variable("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"), (value) => value.trim().toLowerCase() === "true")
   })
 })
