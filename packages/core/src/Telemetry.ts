@@ -140,17 +140,18 @@ const withheldMessage = "the failure's details are recorded only with message co
  * What a span records of a failure when message contents are not captured: an `Error` named for the failure's type
  * whose message says only that the details are left out, and whose stack is that one line (no frames, no paths).
  * Tracers render a failed exit with `Cause.prettyErrors` / `Cause.pretty`, which read exactly these three fields.
+ * Made without `new`: an `Error`'s constructor captures a stack, which doubled the cost of a failed span.
  */
-class Withheld extends Error {
-  constructor(type: string) {
-    super(withheldMessage)
-    this.name = type
-    this.stack = `${type}: ${withheldMessage}`
-  }
+const withheldError = (type: string): Error => {
+  const error = Object.create(Error.prototype) as Error
+  error.name = type
+  error.message = withheldMessage
+  error.stack = `${type}: ${withheldMessage}`
+  return error
 }
 
 /**
- * `exit` as a span may show it without message contents: each failure and defect replaced by a `Withheld` of its
+ * `exit` as a span may show it without message contents: each failure and defect replaced by a `withheldError` of its
  * type; interruptions and the cause's shape kept.
  */
 const withheld = (exit: Exit.Exit<unknown, unknown>): Exit.Exit<unknown, unknown> =>
@@ -158,9 +159,9 @@ const withheld = (exit: Exit.Exit<unknown, unknown>): Exit.Exit<unknown, unknown
     ? exit
     : Exit.failCause(
         Cause.match(exit.cause, {
-          onEmpty: Cause.empty as Cause.Cause<Withheld>,
-          onFail: (error) => Cause.fail(new Withheld(errorType(error))),
-          onDie: (defect) => Cause.die(new Withheld(errorType(defect))),
+          onEmpty: Cause.empty as Cause.Cause<Error>,
+          onFail: (error) => Cause.fail(withheldError(errorType(error))),
+          onDie: (defect) => Cause.die(withheldError(errorType(defect))),
           onInterrupt: Cause.interrupt,
           onSequential: Cause.sequential,
           onParallel: Cause.parallel
