@@ -40,6 +40,19 @@ export default tseslint.config(
     }
   },
   {
+    // Tracers export a failed span's messages and stack traces, and those quote tool arguments and server bodies:
+    // spans are made by Telemetry.span, which records only the error's type unless message contents are captured.
+    files: ["packages/*/src/**/*.ts", "apps/*/src/**/*.ts"],
+    ignores: ["packages/core/src/Telemetry.ts"],
+    rules: {
+      "no-restricted-properties": ["error", ...["withSpan", "useSpan", "makeSpan", "makeSpanScoped", "withSpanScoped"].map((property) => ({
+        object: "Effect",
+        property,
+        message: "make spans with Telemetry.span: it keeps failure details off the span unless message contents are captured"
+      }))]
+    }
+  },
+  {
     // Entry points and benchmarks print to the terminal by design.
     files: ["apps/**/*.ts", "bench/**/*.ts", "packages/cli/src/**/*.ts", "**/*.mjs"],
     rules: { "no-console": "off" }

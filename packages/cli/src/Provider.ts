@@ -24,6 +24,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ProviderError, UsageError } from "./CliError.js"
 import { providerNames } from "./commands/options.js"
+import { displayUrl } from "./internal/displayUrl.js"
 
 export const names = providerNames
 export type Name = (typeof names)[number]
@@ -255,16 +256,6 @@ export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>, maxResponseBytes
         onRight: (model) => onEmulator(model, { transport: "in-process", maxResponseBytes })
       }),
     answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`
-  }
-}
-
-/** A URL for display: no credentials, no query (where tokens hide). */
-const displayUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}`
-  } catch {
-    return "(an invalid URL)"
   }
 }
 

@@ -1,9 +1,24 @@
-import { describe, expect, it } from "@effect/vitest"
+import { Agent, LanguageModel, Registry, Retry, Telemetry, Tool } from "@agentfx/core"
+import { Fault, Policy } from "@agentfx/emulator"
+import { Gemini } from "@agentfx/providers"
+import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
+import { FetchHttpClient } from "@effect/platform"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { parseHeaders } from "../src/internal/tracing.js"
-import { agentfx } from "./support/cli.js"
+import * as path from "node:path"
+import { defaultTimeout, parseHeaders, settings } from "../src/internal/tracing.js"
+import { agentfx, count, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import * as Executable from "./support/executable.js"
 
 interface Received {
   readonly path: string
@@ -11,62 +26,112 @@ interface Received {
   readonly body: string
 }
 
-/** An OTLP/HTTP collector on 127.0.0.1 that keeps what it is sent. */
-const collector = Effect.gen(function* () {
-  const received: Array<Received> = []
-  const server = createServer((request, response) => {
-    let body = ""
-    request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")))
-    request.on("end", () => {
-      received.push({ path: request.url ?? "", headers: request.headers, body })
-      response.writeHead(200, { "content-type": "application/json" }).end("{}")
+/**
+ * An OTLP/HTTP collector on 127.0.0.1 that keeps what it is sent (protobuf bodies read as UTF-8: their strings show
+ * as they are). It answers 200, or the status given, or never.
+ */
+const collector = (answer: number | "never" = 200) =>
+  Effect.gen(function* () {
+    const received: Array<Received> = []
+    const server = createServer((request, response) => {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        received.push({ path: request.url ?? "", headers: request.headers, body: Buffer.concat(chunks).toString("utf8") })
+        if (answer !== "never") response.writeHead(answer, { "content-type": "application/json" }).end("{}")
+      })
     })
+    const port = yield* Effect.acquireRelease(
+      Effect.async<number>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))),
+      () =>
+        Effect.async<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
+    )
+    return { url: `http://127.0.0.1:${port}`, received }
   })
-  const port = yield* Effect.acquireRelease(
-    Effect.async<number>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))),
-    () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
-  )
-  return { url: `http://127.0.0.1:${port}`, received }
+
+/** A port on 127.0.0.1 where nothing listens (it was free a moment ago). */
+const closedPort = Effect.async<number>((resume) => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const { port } = server.address() as AddressInfo
+    server.close(() => resume(Effect.succeed(port)))
+  })
 })
 
-/** Every span the collector was sent, with its attributes as a plain object. */
-const spansOf = (received: ReadonlyArray<Received>) =>
+interface Span {
+  readonly name: string
+  readonly attributes: Record<string, unknown>
+  readonly status: { readonly code?: number; readonly message?: string }
+  readonly events: ReadonlyArray<{ readonly name: string; readonly attributes: Record<string, unknown> }>
+}
+
+const attributesOf = (list: ReadonlyArray<{ key: string; value: Record<string, unknown> }>) => Object.fromEntries(list.map((a) => [a.key, Object.values(a.value)[0]]))
+
+/** Every span the collector was sent as OTLP/JSON, with its attributes and events' attributes as plain objects. */
+const spansOf = (received: ReadonlyArray<Received>): ReadonlyArray<Span> =>
   received.flatMap((request) =>
-    (JSON.parse(request.body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; attributes: Array<{ key: string; value: Record<string, unknown> }> }> }> }> }).resourceSpans.flatMap(
-      (resource) =>
-        resource.scopeSpans.flatMap((scope) =>
-          scope.spans.map((span) => ({ name: span.name, attributes: Object.fromEntries(span.attributes.map((a) => [a.key, Object.values(a.value)[0]])) }))
-        )
+    (
+      JSON.parse(request.body) as {
+        resourceSpans: Array<{
+          scopeSpans: Array<{
+            spans: Array<{
+              name: string
+              attributes: Array<{ key: string; value: Record<string, unknown> }>
+              status: { code?: number; message?: string }
+              events: Array<{ name: string; attributes: Array<{ key: string; value: Record<string, unknown> }> }>
+            }>
+          }>
+        }>
+      }
+    ).resourceSpans.flatMap((resource) =>
+      resource.scopeSpans.flatMap((scope) =>
+        scope.spans.map((span) => ({
+          name: span.name,
+          attributes: attributesOf(span.attributes),
+          status: span.status,
+          events: span.events.map((event) => ({ name: event.name, attributes: attributesOf(event.attributes) }))
+        }))
+      )
     )
   )
+
+const everything = (received: ReadonlyArray<Received>) => received.map((request) => request.body).join("\n")
+
+const withheld = "the failure's details are recorded only with message content capture on"
+
+/** The environment that sends a command's traces to `url` as OTLP/JSON (the tests read them). */
+const jsonTo = (url: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })
+
+const lines = (text: string): ReadonlyArray<string> => text.split("\n").filter((line) => line !== "")
 
 describe("agentfx exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT is set", () => {
   it.scopedLive("a run's spans reach the collector as OTLP/JSON, with the headers given and no message contents", () =>
     Effect.gen(function* () {
-      const { url, received } = yield* collector
+      const { url, received } = yield* collector()
       const result = yield* agentfx(["run", "what is 12 * 12"], {
-        env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_HEADERS: "x-tenant=blue%20team", OTEL_SERVICE_NAME: "my-agent" }
+        env: { ...jsonTo(url), OTEL_EXPORTER_OTLP_HEADERS: "x-tenant=blue%20team", OTEL_SERVICE_NAME: "my-agent" }
       })
       expect(result.code).toBe(0)
       expect(received.length).toBeGreaterThan(0)
       expect(received.every((request) => request.path === "/v1/traces")).toBe(true)
       expect(received[0]!.headers["x-tenant"]).toBe("blue team")
+      expect(received[0]!.headers["content-type"]).toBe("application/json")
       const spans = spansOf(received)
       const names = spans.map((span) => span.name)
       expect(names).toEqual(expect.arrayContaining(["invoke_agent agentfx", "execute_tool calculator"]))
       expect(names.some((name) => name.startsWith("chat "))).toBe(true)
       expect(spans.find((span) => span.name === "execute_tool calculator")!.attributes).toMatchObject({ "gen_ai.tool.name": "calculator" })
-      const everything = received.map((request) => request.body).join("\n")
-      expect(everything).toContain("my-agent")
-      expect(everything).not.toContain("12 * 12")
+      expect(everything(received)).toContain("my-agent")
+      expect(everything(received)).not.toContain("12 * 12")
     }))
 
   it.scopedLive("with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true the contents are on the spans", () =>
     Effect.gen(function* () {
-      const { url, received } = yield* collector
-      const result = yield* agentfx(["run", "what is 12 * 12"], {
-        env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" }
-      })
+      const { url, received } = yield* collector()
+      const result = yield* agentfx(["run", "what is 12 * 12"], { env: { ...jsonTo(url), OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" } })
       expect(result.code).toBe(0)
       const tool = spansOf(received).find((span) => span.name === "execute_tool calculator")!
       expect(JSON.parse(String(tool.attributes["gen_ai.tool.call.arguments"]))).toEqual({ expression: "12 * 12" })
@@ -74,7 +139,7 @@ describe("agentfx exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT 
 
   it.scopedLive("without the variable nothing is sent, even with the other OTEL variables set", () =>
     Effect.gen(function* () {
-      const { url, received } = yield* collector
+      const { url, received } = yield* collector()
       const result = yield* agentfx(["run", "what is 1 + 1"], { env: { OTEL_SERVICE_NAME: "my-agent", OTEL_EXPORTER_OTLP_HEADERS: `x-url=${url}` } })
       expect(result.code).toBe(0)
       expect(result.stdout).toContain("2")
@@ -85,4 +150,324 @@ describe("agentfx exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT 
     expect(parseHeaders("a=1, b = two%20words ,=skipped,c")).toEqual({ a: "1", b: "two words" })
     expect(parseHeaders("")).toEqual({})
   })
+})
+
+/** What a tool's arguments and a server's error body quote in the tests of item 2. */
+const canary = "CANARY-2b9d"
+
+describe("issue 35 item 2: with content capture off, no tool argument, error message or stack path reaches the OTLP export", () => {
+  const readFile = Tool.make("read_file", {
+    description: "Reads a file",
+    parameters: Schema.Struct({ path: Schema.String }),
+    failure: Schema.String,
+    handler: ({ path }) => Effect.fail(`cannot read ${path}: no such file`)
+  })
+  const parse = Tool.make("parse", {
+    description: "Parses a text",
+    parameters: Schema.Struct({ text: Schema.String }),
+    handler: ({ text }) =>
+      Effect.sync(() => {
+        throw new SyntaxError(`unexpected token in ${text}`)
+      })
+  })
+  const registry = Registry.unsafeMake(readFile, parse)
+
+  /**
+   * Two runs through the real Gemini layer and SDK against the emulator, traced by `OtlpTracer` as the README sets
+   * it up: one whose tools fail and die quoting their arguments, one whose model request fails with a server body
+   * quoting the canary. Returns what the collector received once the tracer has flushed.
+   */
+  const library = (content: boolean) =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector()
+      const server = yield* emulator({
+        policy: Policy.script([
+          { calls: [{ name: "read_file", args: { path: `${canary}/notes.txt` } }, { name: "parse", args: { text: `${canary} {` } }] },
+          { text: "done" },
+          Fault.status(400, { body: { error: { code: 400, message: `invalid request: ${canary}`, status: "INVALID_ARGUMENT" } } })
+        ])
+      })
+      const model = yield* Gemini.make({ apiKey: Redacted.make(server.apiKey), baseUrl: server.geminiBaseUrl })
+      const tracing = OtlpTracer.layer({ url: `${url}/v1/traces`, resource: { serviceName: "my-agent" } }).pipe(
+        Layer.provide(Layer.merge(FetchHttpClient.layer, OtlpSerialization.layerJson))
+      )
+      const runs = Effect.gen(function* () {
+        const first = yield* Agent.run({ registry, prompt: "read it" })
+        const second = yield* Effect.either(Agent.run({ registry, prompt: "again", retry: Retry.policy({ maxRetries: 0 }) }))
+        return { first, second }
+      })
+      const outcome = yield* (content ? Telemetry.withContent(runs) : runs).pipe(Effect.provideService(LanguageModel.LanguageModel, model), Effect.provide(tracing))
+      return { ...outcome, received }
+    })
+
+  it.scopedLive("the library path: Agent.run under OtlpTracer, through the real Gemini SDK, exports the failures' types and a fixed description only", () =>
+    Effect.gen(function* () {
+      const { first, second, received } = yield* library(false)
+      // The typed results the caller gets still say everything.
+      expect(first.calls.map((call) => [call.name, Either.isLeft(call.result) ? call.result.left._tag : "ok"])).toEqual([
+        ["read_file", "ExecutionFailed"],
+        ["parse", "ExecutionFailed"]
+      ])
+      expect(Either.isLeft(second) && second.left.message).toContain(canary)
+      const exported = everything(received)
+      expect(count(exported, canary)).toBe(0)
+      expect(exported).not.toContain(process.cwd())
+      expect(exported).not.toMatch(/\bat .*:\d+:\d+/)
+      const spans = spansOf(received)
+      const failed = spans.filter((span) => span.status.code === 2)
+      expect(failed.map((span) => [span.name, span.attributes["error.type"]]).sort()).toEqual([
+        ["chat gemini-2.5-flash", "InvalidRequest"],
+        ["execute_tool parse", "ExecutionFailed"],
+        ["execute_tool read_file", "ExecutionFailed"],
+        ["invoke_agent agentfx", "InvalidRequest"]
+      ])
+      for (const span of failed) {
+        expect(span.status.message).toBe(withheld)
+        expect(span.events.filter((event) => event.name === "exception").map((event) => event.attributes)).toEqual([
+          { "exception.type": span.attributes["error.type"], "exception.message": withheld, "exception.stacktrace": `${String(span.attributes["error.type"])}: ${withheld}` }
+        ])
+      }
+    }))
+
+  it.scopedLive("the library path with Telemetry.withContent: the same canary is exported (what the test above looks for is there to find)", () =>
+    Effect.gen(function* () {
+      const { received } = yield* library(true)
+      expect(count(everything(received), canary)).toBeGreaterThan(0)
+    }))
+})
+
+describe("issue 35 items 2 and 18, the spawned executable: what it exports and how it ends", () => {
+  let exe: Executable.Executable | undefined
+  beforeAll(async () => {
+    exe = await Executable.build(["run"])
+  }, 180_000)
+  afterAll(() => exe?.remove())
+
+  /** `agentfx run "read <canary>/notes.txt please" --root <dir>`, spawned, traced to a collector; what it sent. */
+  const readCanary = (env: Record<string, string>) =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector()
+      const root = yield* tempDir
+      writeFiles(root, { "present.txt": "x" })
+      const result = yield* Effect.promise(() => exe!.run(["run", `read ${canary}/notes.txt please`, "--root", root], { env: { ...jsonTo(url), ...env } }))
+      return { result, received, root }
+    })
+
+  it.scopedLive("item 2: agentfx run, read_file failing on a path holding a canary; the export holds no canary, no local path, no stack", () =>
+    Effect.gen(function* () {
+      const { result, received, root } = yield* readCanary({})
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("← read_file failed:")
+      expect(result.stdout).toContain(canary)
+      const exported = everything(received)
+      expect(spansOf(received).find((span) => span.name === "execute_tool read_file")).toMatchObject({
+        status: { code: 2, message: withheld },
+        attributes: { "error.type": "ExecutionFailed" }
+      })
+      expect(count(exported, canary)).toBe(0)
+      expect(exported).not.toContain(root)
+      expect(exported).not.toContain(Executable.repo)
+      expect(exported).not.toMatch(/\bat .*:\d+:\d+/)
+    }))
+
+  it.scopedLive("item 2: the same run with content capture on exports the canary (the arguments and the failure's message)", () =>
+    Effect.gen(function* () {
+      const { result, received } = yield* readCanary({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" })
+      expect(result.code).toBe(0)
+      expect(count(everything(received), canary)).toBeGreaterThan(1)
+    }))
+
+  it.scopedLive("item 18: OTEL_EXPORTER_OTLP_PROTOCOL=grpc stops the process before it runs: exit 2, one line naming the variable", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector()
+      const result = yield* Effect.promise(() => exe!.run(["run", "what is 2 + 2"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" } }))
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(lines(result.stderr)).toEqual([
+        "agentfx: OTEL_EXPORTER_OTLP_PROTOCOL=grpc: agentfx exports traces over HTTP only; set it to http/protobuf (the default) or http/json, with the endpoint at the collector's OTLP/HTTP port (4318)"
+      ])
+      expect(received).toEqual([])
+    }))
+
+  it.scopedLive("item 18: a collector that cannot be reached: the command's output as usual, exit 0, then one line on stderr saying the traces were not delivered and why", () =>
+    Effect.gen(function* () {
+      const port = yield* closedPort
+      const result = yield* Effect.promise(() => exe!.run(["run", "what is 2 + 2"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` } }))
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/2 \+ 2 = 4\.\n$/)
+      expect(lines(result.stderr).at(-1)).toBe(`agentfx: traces were not delivered to http://127.0.0.1:${port}/v1/traces: the connection was refused (ECONNREFUSED)`)
+    }))
+})
+
+describe("issue 35 item 14: a server's echo of the key upper-cased or cut to 12 characters is scrubbed from stderr, reports and the OTLP export", () => {
+  const key = "AIzaSyTEST-k3y_0123456789abcdefghijkl"
+  const echoes = [key.toUpperCase(), `${key.slice(0, 12)}…`]
+  const refusing = (echo: string) => Fault.status(400, { body: { error: { code: 400, message: `request refused for key ${echo}`, status: "INVALID_ARGUMENT" } } })
+  const noPartOfTheKey = (text: string) => expect(text.toLowerCase()).not.toContain(key.slice(0, 8).toLowerCase())
+
+  it.scopedLive("agentfx run: stderr and the export (content capture on) say [redacted] where the echo was", () =>
+    Effect.gen(function* () {
+      for (const echo of echoes) {
+        const { url, received } = yield* collector()
+        const server = yield* emulator({ apiKey: key, policy: Policy.script([refusing(echo)]) })
+        const { env, flags } = viaGemini(server)
+        const result = yield* agentfx(["run", "hello", ...flags], { env: { ...env, ...jsonTo(url), OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" } })
+        expect(result.code).toBe(1)
+        expect(result.stderr).toContain("request refused for key [redacted]")
+        noPartOfTheKey(result.stdout + result.stderr)
+        // With contents captured the failure's message is on the spans: scrubbed there too.
+        expect(everything(received)).toContain("request refused for key [redacted]")
+        noPartOfTheKey(everything(received))
+      }
+    }))
+
+  it.scopedLive("agentfx eval: the JSON report and the printed report say [redacted] where the echo was", () =>
+    Effect.gen(function* () {
+      for (const echo of echoes) {
+        const dir = yield* tempDir
+        writeFiles(dir, {
+          "scenarios/plain.md": "---\nname: plain\ndescription: Answers\navailable_functions: []\n---\nAnswer briefly.\n",
+          "cases/one.yaml": "id: one\nscenario: plain\ninput: hello\nexpected_function_calls: []\n"
+        })
+        const server = yield* emulator({ apiKey: key, policy: Policy.script([refusing(echo)]) })
+        const { env, flags } = viaGemini(server)
+        const report = path.join(dir, "report.json")
+        const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--report-json", report, ...flags], { env })
+        expect(result.code).toBe(1)
+        const written = fs.readFileSync(report, "utf8")
+        expect(written).toContain("request refused for key [redacted]")
+        noPartOfTheKey(written + result.stdout + result.stderr)
+      }
+    }))
+})
+
+describe("issue 35 item 18: the standard variables are honoured or refused, never ignored; an unreachable collector is reported", () => {
+  /** `settings` as the environment `env` gives it. */
+  const settingsOf = (env: Record<string, string>) => Effect.either(Effect.withConfigProvider(settings, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+  const refusal = (env: Record<string, string>) => Effect.map(settingsOf(env), (result) => (Either.isLeft(result) ? result.left.message : "accepted"))
+
+  it.effect("the protocol: http/protobuf by default (the specification's), http/json when asked; the traces variables go before the general ones", () =>
+    Effect.gen(function* () {
+      const at = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" }
+      expect(yield* settingsOf(at)).toEqual(
+        Either.right(Option.some({ url: "http://collector:4318/v1/traces", protocol: "http/protobuf", headers: {}, timeout: defaultTimeout, serviceName: "agentfx", content: false }))
+      )
+      const json = yield* settingsOf({ ...at, OTEL_EXPORTER_OTLP_PROTOCOL: "HTTP/JSON" })
+      expect(Either.getOrThrow(json).pipe(Option.map((chosen) => chosen.protocol))).toEqual(Option.some("http/json"))
+      const specific = yield* settingsOf({
+        ...at,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://traces.example/otlp",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_HEADERS: "a=1,b=2",
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: "b=3",
+        OTEL_EXPORTER_OTLP_TIMEOUT: "9000",
+        OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: "500"
+      })
+      expect(Either.getOrThrow(specific)).toEqual(
+        Option.some({ url: "https://traces.example/otlp", protocol: "http/json", headers: { a: "1", b: "3" }, timeout: Duration.millis(500), serviceName: "agentfx", content: false })
+      )
+    }))
+
+  it.effect("the service is named by OTEL_SERVICE_NAME, else by service.name in OTEL_RESOURCE_ATTRIBUTES, else agentfx", () =>
+    Effect.gen(function* () {
+      const at = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
+      const named = (env: Record<string, string>) => Effect.map(settingsOf({ ...at, ...env }), (result) => Either.getOrThrow(result).pipe(Option.map((chosen) => chosen.serviceName)))
+      expect(yield* named({ OTEL_RESOURCE_ATTRIBUTES: "team=blue, service.name = shop-agent" })).toEqual(Option.some("shop-agent"))
+      expect(yield* named({ OTEL_RESOURCE_ATTRIBUTES: "service.name=shop-agent", OTEL_SERVICE_NAME: "my-agent" })).toEqual(Option.some("my-agent"))
+      expect(yield* named({ OTEL_RESOURCE_ATTRIBUTES: "team=blue,service.name=" })).toEqual(Option.some("agentfx"))
+    }))
+
+  it.effect("OTEL_TRACES_EXPORTER=none and OTEL_SDK_DISABLED=true export nothing; otlp alone sends to the default endpoint", () =>
+    Effect.gen(function* () {
+      const at = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
+      expect(yield* settingsOf({ ...at, OTEL_TRACES_EXPORTER: "none" })).toEqual(Either.right(Option.none()))
+      expect(yield* settingsOf({ ...at, OTEL_SDK_DISABLED: "TRUE", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toEqual(Either.right(Option.none()))
+      expect(yield* settingsOf({ ...at, OTEL_SDK_DISABLED: "false" })).toMatchObject(Either.right(Option.some({ url: "http://collector:4318/v1/traces" })))
+      expect(yield* settingsOf({ OTEL_TRACES_EXPORTER: "otlp" })).toMatchObject(Either.right(Option.some({ url: "http://localhost:4318/v1/traces" })))
+      expect(yield* settingsOf({})).toEqual(Either.right(Option.none()))
+    }))
+
+  it.effect("what cannot be honoured is refused naming the variable: gRPC, another protocol or exporter, an endpoint not http(s), a timeout not in milliseconds", () =>
+    Effect.gen(function* () {
+      const at = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
+      expect(yield* refusal({ ...at, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" })).toBe(
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc: agentfx exports traces over HTTP only; set it to http/protobuf (the default) or http/json, with the endpoint at the collector's OTLP/HTTP port (4318)"
+      )
+      expect(yield* refusal({ ...at, OTEL_EXPORTER_OTLP_PROTOCOL: "http" })).toBe("OTEL_EXPORTER_OTLP_PROTOCOL=http is not a protocol agentfx exports with: use http/protobuf (the default) or http/json")
+      expect(yield* refusal({ ...at, OTEL_TRACES_EXPORTER: "console" })).toBe(
+        "OTEL_TRACES_EXPORTER=console: agentfx exports traces with otlp only; set it to otlp, or to none to export nothing"
+      )
+      expect(yield* refusal({ ...at, OTEL_TRACES_EXPORTER: "otlp,none" })).toBe(
+        "OTEL_TRACES_EXPORTER=otlp,none: agentfx exports traces with otlp only; set it to otlp, or to none to export nothing"
+      )
+      expect(yield* refusal({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4317" })).toBe(
+        "OTEL_EXPORTER_OTLP_ENDPOINT is not an http:// or https:// URL (its scheme is collector): agentfx exports traces over HTTP, to a collector's OTLP/HTTP port (4318)"
+      )
+      expect(yield* refusal({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://[::1" })).toBe(
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not a valid URL: agentfx exports traces over HTTP, to a collector's OTLP/HTTP port (4318)"
+      )
+      for (const timeout of ["2s", "0", "-5", "1.5"]) {
+        expect(yield* refusal({ ...at, OTEL_EXPORTER_OTLP_TIMEOUT: timeout })).toBe(`OTEL_EXPORTER_OTLP_TIMEOUT=${timeout} is not a timeout: give a whole number of milliseconds above 0 (e.g. 2000)`)
+      }
+    }))
+
+  it.scopedLive("by default the spans go as OTLP protobuf (application/x-protobuf)", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector()
+      const result = yield* agentfx(["run", "what is 12 * 12"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url } })
+      expect(result.code).toBe(0)
+      expect(received.length).toBeGreaterThan(0)
+      expect(received.map((request) => request.headers["content-type"])).toEqual(received.map(() => "application/x-protobuf"))
+      expect(everything(received)).toContain("invoke_agent agentfx")
+      expect(everything(received)).toContain("execute_tool calculator")
+    }))
+
+  it.scopedLive("OTEL_TRACES_EXPORTER=none with the endpoint set: nothing is sent and nothing said", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector()
+      const result = yield* agentfx(["run", "what is 1 + 1"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_TRACES_EXPORTER: "none" } })
+      expect(result.code).toBe(0)
+      expect(lines(result.stderr)).toEqual([expect.stringMatching(/^provider: emulator/)])
+      expect(received).toEqual([])
+    }))
+
+  it.scopedLive("a refused setting stops the command before anything runs: exit 2, one line, nothing on stdout", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector()
+      const result = yield* agentfx(["run", "what is 1 + 1"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_TRACES_EXPORTER: "zipkin" } })
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "agentfx: OTEL_TRACES_EXPORTER=zipkin: agentfx exports traces with otlp only; set it to otlp, or to none to export nothing\n"
+      })
+      expect(received).toEqual([])
+    }))
+
+  it.scopedLive("a collector that answers 503: one attempt at exit (no retry a second later), then one line naming the status", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector(503)
+      const result = yield* agentfx(["run", "what is 1 + 1"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url } })
+      expect(result.code).toBe(0)
+      expect(received).toHaveLength(1)
+      expect(lines(result.stderr).at(-1)).toBe(`agentfx: traces were not delivered to ${url}/v1/traces: the collector answered HTTP 503`)
+    }))
+
+  it.scopedLive("a collector that never answers: the wait at exit ends at OTEL_EXPORTER_OTLP_TIMEOUT, and the line says so", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector("never")
+      const result = yield* agentfx(["run", "what is 1 + 1"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_TIMEOUT: "300" } })
+      expect(result.code).toBe(0)
+      expect(received).toHaveLength(1)
+      expect(lines(result.stderr).at(-1)).toBe(`agentfx: traces were not delivered to ${url}/v1/traces: the collector did not answer within 300ms`)
+    }))
+
+  it.scopedLive("a collector that cannot be reached, in-process: the same line, after the command's own output", () =>
+    Effect.gen(function* () {
+      const port = yield* closedPort
+      const result = yield* agentfx(["run", "what is 1 + 1"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` } })
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("1 + 1 = 2.")
+      expect(lines(result.stderr).at(-1)).toBe(`agentfx: traces were not delivered to http://127.0.0.1:${port}/v1/traces: the connection was refused (ECONNREFUSED)`)
+    }))
 })

@@ -5,7 +5,10 @@
  * `gen_ai.attempt_failed` event), each tool call an `execute_tool` span (its name, call id and `error.type`), and a
  * Live session a `live_session` span with its reconnects as events. Message contents — prompts, answers, tool
  * arguments and results — are recorded only with `withContent` (or the standard
- * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` in the CLI); API keys never are.
+ * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` in the CLI); API keys never are. The same holds for
+ * failures: a tool's error message quotes the model's arguments and a server's quotes its error body, so without
+ * `withContent` a failed span records the error's type and a fixed description only (in its status and its
+ * `exception` event), and never a stack trace.
  *
  * Without a tracer nothing is recorded and nothing is paid for: the default tracer is recognised and no span is
  * made at all.
@@ -17,8 +20,10 @@
  *
  * @since 0.2.0
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import type * as Tracer from "effect/Tracer"
 
@@ -83,7 +88,9 @@ const setAll = (span: Tracer.Span, attributes: Readonly<Record<string, Attribute
 
 /**
  * `body` inside a span `name` with `attributes` — when a tracer is provided. Without one, `body` runs as it is
- * with an `Annotate` that does nothing. A failure sets `error.type` to the error's tag.
+ * with an `Annotate` that does nothing. A failure sets `error.type` to the error's tag; without `withContent` the
+ * span ends with the failure's type and a fixed description in place of the failure itself (see `withheld`),
+ * while `body`'s caller gets the failure as it is.
  *
  * No stack trace is captured for the span (`captureStackTrace: false`): Effect's default makes an `Error` per span
  * to fill `code.stacktrace` on failure, which was the largest single cost of a traced step; `error.type` says what
@@ -99,15 +106,67 @@ export const span = <A, E, R>(
   Effect.flatMap(Effect.tracer, (tracer) => {
     if (tracer === defaultTracer) return body(silent)
     return Effect.flatMap(FiberRef.get(captureContent), (content) =>
-      Effect.useSpan(name, { kind, captureStackTrace: false }, (span) => {
-        setAll(span, attributes)
-        return body(new Recording(span, content)).pipe(
-          Effect.tapError((error) => Effect.sync(() => span.attribute("error.type", errorType(error)))),
-          Effect.withParentSpan(span)
-        )
-      })
+      // `Effect.useSpan` ends the span with the body's exit as it is, and tracers export a failed exit's messages and
+      // stack traces: the span is ended here instead, with what it may show of the exit.
+      Effect.acquireUseRelease(
+        Effect.makeSpan(name, { kind, captureStackTrace: false }),
+        (span) => {
+          setAll(span, attributes)
+          return body(new Recording(span, content)).pipe(
+            Effect.tapError((error) => Effect.sync(() => span.attribute("error.type", errorType(error)))),
+            Effect.withParentSpan(span)
+          )
+        },
+        (span, exit) => end(span, content ? exit : withheld(exit))
+      )
     )
   })
+
+/** Ends `span` as `Effect.useSpan` would: at the fiber's clock's time (0 with tracer timing off). */
+const end = (span: Tracer.Span, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> =>
+  Effect.clockWith((clock) =>
+    Effect.flatMap(FiberRef.get(FiberRef.currentTracerTimingEnabled), (timing) =>
+      Effect.sync(() => {
+        // Stryker disable next-line ConditionalExpression: a tracer's span ends once; a second end would be ignored by OpenTelemetry too
+        if (span.status._tag !== "Ended") span.end(timing ? clock.unsafeCurrentTimeNanos() : BigInt(0), exit)
+      })
+    )
+  )
+
+/** The fixed description a failed span carries without `withContent`. */
+const withheldMessage = "the failure's details are recorded only with message content capture on"
+
+/**
+ * What a span records of a failure when message contents are not captured: an `Error` named for the failure's type
+ * whose message says only that the details are left out, and whose stack is that one line (no frames, no paths).
+ * Tracers render a failed exit with `Cause.prettyErrors` / `Cause.pretty`, which read exactly these three fields.
+ * Made without `new`: an `Error`'s constructor captures a stack, which doubled the cost of a failed span.
+ */
+const withheldError = (type: string): Error => {
+  const error = Object.create(Error.prototype) as Error
+  error.name = type
+  error.message = withheldMessage
+  error.stack = `${type}: ${withheldMessage}`
+  return error
+}
+
+/**
+ * `exit` as a span may show it without message contents: each failure and defect replaced by a `withheldError` of its
+ * type; interruptions and the cause's shape kept.
+ */
+const withheld = (exit: Exit.Exit<unknown, unknown>): Exit.Exit<unknown, unknown> =>
+  Exit.isSuccess(exit)
+    ? exit
+    : Exit.failCause(
+        Cause.match(exit.cause, {
+          onEmpty: Cause.empty as Cause.Cause<Error>,
+          onFail: (error) => Cause.fail(withheldError(errorType(error))),
+          onDie: (defect) => Cause.die(withheldError(errorType(defect))),
+          onInterrupt: Cause.interrupt,
+          onSequential: Cause.sequential,
+          onParallel: Cause.parallel
+        })
+      )
 
 /** The `error.type` of a failure: its tag, else its name. */
 export const errorType = (error: unknown): string =>

@@ -6,24 +6,28 @@ import type { LiveAgentEvent } from "../src/LiveAgentEvent.js"
 import type * as Telemetry from "../src/Telemetry.js"
 
 /** The span events `spanEvent` adds for `events`, with their attributes as given. */
-const recorded = (events: ReadonlyArray<LiveAgentEvent>) => {
+const recorded = (events: ReadonlyArray<LiveAgentEvent>, content = false) => {
   const out: Array<{ name: string; attributes: unknown }> = []
   const annotate: Telemetry.Annotate = {
     attributes: () => Effect.void,
     event: (name, attributes) => Effect.sync(() => out.push({ name, attributes })),
     active: true,
-    content: false
+    content
   }
   return Effect.as(Effect.forEach(events, (event) => spanEvent(annotate, event), { discard: true }), out)
 }
 
 describe("what of a live session shows on its span", () => {
-  it.effect("a reconnect is an event with its attempt, reason and close code", () =>
+  it.effect("a reconnect is an event with its attempt and close code; its reason (the server's words) only with message contents", () =>
     Effect.gen(function* () {
-      expect(yield* recorded([{ _tag: "Reconnecting", attempt: 2, reason: "the connection closed with code 1011", code: 1011, fresh: false }])).toEqual([
+      const reconnecting: LiveAgentEvent = { _tag: "Reconnecting", attempt: 2, reason: "the connection closed with code 1011 (quota of CANARY)", code: 1011, fresh: false }
+      expect(yield* recorded([reconnecting])).toEqual([
+        { name: "agentfx.live.reconnecting", attributes: { "agentfx.attempt": 2, "agentfx.reason": undefined, "agentfx.close_code": 1011 } }
+      ])
+      expect(yield* recorded([reconnecting], true)).toEqual([
         {
           name: "agentfx.live.reconnecting",
-          attributes: { "agentfx.attempt": 2, "agentfx.reason": "the connection closed with code 1011", "agentfx.close_code": 1011 }
+          attributes: { "agentfx.attempt": 2, "agentfx.reason": "the connection closed with code 1011 (quota of CANARY)", "agentfx.close_code": 1011 }
         }
       ])
     })

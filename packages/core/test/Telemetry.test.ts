@@ -3,7 +3,7 @@ import { SpanKind } from "@opentelemetry/api"
 import { describe, expect, it } from "@effect/vitest"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base"
-import { Effect, Layer, Schema } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Schema } from "effect"
 import { Agent, ModelError, Registry, Retry, Telemetry, Tool } from "../src/index.js"
 import { Scripted } from "../src/testing.js"
 
@@ -158,6 +158,69 @@ describe("Telemetry: OpenTelemetry spans of a run", () => {
       expect(withoutTrace(ours)).toEqual(withoutTrace(effects))
       expect(ours.find((span) => span.name === "outer")!.attributes).toMatchObject({ "error.type": "Unavailable", "gen_ai.operation.name": "chat" })
       expect(ours.find((span) => span.name === "outer")!.attributes["code.stacktrace"]).toBeUndefined()
+    }))
+
+  it.live("issue 35 item 2: a failed span without withContent records the error's type and a fixed description, no message and no stack", () =>
+    Effect.gen(function* () {
+      const canary = "CANARY-7f3a/home/someone/private.txt"
+      const failure = new ModelError.InvalidRequest({ message: `400: {"error":{"message":"bad path ${canary}"}}` })
+      const spansOf = (effect: Effect.Effect<unknown, unknown>) =>
+        Effect.gen(function* () {
+          const exporter = new InMemorySpanExporter()
+          const tracing = NodeSdk.layer(() => ({ resource: { serviceName: "agentfx-test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
+          // Read before the SDK shuts down with the layer: shutting down empties the in-memory exporter.
+          return yield* Effect.exit(effect).pipe(
+            Effect.map((exit) => ({ exit, spans: [...exporter.getFinishedSpans()] })),
+            Effect.provide(tracing)
+          )
+        })
+      const failed = yield* spansOf(Telemetry.span("failed", {}, () => Effect.fail(failure)))
+      // The caller gets the failure itself; only the span is told less.
+      expect(failed.exit).toEqual(Exit.fail(failure))
+      const died = yield* spansOf(Telemetry.span("died", {}, () => Effect.die(new TypeError(`cannot read ${canary}`))))
+      for (const [{ spans }, type] of [[failed, "InvalidRequest"], [died, "TypeError"]] as const) {
+        expect(spans).toHaveLength(1)
+        const span = spans[0]!
+        expect(span.status).toEqual({ code: 2, message: "the failure's details are recorded only with message content capture on" })
+        const exception = span.events.find((event) => event.name === "exception")!
+        expect(exception.attributes).toEqual({
+          "exception.type": type,
+          "exception.message": "the failure's details are recorded only with message content capture on",
+          "exception.stacktrace": `${type}: the failure's details are recorded only with message content capture on`
+        })
+        const everything = JSON.stringify({ attributes: span.attributes, events: span.events, status: span.status })
+        expect(everything).not.toContain("CANARY")
+        expect(everything).not.toContain(process.cwd())
+        expect(everything).not.toMatch(/\bat /)
+      }
+    }))
+
+  it.live("with withContent a failed span records the failure as Effect renders it: its message in the status and the exception", () =>
+    Effect.gen(function* () {
+      const exporter = new InMemorySpanExporter()
+      const tracing = NodeSdk.layer(() => ({ resource: { serviceName: "agentfx-test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
+      const failure = new ModelError.InvalidRequest({ message: "bad path CANARY-1" })
+      const spans = yield* Telemetry.withContent(Telemetry.span("failed", {}, () => Effect.fail(failure))).pipe(
+        Effect.flip,
+        Effect.map(() => [...exporter.getFinishedSpans()]),
+        Effect.provide(tracing)
+      )
+      expect(spans[0]!.status).toEqual({ code: 2, message: "bad path CANARY-1" })
+      expect(spans[0]!.events.find((event) => event.name === "exception")!.attributes).toMatchObject({ "exception.type": "InvalidRequest", "exception.message": "bad path CANARY-1" })
+    }))
+
+  it.live("an interrupted span still ends, as interrupted, with contents on or off", () =>
+    Effect.gen(function* () {
+      const exporter = new InMemorySpanExporter()
+      const tracing = NodeSdk.layer(() => ({ resource: { serviceName: "agentfx-test" }, spanProcessor: new SimpleSpanProcessor(exporter) }))
+      const spans = yield* Effect.gen(function* () {
+        const started = yield* Deferred.make<void>()
+        const fiber = yield* Effect.fork(Telemetry.span("waits", {}, () => Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
+        yield* Deferred.await(started)
+        yield* Fiber.interrupt(fiber)
+        return [...exporter.getFinishedSpans()]
+      }).pipe(Effect.provide(tracing))
+      expect(spans.map((span) => [span.name, span.status.code, span.attributes["status.interrupted"]])).toEqual([["waits", 1, true]])
     }))
 
   it.effect("without a tracer nothing is traced: the body runs with an inactive annotator that records nothing", () =>

@@ -1,10 +1,11 @@
 /**
  * The key scrubber on its own: every spelling of an API key a server or SDK may echo (as is, URL-encoded, base64
  * and base64url of the key, of `Bearer <key>` and of `x-goog-api-key: <key>`, at any alignment inside a longer
- * encoded text) is removed, whole; short keys only as written; nothing else is touched.
+ * encoded text) is removed, whole; the plain ones also in any letter case and as any prefix of 8 characters or
+ * more; short keys only as written; nothing else is touched.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Redacted } from "effect"
+import { FastCheck as fc, Redacted } from "effect"
 import { scrubber, spellings } from "../src/internal/secrets.js"
 
 // 20 characters: "Bearer " (7 bytes) and the key make 27 bytes, whole base64 groups with no padding.
@@ -43,6 +44,43 @@ describe("scrubber", () => {
       }
     }
   })
+
+  it("issue 35 item 14: an echo of the key in another letter case is removed, as written and URL-encoded", () => {
+    const scrub = scrubber(key)
+    expect(scrub(`invalid key ${key.toUpperCase()}.`)).toBe("invalid key [redacted].")
+    expect(scrub(`invalid key ${key.toLowerCase()}.`)).toBe("invalid key [redacted].")
+    expect(scrub(`key=${encodeURIComponent(key).toLowerCase()}&alt=sse`)).toBe("key=[redacted]&alt=sse")
+    const mixed = [...key].map((char, at) => (at % 2 === 0 ? char.toUpperCase() : char.toLowerCase())).join("")
+    expect(scrub(`[${mixed}]`)).toBe("[[redacted]]")
+  })
+
+  it("issue 35 item 14: a prefix of the key of 8 characters or more is removed, in any case; 7 characters are left", () => {
+    const scrub = scrubber(key)
+    expect(scrub(`the key ${key.slice(0, 12)}… is invalid`)).toBe("the key [redacted]… is invalid")
+    expect(scrub(`the key ${key.slice(0, 12).toUpperCase()}… is invalid`)).toBe("the key [redacted]… is invalid")
+    expect(scrub(`starts ${key.slice(0, 8)}, nothing more`)).toBe("starts [redacted], nothing more")
+    expect(scrub(`starts ${key.slice(0, 7)}, nothing more`)).toBe(`starts ${key.slice(0, 7)}, nothing more`)
+    // The longest prefix present goes, and what follows it stays: here the key's first 16 characters, then other text.
+    expect(scrub(`${key.slice(0, 16)}ZZZZ`)).toBe("[redacted]ZZZZ")
+    // The URL-encoded key parts from the key where a character is escaped; each spelling's prefix goes whole.
+    expect(scrub(`${encodeURIComponent(key).slice(0, 20)}|`)).toBe("[redacted]|")
+  })
+
+  it.prop(
+    "issue 35 item 14: any key of 8 characters or more, echoed in either case as any prefix of 8 or more, is removed whole and nothing else is",
+    [
+      fc.stringOf(fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"), { minLength: 8, maxLength: 48 }),
+      fc.nat(),
+      fc.boolean(),
+      fc.constantFrom("", " ", "key=", "(", "\n"),
+      fc.constantFrom("", " ", "…", ")", "\n")
+    ],
+    ([secret, cut, upper, before, after]) => {
+      const prefix = secret.slice(0, 8 + (cut % (secret.length - 7)))
+      const echoed = upper ? prefix.toUpperCase() : prefix.toLowerCase()
+      expect(scrubber(secret)(`${before}${echoed}${after}`)).toBe(`${before}[redacted]${after}`)
+    }
+  )
 
   it("takes a Redacted key as well as a string, and several keys at once", () => {
     expect(scrubber(Redacted.make(key))(`k=${key}`)).toBe("k=[redacted]")

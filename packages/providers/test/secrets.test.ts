@@ -87,6 +87,23 @@ describe("API keys never appear in errors, logs, transcripts or events", () => {
       }))
   }
 
+  it.scoped("issue 35 item 14: a server that echoes the key upper-cased, lower-cased or as its first 12 characters: none of them in any provider's error", () =>
+    Effect.gen(function* () {
+      const echoes = [sentinel.toUpperCase(), sentinel.toLowerCase(), sentinel.slice(0, 12), `${sentinel.slice(0, 12).toLowerCase()}…`]
+      for (const provider of providers) {
+        const { emulator, model } = yield* setup(provider, { apiKey: sentinel, policy: Policy.script([]) })
+        for (const echo of echoes) {
+          for (const streaming of [false, true]) {
+            yield* emulator.inject(Fault.status(400, { body: { error: { code: 400, message: `API key not valid: ${echo}`, status: "INVALID_ARGUMENT" } } }))
+            const error = yield* Effect.flip(streaming ? LanguageModel.collect(model.stream(ask("hi"))) : model.generate(ask("hi")))
+            expect(error.message, `${provider}, ${streaming ? "stream" : "generate"}`).toContain("API key not valid: [redacted]")
+            const rendered = `${error.message}\n${JSON.stringify(error)}\n${String(error)}`.toLowerCase()
+            expect(rendered).not.toContain(sentinel.slice(0, 8).toLowerCase())
+          }
+        }
+      }
+    }))
+
   it.scoped("a run's result, transcript and events hold no key", () =>
     Effect.gen(function* () {
       for (const provider of providers) {

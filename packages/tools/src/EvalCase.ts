@@ -40,7 +40,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
-import { Json } from "@agentfx/core"
+import { Json, Telemetry } from "@agentfx/core"
 import * as BoundedText from "./internal/boundedText.js"
 import { contains, show } from "./internal/jsonValue.js"
 import * as YamlSource from "./internal/yamlSource.js"
@@ -227,10 +227,12 @@ export interface LoadOptions {
 
 /** Reads and parses one case file. */
 export const load = (file: string, options: LoadOptions = {}): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
-    const text = yield* Effect.mapError(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), (reason) => new EvalCaseError({ file, reason }))
-    return yield* parse(text, file)
-  }).pipe(Effect.withSpan("EvalCase.load", { attributes: { file } }))
+  Telemetry.span("EvalCase.load", { file }, () =>
+    Effect.gen(function* () {
+      const text = yield* Effect.mapError(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), (reason) => new EvalCaseError({ file, reason }))
+      return yield* parse(text, file)
+    })
+  )
 
 /** Every `*.yaml` / `*.yml` file under `directory` (recursively, sorted by path); case ids must be unique. */
 export const loadDirectory = (directory: string, options: LoadOptions = {}): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>

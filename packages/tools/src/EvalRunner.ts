@@ -30,7 +30,7 @@ import * as Cause from "effect/Cause"
 import * as Option from "effect/Option"
 import type * as Layer from "effect/Layer"
 import type { LanguageModel, Turn } from "@agentfx/core"
-import { Json, Registry } from "@agentfx/core"
+import { Json, Registry, Telemetry } from "@agentfx/core"
 import type { Agent } from "@agentfx/core"
 import type { Tool } from "@agentfx/core"
 import * as Dispatcher from "./Dispatcher.js"
@@ -245,11 +245,12 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     )
   })
 
-  return attempt.pipe(
-    Effect.catchAllCause((cause) => Effect.succeed(errored(undefined, `the case crashed: ${Cause.pretty(cause).split("\n")[0]}`))),
-    Effect.timed,
-    Effect.map(([duration, result]): EvalReport.CaseResult => ({ ...result, durationMs: Duration.toMillis(duration) })),
-    Effect.withSpan("EvalRunner.runCase", { attributes: { case: evalCase.id } })
+  return Telemetry.span("EvalRunner.runCase", { case: evalCase.id }, () =>
+    attempt.pipe(
+      Effect.catchAllCause((cause) => Effect.succeed(errored(undefined, `the case crashed: ${Cause.pretty(cause).split("\n")[0]}`))),
+      Effect.timed,
+      Effect.map(([duration, result]): EvalReport.CaseResult => ({ ...result, durationMs: Duration.toMillis(duration) }))
+    )
   )
 }
 
@@ -261,11 +262,12 @@ export const run = <R = never, RM = never, RD = never>(cases: ReadonlyArray<Eval
   const concurrency = options.concurrency ?? defaultConcurrency
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${concurrency}`)
   const scenarios = [...options.scenarios]
-  return Effect.forEach(cases, (evalCase) => runCase(evalCase, { ...options, scenarios }), { concurrency }).pipe(
-    Effect.timed,
-    Effect.map(([duration, results]) =>
-      EvalReport.make({ suite: options.suite ?? "eval", cases: results, threshold, durationMs: Duration.toMillis(duration) })
-    ),
-    Effect.withSpan("EvalRunner.run", { attributes: { suite: options.suite ?? "eval", cases: cases.length } })
+  return Telemetry.span("EvalRunner.run", { suite: options.suite ?? "eval", cases: cases.length }, () =>
+    Effect.forEach(cases, (evalCase) => runCase(evalCase, { ...options, scenarios }), { concurrency }).pipe(
+      Effect.timed,
+      Effect.map(([duration, results]) =>
+        EvalReport.make({ suite: options.suite ?? "eval", cases: results, threshold, durationMs: Duration.toMillis(duration) })
+      )
+    )
   )
   })

@@ -54,7 +54,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import type { FunctionDeclaration } from "@agentfx/core"
-import { Dialect, Json, Registry, Tool } from "@agentfx/core"
+import { Dialect, Json, Registry, Telemetry, Tool } from "@agentfx/core"
 import { diff } from "./internal/schemaDiff.js"
 import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
@@ -423,11 +423,13 @@ export const load = <R>(
   implementations: Implementations<R>,
   options: LoadOptions = {}
 ): Effect.Effect<Scenario<R>, ScenarioFileError | MissingImplementation | SchemaDrift, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
-    const text = yield* Effect.mapError(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), (reason) => new ScenarioFileError({ file, reason }))
-    const definition = yield* parse(text, file)
-    return yield* resolve(definition, typeof implementations === "function" ? implementations(definition) : implementations)
-  }).pipe(Effect.withSpan("Scenario.load", { attributes: { file } }))
+  Telemetry.span("Scenario.load", { file }, () =>
+    Effect.gen(function* () {
+      const text = yield* Effect.mapError(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), (reason) => new ScenarioFileError({ file, reason }))
+      const definition = yield* parse(text, file)
+      return yield* resolve(definition, typeof implementations === "function" ? implementations(definition) : implementations)
+    })
+  )
 
 /**
  * Loads every `*.md` file of a directory (not recursive, sorted by file name; `README.md` is skipped), each

@@ -1,7 +1,9 @@
 import { NodeFileSystem } from "@effect/platform-node"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Either from "effect/Either"
 import * as NodePath from "node:path"
 import { Executor, FunctionCall, Registry } from "@agentfx/core"
@@ -519,6 +521,22 @@ describe("Scenario: what each refusal says, word for word", () => {
         expect(asked).toStrictEqual(["upper", "lower"])
         const loads = spans.filter((span) => span.name === "Scenario.load")
         expect(loads.map((span) => span.attributes.get("file"))).toStrictEqual([NodePath.join(dir, "A.MD"), NodePath.join(dir, "b.md")])
+      })
+    )
+  )
+
+  it.scoped("issue 35 item 2: a load that fails ends its span with the error's type only, nothing of the file's text", () =>
+    inTempDir((dir, fs) =>
+      Effect.gen(function* () {
+        const file = NodePath.join(dir, "a.md")
+        yield* fs.writeFileString(file, scenarioText("canary", [checkWarrantyYaml], "CANARY-in-the-instructions"))
+        const { spans, tracer: recording } = yield* recordSpans
+        const error = yield* Effect.flip(Effect.withTracer(Scenario.load(file, Registry.empty), recording))
+        expect(error._tag).toBe("MissingImplementation")
+        const [load] = spans
+        expect(load?.status._tag === "Ended" && Exit.isFailure(load.status.exit) ? Cause.prettyErrors(load.status.exit.cause).map((e) => [e.name, e.message]) : undefined).toStrictEqual([
+          ["MissingImplementation", "the failure's details are recorded only with message content capture on"]
+        ])
       })
     )
   )

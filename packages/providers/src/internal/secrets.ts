@@ -1,6 +1,6 @@
 import * as Redacted from "effect/Redacted"
 
-/** Encodings shorter than this are not scrubbed: they would match ordinary text. */
+/** Spellings and prefixes of a key shorter than this are not scrubbed: they would match ordinary text. */
 const shortest = 8
 
 /**
@@ -27,17 +27,63 @@ export const spellings = (key: string): ReadonlyArray<string> => {
   return [...variants].filter((variant) => variant.length >= shortest).sort((a, b) => b.length - a.length)
 }
 
+/** `text` as a regular expression that matches it literally. */
+const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * A pattern for the plain spellings of a key (as written, URL-encoded) in any letter case, and for any prefix of
+ * them of `shortest` characters or more: servers echo a key upper-cased, or its first characters ("the key
+ * AIzaSyD-k3y… is invalid"). The spellings are laid out as a tree of their characters, each character after the
+ * first `shortest` optional with all that follows it, so the longest prefix present is what matches (siblings
+ * differ in their character, so at most one of them goes on).
+ */
+const prefixPattern = (plains: ReadonlyArray<string>): string => {
+  interface Node extends Map<string, Node> {}
+  const root: Node = new Map()
+  for (const plain of plains) {
+    let node = root
+    for (const char of plain.split("")) {
+      const next: Node = node.get(char) ?? new Map()
+      node.set(char, next)
+      node = next
+    }
+  }
+  const emit = (node: Node, depth: number): string => {
+    if (node.size === 0) return ""
+    const branches = [...node].map(([char, next]) => `${literal(char)}${emit(next, depth + 1)}`)
+    const group = branches.length === 1 ? branches[0]! : `(?:${branches.join("|")})`
+    return depth < shortest ? group : `(?:${group})?`
+  }
+  return emit(root, 0)
+}
+
 /**
  * Removes API keys from text that came from elsewhere (an SDK error message or log line, a server's error body)
  * before it becomes part of a ModelError or a log: some servers echo the key they were sent, plain or encoded,
- * and errors end up in logs and transcripts.
+ * and errors end up in logs, eval reports, transcripts and traces.
+ *
+ * A key of 8 characters or more is removed as written and URL-encoded in any letter case, and so is any prefix
+ * of those of 8 characters or more; its base64 spellings (see `spellings`) as they are. A key shorter than that
+ * is removed only whole and as written: its parts would match ordinary text. Eight characters is also where a
+ * prefix is common to every key of a kind (`sk-proj-`): such text is removed too, which costs nothing.
  */
 export const scrubber = (...keys: ReadonlyArray<Redacted.Redacted<string> | string>): ((text: string) => string) => {
-  const secrets = keys
+  const patterns = keys
     .map((key) => (typeof key === "string" ? key : Redacted.value(key)))
     .filter((key) => key.length > 0)
-    .flatMap((key) => (key.length < shortest ? [key] : spellings(key)))
+    .flatMap((key) => {
+      if (key.length < shortest) return [{ length: key.length, pattern: new RegExp(literal(key), "g") }]
+      const plain = [key, encodeURIComponent(key)]
+      const encoded = spellings(key).filter((spelling) => !plain.includes(spelling))
+      return [
+        { length: Math.max(...plain.map((spelling) => spelling.length)), pattern: new RegExp(prefixPattern(plain), "gi") },
+        ...encoded.map((spelling) => ({ length: spelling.length, pattern: new RegExp(literal(spelling), "g") }))
+      ]
+    })
+    // Longest first, so that a longer spelling is not cut by a shorter one inside it.
+    .sort((a, b) => b.length - a.length)
+    .map(({ pattern }) => pattern)
   // Stryker disable next-line ConditionalExpression: without keys the reduce below returns the text as it is; this spares the closure
-  if (secrets.length === 0) return (text) => text
-  return (text) => secrets.reduce((acc, secret) => (acc.includes(secret) ? acc.split(secret).join("[redacted]") : acc), text)
+  if (patterns.length === 0) return (text) => text
+  return (text) => patterns.reduce((acc, pattern) => acc.replace(pattern, "[redacted]"), text)
 }

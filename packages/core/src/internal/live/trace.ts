@@ -2,11 +2,14 @@ import * as Effect from "effect/Effect"
 import type { LiveAgentEvent } from "../../LiveAgentEvent.js"
 import type * as Telemetry from "../../Telemetry.js"
 
-/** What of a live session's events shows on its span: reconnects, `GoAway`s and changes of the tools. */
+/**
+ * What of a live session's events shows on its span: reconnects, `GoAway`s and changes of the tools. A reconnect's
+ * reason quotes the server's close reason, its words: it is recorded only with message contents (`withContent`).
+ */
 export const spanEvent = (annotate: Telemetry.Annotate, event: LiveAgentEvent): Effect.Effect<void> => {
   switch (event._tag) {
     case "Reconnecting":
-      return annotate.event("agentfx.live.reconnecting", { "agentfx.attempt": event.attempt, "agentfx.reason": event.reason, "agentfx.close_code": event.code })
+      return annotate.event("agentfx.live.reconnecting", { "agentfx.attempt": event.attempt, "agentfx.reason": annotate.content ? event.reason : undefined, "agentfx.close_code": event.code })
     case "GoAway":
       return annotate.event("agentfx.live.go_away")
     case "ToolsChanged":
