@@ -17,13 +17,14 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Builtins from "../src/Builtins.js"
 import * as CatalogueText from "../src/internal/catalogueText.js"
+import { repeating, shoutCase, shoutScenario } from "./support/mcpServers.js"
 
 const cli = fileURLToPath(new URL("..", import.meta.url))
 const repo = path.resolve(cli, "../..")
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-exe-"))
 const bin = path.join(work, "dist", "bin.js")
 /** The commands these tests start; each program is a whole bundle, about 2 s of CPU to build. */
-const programs = ["run", "chat", "eval", "tools"]
+const programs = ["run", "chat", "eval", "tools", "emulator"]
 
 interface Outcome {
   readonly code: number | null
@@ -130,6 +131,48 @@ describe.concurrent("the agentfx executable", () => {
     const parsed = JSON.parse(result.stdout) as { text: string; calls: Array<{ name: string }> }
     expect(parsed.text).toBe("2 + 3 = 5.")
     expect(parsed.calls.map((call) => call.name)).toEqual(["calculator"])
+  })
+
+  it("--json output parses for every command with --log-level all: run, eval, tools (with and without --mcp), emulator; log lines on stderr (issue 35, item 3)", async () => {
+    const dir = fs.mkdtempSync(path.join(work, "json-"))
+    fs.mkdirSync(path.join(dir, "cases"))
+    fs.mkdirSync(path.join(dir, "scenarios"))
+    fs.writeFileSync(path.join(dir, "cases", "greets.yaml"), shoutCase)
+    fs.writeFileSync(path.join(dir, "scenarios", "shouter.md"), shoutScenario)
+    const all = ["--json", "--log-level", "all"]
+    // Each of these connects to a server that lists a tool twice, so each has a warning to log.
+    const logging = [
+      ["run", ...all, "--mcp", repeating.line, "what is 2 + 3?"],
+      ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), ...all],
+      ["tools", ...all, "--mcp", repeating.line]
+    ]
+    for (const args of logging) {
+      const result = await agentfx(args)
+      expect(result.code, args[0]).toBe(0)
+      expect(() => JSON.parse(result.stdout) as unknown, args[0]).not.toThrow()
+      expect(result.stderr, args[0]).toMatch(/level=WARN .*lists \\"shout\\" more than once/)
+    }
+    const tools = await agentfx(["tools", ...all])
+    expect(JSON.parse(tools.stdout)).toEqual(JSON.parse(JSON.stringify(Builtins.catalogue)))
+    let firstLine = ""
+    const emulator = await agentfx(["emulator", ...all], {
+      whileRunning: (child) =>
+        child.stdout!.on("data", (chunk: string) => {
+          firstLine += chunk
+          if (firstLine.includes("\n")) child.kill("SIGINT")
+        })
+    })
+    expect(emulator.stdout).toBe(firstLine)
+    expect(JSON.parse(emulator.stdout)).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) })
+  })
+
+  it("what a library prints through the global console goes to stderr: run --json stays one JSON document (issue 35, item 3)", async () => {
+    // A stand-in for an SDK's stray console.log: loaded before the command, printing as the process ends.
+    const stray = "--import=data:text/javascript,process.on('exit',()=>console.log('a%20stray%20console.log'))"
+    const result = await agentfx(["run", "--json", "what is 2 + 3?"], { env: { NODE_OPTIONS: stray } })
+    expect(result.code).toBe(0)
+    expect((JSON.parse(result.stdout) as { text: string }).text).toBe("2 + 3 = 5.")
+    expect(result.stderr).toContain("a stray console.log\n")
   })
 
   it("tools prints the catalogue the build computed, the same as the sources give", async () => {
