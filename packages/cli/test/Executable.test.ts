@@ -318,6 +318,28 @@ describe.concurrent("the agentfx executable", () => {
     expect(result.stderr).not.toContain("SENTINEL")
   })
 
+  it("--base-url or GEMINI_BASE_URL holding a password: exit 2 at once, nothing sent, the password never printed (issue 35, item 7)", async () => {
+    let requests = 0
+    const server = createServer((_request, response) => {
+      requests++
+      response.writeHead(500).end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const url = `http://user:PASSWORD-exe@127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const flag = await agentfx(["run", "--provider", "gemini", "--base-url", url, "hello"], { env: { GEMINI_API_KEY: "k" } })
+      expect(flag.code).toBe(2)
+      expect(lines(flag.stderr)).toEqual([expect.stringMatching(/^agentfx: --base-url http:\/\/\*\*\*@127\.0\.0\.1:\d+\/: a base URL cannot hold a user name or password/)])
+      const variable = await agentfx(["run", "hello"], { env: { GEMINI_API_KEY: "k", GEMINI_BASE_URL: url } })
+      expect(variable.code).toBe(2)
+      expect(lines(variable.stderr)).toEqual(["agentfx: gemini is not configured correctly: GEMINI_BASE_URL cannot hold a user name or password: fetch refuses such a URL"])
+      for (const result of [flag, variable]) expect(result.stdout + result.stderr).not.toContain("PASSWORD")
+      expect(requests).toBe(0)
+    } finally {
+      server.close()
+    }
+  })
+
   it("a stream that stalls is cut by --idle-timeout; the printed part is marked discarded and the retried answer follows, exit 0", async () => {
     let requests = 0
     const server = createServer((request, response) => {
