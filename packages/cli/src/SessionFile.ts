@@ -88,18 +88,6 @@ export const pathOf = (name: string): Effect.Effect<string, UsageError, Path.Pat
     return path.join(dir, `${name}.json`)
   })
 
-/** What a refusal calls each type of file. */
-const typeNames: Record<FileSystem.File.Type, string> = {
-  File: "a regular file",
-  Directory: "a directory",
-  SymbolicLink: "a symbolic link",
-  BlockDevice: "a device",
-  CharacterDevice: "a device",
-  FIFO: "a named pipe",
-  Socket: "a socket",
-  Unknown: "of an unknown type"
-}
-
 /**
  * The text of `file`, or `None` when there is no such file. What is not a regular file is refused before it is
  * opened (a FIFO would block the open forever, a device such as /dev/zero never end), and so is a file larger than
@@ -112,7 +100,7 @@ export const read = (file: string, bounds: Pick<Limits, "maxBytes"> = limits): E
       const fs = yield* FileSystem.FileSystem
       const unreadable = (why: string) => new InputError({ message: `${file} cannot be read: ${why}` })
       const failed = (error: PlatformError) => unreadable(FileProblem.describe(error))
-      const notRegular = (type: FileSystem.File.Type) => unreadable(`it is ${typeNames[type]}, not a regular file`)
+      const notRegular = (type: FileSystem.File.Type) => unreadable(`it is ${FileProblem.typeName(type)}, not a regular file`)
       const info = yield* Effect.either(fs.stat(file))
       if (Either.isLeft(info)) return FileProblem.isNotFound(info.left) ? Option.none() : yield* Effect.fail(failed(info.left))
       if (info.right.type !== "File") return yield* Effect.fail(notRegular(info.right.type))

@@ -16,7 +16,7 @@ import { Io } from "../Io.js"
 import * as Provider from "../Provider.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
-import { writeOutput } from "../internal/output.js"
+import * as Output from "../internal/output.js"
 import { escapeAll } from "../internal/terminalText.js"
 
 /** Where each rendering of the report goes; at most one of them may take stdout. */
@@ -36,6 +36,11 @@ export const handler: Handler = ({ options, args }) =>
     const scenariosDir = yield* AgentOptions.directory("--scenarios", options.text("scenarios")!)
     const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
     const targets = yield* outputs({ json: options.has("json"), reportJson: options.text("report-json"), junit: options.text("junit") })
+    // Before any input is read or any case runs: a report that cannot be written would otherwise fail at the end.
+    yield* Output.check([
+      ...(targets.reportJson === undefined ? [] : [{ option: "--report-json", path: targets.reportJson }]),
+      ...(targets.junit === undefined ? [] : [{ option: "--junit", path: targets.junit }])
+    ])
     const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts: options.list("allow-host") })
 
     const choice = yield* Provider.choose(AgentOptions.provider(options))
@@ -80,7 +85,7 @@ export const handler: Handler = ({ options, args }) =>
     const pretty = EvalReport.pretty(escapeAll(report), { color: io.color })
     if (targets.prettyOnStdout) yield* io.out(`${pretty}\n`)
     else yield* io.err(`${pretty.split("\n").at(-1)}\n`)
-    if (targets.reportJson !== undefined) yield* writeOutput(targets.reportJson, EvalReport.json(report))
-    if (targets.junit !== undefined) yield* writeOutput(targets.junit, EvalReport.junit(report))
+    if (targets.reportJson !== undefined) yield* Output.writeOutput(targets.reportJson, EvalReport.json(report))
+    if (targets.junit !== undefined) yield* Output.writeOutput(targets.junit, EvalReport.junit(report))
     if (!report.summary.ok) return yield* Effect.fail(new BelowThreshold({ passRate: report.summary.passRate, threshold: report.summary.threshold }))
   }))

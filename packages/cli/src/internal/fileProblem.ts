@@ -4,6 +4,7 @@
  * or directory, stat 'x.md'`, which says the same three times in a programmer's words.
  */
 import type { PlatformError } from "@effect/platform/Error"
+import type * as FileSystem from "@effect/platform/FileSystem"
 
 const reasons: Readonly<Record<string, string>> = {
   AlreadyExists: "it already exists",
@@ -29,3 +30,17 @@ export const describe = (error: PlatformError): string => {
 
 /** Whether the error says the file is not there. */
 export const isNotFound = (error: PlatformError): boolean => error._tag === "SystemError" && error.reason === "NotFound"
+
+const typeNames: Record<FileSystem.File.Type, string> = {
+  File: "a regular file",
+  Directory: "a directory",
+  SymbolicLink: "a symbolic link",
+  BlockDevice: "a device",
+  CharacterDevice: "a device",
+  FIFO: "a named pipe",
+  Socket: "a socket",
+  Unknown: "of an unknown type"
+}
+
+/** What a message calls a type of file: "a named pipe", "a device". */
+export const typeName = (type: FileSystem.File.Type): string => typeNames[type]
