@@ -79,6 +79,32 @@ describe("agentfx run", () => {
     })
   )
 
+  it.scopedLive("--allow-host that could never match (empty, blank, a URL, a misplaced wildcard) stops run, chat, eval and live before anything runs: exit 2 (issue 35, item 12)", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const refusals: ReadonlyArray<readonly [string, string]> = [
+        ["", "it is empty"],
+        ["  ", "it is empty"],
+        ["https://example.com/", "give a host with an optional :port, not a URL"],
+        ["example.*.com", "only a leading *. is allowed"]
+      ]
+      const dir = yield* tempDir
+      writeFiles(dir, { "cases/a.yaml": "- id: a\n  scenario: s\n  input: hi\n  expected_function_calls: []\n", "s/s.md": "---\nname: s\ndescription: d\navailable_functions: []\n---\nBe brief.\n" })
+      for (const command of [["run", "fetch https://example.com"], ["chat"], ["eval", `${dir}/cases`, "--scenarios", `${dir}/s`], ["live"]]) {
+        for (const [host, why] of refusals) {
+          const result = yield* agentfx([...command, ...(command[0] === "live" ? [] : flags), "--allow-host", "example.com", "--allow-host", host], { env })
+          expect(result).toEqual({
+            code: 2,
+            stdout: "",
+            stderr: `agentfx: --allow-host ${JSON.stringify(host)}: ${why} (e.g. example.com, *.example.com, 127.0.0.1:8080)\n`
+          })
+        }
+      }
+      expect(yield* server.requests).toEqual([])
+    })
+  )
+
   it.scopedLive("asks in the terminal before fetch_url runs", () =>
     Effect.gen(function* () {
       const server = yield* emulator()

@@ -41,7 +41,8 @@ export const handler: Handler = ({ options, args }) =>
       ...(targets.reportJson === undefined ? [] : [{ option: "--report-json", path: targets.reportJson }]),
       ...(targets.junit === undefined ? [] : [{ option: "--junit", path: targets.junit }])
     ])
-    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts: options.list("allow-host") })
+    const allowHosts = yield* AgentOptions.allowHosts(options)
+    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts })
 
     const choice = yield* Provider.choose(AgentOptions.provider(options))
     const settings = AgentOptions.settings(options)

@@ -13,6 +13,7 @@ export const handler: Handler = ({ options }) =>
   Effect.gen(function* () {
     const io = yield* Io
     const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
+    const allowHosts = yield* AgentOptions.allowHosts(options)
     const settings = AgentOptions.settings(options)
     const choice = yield* LiveProvider.choose(options.text("provider") as Name | undefined)
     const autoApprove = options.has("yes")
@@ -20,7 +21,7 @@ export const handler: Handler = ({ options }) =>
       Effect.gen(function* () {
         yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
         yield* LiveRepl.run({
-          registry: yield* McpTools.registry(options, Builtins.tools({ root, allowHosts: options.list("allow-host"), approval: !autoApprove })),
+          registry: yield* McpTools.registry(options, Builtins.tools({ root, allowHosts, approval: !autoApprove })),
           system: options.text("system"),
           concurrency: options.number("concurrency"),
           bounds: { firstByteTimeout: options.millis("first-byte-timeout"), idleTimeout: options.millis("idle-timeout"), turnTimeout: options.millis("turn-timeout") },
