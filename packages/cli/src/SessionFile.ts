@@ -175,7 +175,7 @@ export const write = (file: string, text: string): Effect.Effect<void, OutputErr
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const temporary = `${file}.${process.pid}.tmp`
-    const fail = (error: { readonly message: string }) => new OutputError({ message: `${file} cannot be written: ${error.message}` })
+    const fail = (error: PlatformError) => new OutputError({ message: `${file} cannot be written: ${FileProblem.describe(error)}` })
     yield* Effect.mapError(fs.makeDirectory(path.dirname(file), { recursive: true }), fail)
     yield* Effect.scoped(
       Effect.gen(function* () {

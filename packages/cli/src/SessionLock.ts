@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import type { PlatformError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
@@ -20,6 +21,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as os from "node:os"
 import { InputError, OutputError, SessionInUse } from "./CliError.js"
+import * as FileProblem from "./internal/fileProblem.js"
 import * as SessionFile from "./SessionFile.js"
 
 /** Who holds a lock, as written in the lock file. */
@@ -95,7 +97,7 @@ const take = (
     const path = yield* Path.Path
     const lockFile = fileOf(sessionFile)
     const mine = `${JSON.stringify(self())}\n`
-    const failed = (what: string) => (error: { readonly message: string }) => new OutputError({ message: `${lockFile} cannot be ${what}: ${error.message}` })
+    const failed = (what: string) => (error: PlatformError) => new OutputError({ message: `${lockFile} cannot be ${what}: ${FileProblem.describe(error)}` })
     yield* Effect.mapError(fs.makeDirectory(path.dirname(lockFile), { recursive: true }), failed("created"))
 
     const create: Effect.Effect<boolean, OutputError> = Effect.scoped(

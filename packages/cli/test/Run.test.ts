@@ -3,6 +3,7 @@ import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { spawnSync } from "node:child_process"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
 
 describe("agentfx run", () => {
@@ -102,6 +103,27 @@ describe("agentfx run", () => {
         }
       }
       expect(yield* server.requests).toEqual([])
+    })
+  )
+
+  it.scopedLive("--scenario that is missing, a directory or a FIFO, and --root through a file: one line in words on run and chat, exit 2 (issue 35, item 18)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const fifo = `${dir}/pipe.md`
+      expect(spawnSync("mkfifo", [fifo]).status).toBe(0)
+      writeFiles(dir, { "plain.txt": "" })
+      const refusals: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--scenario", "nope.md"], "--scenario nope.md: no such file"],
+        [["--scenario", dir], `--scenario ${dir}: it is a directory, not a file`],
+        [["--scenario", fifo], `--scenario ${fifo}: it is a named pipe, not a file`],
+        [["--root", `${dir}/plain.txt/sub`], `--root ${dir}/plain.txt/sub: not a directory`]
+      ]
+      for (const command of [["run", "hi"], ["chat"]]) {
+        for (const [flags, message] of refusals) {
+          const result = yield* agentfx([...command, ...flags])
+          expect(result).toEqual({ code: 2, stdout: "", stderr: `agentfx: ${message}\n` })
+        }
+      }
     })
   )
 

@@ -59,4 +59,4 @@ export const writeOutput = (target: string, text: string): Effect.Effect<void, O
         const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`)
         yield* fs.writeFileString(temporary, text)
         yield* fs.rename(temporary, target)
-      }).pipe(Effect.mapError((error) => new OutputError({ message: `${target} cannot be written: ${error.message}` })))
+      }).pipe(Effect.mapError((error) => new OutputError({ message: `${target} cannot be written: ${FileProblem.describe(error)}` })))
