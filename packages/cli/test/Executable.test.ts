@@ -17,7 +17,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Builtins from "../src/Builtins.js"
 import * as CatalogueText from "../src/internal/catalogueText.js"
-import { repeating, shoutCase, shoutScenario } from "./support/mcpServers.js"
+import { repeating, scenarioWith, shoutCase, shoutScenario, silent } from "./support/mcpServers.js"
 
 const cli = fileURLToPath(new URL("..", import.meta.url))
 const repo = path.resolve(cli, "../..")
@@ -366,6 +366,49 @@ describe.concurrent("the agentfx executable", () => {
       server.closeAllConnections()
       server.close()
     }
+  })
+
+  it("Ctrl-C stops every long-running command with exit 130: the emulator, and tools, run, chat and eval while an MCP server starts (issue 35, item 18)", async () => {
+    // The silent server connects here once it runs: from then on the command waits on it.
+    let waiting: ReturnType<typeof spawn> | undefined
+    const signal = createServer()
+    signal.on("connection", (socket) => {
+      socket.destroy()
+      waiting?.kill("SIGINT")
+    })
+    await new Promise<void>((resolve) => signal.listen(0, "127.0.0.1", resolve))
+    const server = silent((signal.address() as AddressInfo).port)
+    const dir = fs.mkdtempSync(path.join(work, "ctrl-c-"))
+    fs.mkdirSync(path.join(dir, "cases"))
+    fs.mkdirSync(path.join(dir, "scenarios"))
+    fs.writeFileSync(path.join(dir, "cases", "greets.yaml"), shoutCase)
+    fs.writeFileSync(path.join(dir, "scenarios", "shouter.md"), scenarioWith(server))
+    try {
+      const starting = [
+        ["tools", "--mcp", server.line],
+        ["run", "--mcp", server.line, "hello"],
+        ["chat", "--mcp", server.line],
+        ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")]
+      ]
+      for (const args of starting) {
+        const result = await agentfx(args, { whileRunning: (child) => (waiting = child) })
+        expect({ command: args[0], code: result.code, last: lines(result.stderr).at(-1) }).toEqual({ command: args[0], code: 130, last: "agentfx: interrupted" })
+        expect(result.stdout).toBe("")
+      }
+    } finally {
+      signal.close()
+    }
+    let banner = ""
+    const emulator = await agentfx(["emulator"], {
+      whileRunning: (child) =>
+        child.stdout!.on("data", (chunk: string) => {
+          banner += chunk
+          if (banner.includes("API key")) child.kill("SIGINT")
+        })
+    })
+    expect(emulator.code).toBe(130)
+    expect(emulator.stdout).toMatch(/^agentfx emulator on http:\/\/127\.0\.0\.1:\d+ .*\n {2}API key [^\n]+\n$/s)
+    expect(lines(emulator.stderr)).toEqual(["agentfx: interrupted"])
   })
 
   it("Ctrl-C (SIGINT) while waiting for the model ends the run with exit code 130", async () => {

@@ -28,8 +28,9 @@ const outputs = (options: { json: boolean; reportJson: string | undefined; junit
   return Effect.succeed({ prettyOnStdout: onStdout.length === 0, reportJson: options.json ? "-" : options.reportJson, junit: options.junit })
 }
 
-export const handler: Handler = ({ options, args }) =>
-  Effect.scoped(Effect.gen(function* () {
+/** Everything up to the report: the input read and checked, its MCP servers started, the cases run. */
+const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
+  Effect.gen(function* () {
     const io = yield* Io
     const path = yield* Path.Path
     const casesDir = yield* AgentOptions.directory("<cases-dir>", args[0]!)
@@ -63,7 +64,7 @@ export const handler: Handler = ({ options, args }) =>
         { io, label: "eval", onRefusal: (error) => Provider.refused(choice, error) }
       )
 
-    const report = yield* untilInterrupted(
+    const report = yield* (
       choice.name === "emulator"
         ? Effect.gen(function* () {
             if (settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
@@ -81,7 +82,14 @@ export const handler: Handler = ({ options, args }) =>
             })
           )
     )
+    return { report, targets }
+  })
 
+export const handler: Handler = (input) =>
+  Effect.scoped(Effect.gen(function* () {
+    const io = yield* Io
+    // Ctrl-C stops every step of it (exit 130): reading the input and starting its MCP servers too, not only the cases.
+    const { report, targets } = yield* untilInterrupted(evaluate(input))
     // Case ids, function names and messages come from files and models: escaped before the report paints them.
     const pretty = EvalReport.pretty(escapeAll(report), { color: io.color })
     if (targets.prettyOnStdout) yield* io.out(`${pretty}\n`)

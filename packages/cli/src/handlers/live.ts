@@ -8,6 +8,7 @@ import * as LiveRepl from "../LiveRepl.js"
 import { Io } from "../Io.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as McpTools from "../internal/mcpTools.js"
+import { untilInterrupted } from "../internal/untilInterrupted.js"
 
 export const handler: Handler = ({ options }) =>
   Effect.gen(function* () {
@@ -20,8 +21,10 @@ export const handler: Handler = ({ options }) =>
     yield* Effect.scoped(
       Effect.gen(function* () {
         yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
+        // Starting MCP servers can take a while, and nothing reads Ctrl-C yet: it stops the command (exit 130).
+        const registry = yield* untilInterrupted(McpTools.registry(options, Builtins.tools({ root, allowHosts, approval: !autoApprove })))
         yield* LiveRepl.run({
-          registry: yield* McpTools.registry(options, Builtins.tools({ root, allowHosts, approval: !autoApprove })),
+          registry,
           system: options.text("system"),
           concurrency: options.number("concurrency"),
           bounds: { firstByteTimeout: options.millis("first-byte-timeout"), idleTimeout: options.millis("idle-timeout"), turnTimeout: options.millis("turn-timeout") },

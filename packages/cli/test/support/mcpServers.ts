@@ -26,11 +26,14 @@ export const repeating = server([
   'else if (m.method === "tools/call") reply(m.id, { content: [{ type: "text", text: "HEY!" }] }); });'
 ])
 
-/** A server that starts and never answers: a command connecting to it waits until it is stopped. */
-export const silent = server(["process.stdin.resume();"])
+/**
+ * A server that never answers, and says it has started by connecting to 127.0.0.1:`port`: a command starting it
+ * waits (for the MCP client's own timeout) from then on, and a test knows when without a clock.
+ */
+export const silent = (port: number): Server => server([`require("node:net").connect(${port}, "127.0.0.1");`, "process.stdin.resume();"])
 
-/** A scenario file whose functions are the repeating server's `shout` and the built-in calculator. */
-export const shoutScenario = `---
+/** A scenario file named `shouter` whose functions are the built-in calculator and `server`'s `shout`. */
+export const scenarioWith = (mcp: Server): string => `---
 name: shouter
 description: Shouts through an MCP server
 available_functions:
@@ -39,12 +42,15 @@ available_functions:
     parameters: { type: object, properties: { expression: { type: string } }, required: [expression] }
 mcp:
   - name: twice
-    command: ${JSON.stringify(repeating.command)}
-    args: ${JSON.stringify(repeating.args)}
+    command: ${JSON.stringify(mcp.command)}
+    args: ${JSON.stringify(mcp.args)}
     tools: [shout]
 ---
 Shout what the user says.
 `
+
+/** The scenario with the repeating server. */
+export const shoutScenario = scenarioWith(repeating)
 
 /** A case of the shouter scenario that the offline rule model passes (it calls no function). */
 export const shoutCase = `- id: greets
