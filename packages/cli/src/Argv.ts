@@ -1,12 +1,13 @@
 /**
  * The command line as data: each command is a `Spec` (its options, arguments and help text), and `parse` reads an
- * argument list against the specs. It imports nothing but itself, so `agentfx --help` and a mistyped flag are
- * answered before Effect or any provider is loaded; commands load their handler only once their arguments are good.
+ * argument list against the specs. It imports nothing but `HttpUrl` (which imports nothing), so `agentfx --help` and
+ * a mistyped flag are answered before Effect or any provider is loaded; commands load their handler only once their
+ * arguments are good.
  *
  * The rules it enforces, the same for every command: an unknown option is an error with a "did you mean" when a
  * known one is close; a value that starts with `-` is taken as an option unless it follows `--`; an option given
  * twice (unless repeatable), a missing value, a missing or surplus argument are errors. Every error is one line
- * that says what to type instead.
+ * that says what to type instead, and shows a URL's user name and password as `***`.
  *
  * @example
  * const parsed = Argv.parse(specs, ["run", "--jsno", "hi"])
@@ -14,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import * as HttpUrl from "@agentfx/core/HttpUrl"
 
 /** One option of a command: `--name VALUE` (when `value` names the placeholder) or a flag. */
 export interface OptionSpec {
@@ -157,8 +159,28 @@ const usageOf = (spec: Spec): string => {
 /** The one-line usage of a command: `agentfx eval --scenarios DIR [options] <cases-dir>`. */
 export const usage = (spec: Spec): string => usageOf(spec)
 
-/** Reads `argv` (without the executable) against `specs`. Never throws. */
+/**
+ * `message` with every URL of `argv` that holds a user name or password shown without them: an error quotes what
+ * it was given (a value, the rest of the line), and a password must never be printed.
+ */
+const conceal = (message: string, argv: ReadonlyArray<string>): string => {
+  let text = message
+  for (const token of argv) {
+    // The token itself, and the value of `--name=VALUE`.
+    for (const candidate of [token, token.slice(token.indexOf("=") + 1)]) {
+      if (HttpUrl.holdsCredentials(candidate)) text = text.split(candidate).join(HttpUrl.redact(candidate))
+    }
+  }
+  return text
+}
+
+/** Reads `argv` (without the executable) against `specs`. Never throws; an error never quotes a password. */
 export const parse = (specs: ReadonlyArray<Spec>, argv: ReadonlyArray<string>): Parsed => {
+  const parsed = parseArgs(specs, argv)
+  return parsed._tag === "Invalid" ? { ...parsed, message: conceal(parsed.message, argv) } : parsed
+}
+
+const parseArgs = (specs: ReadonlyArray<Spec>, argv: ReadonlyArray<string>): Parsed => {
   const verbose = argv.includes("--verbose") && (argv.indexOf("--") === -1 || argv.indexOf("--verbose") < argv.indexOf("--"))
   const [first, ...rest] = argv
   const names = specs.map((spec) => spec.name)
@@ -192,7 +214,7 @@ export const parse = (specs: ReadonlyArray<Spec>, argv: ReadonlyArray<string>): 
     }
     const command = argv[at]
     if (command === undefined) return invalid(`a command is needed: ${names.join(", ")} (agentfx --help describes them)`)
-    return parse(specs, [command, ...leading, ...argv.slice(at + 1)])
+    return parseArgs(specs, [command, ...leading, ...argv.slice(at + 1)])
   }
   if (first.startsWith("-")) {
     const near = closest(first.replace(/^-+/, "").split("=")[0]!, rootOptions.map((o) => o.name))

@@ -21,6 +21,7 @@ import type * as Scope from "effect/Scope"
 import { closest } from "./Argv.js"
 import * as Builtins from "./Builtins.js"
 import { InputError } from "./CliError.js"
+import * as FileProblem from "./internal/fileProblem.js"
 import * as McpTools from "./internal/mcpTools.js"
 
 /** Cases and scenarios that passed every check. */
@@ -39,7 +40,7 @@ const filesIn = (directory: string, recursive: boolean, keep: (name: string) => 
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const names = yield* Effect.either(fs.readDirectory(directory, { recursive }))
-    if (Either.isLeft(names)) return Either.left(`${directory}: cannot be read: ${names.left.message}`)
+    if (Either.isLeft(names)) return Either.left(`${directory}: cannot be read: ${FileProblem.describe(names.left)}`)
     return Either.right(names.right.filter((name) => keep(path.basename(name))).map((name) => path.join(directory, name)).sort())
   })
 

@@ -13,13 +13,16 @@ export interface Options {
   readonly width?: number
 }
 
-/** `text` wrapped at `width`, every line after the first indented by `indent` spaces. */
-export const wrap = (text: string, width: number, indent = 0): string => {
+/**
+ * `text` wrapped so that no line passes column `width`: every line after the first is indented by `indent` spaces,
+ * and the first starts at column `first` (after a term printed beside it).
+ */
+export const wrap = (text: string, width: number, indent = 0, first = 0): string => {
   const words = text.split(/\s+/).filter((word) => word !== "")
   const lines: Array<string> = []
   let line = ""
   for (const word of words) {
-    const room = width - (lines.length === 0 ? 0 : indent)
+    const room = width - (lines.length === 0 ? first : indent)
     if (line !== "" && line.length + 1 + word.length > room) {
       lines.push(line)
       line = word
@@ -33,13 +36,14 @@ export const wrap = (text: string, width: number, indent = 0): string => {
 
 const heading = (options: Options) => (text: string) => (options.color ? `\u001b[1m${text}\u001b[0m` : text)
 
-/** Two columns: a term, and its description wrapped beside it (or below it when the term is long). */
+/** Two columns: a term, and its description wrapped beside it (or below it when the term is long), within `width`. */
 const table = (rows: ReadonlyArray<readonly [string, string]>, width: number): Array<string> => {
   const column = Math.min(Math.max(...rows.map(([term]) => term.length)) + 4, 28)
+  // Every line of a description starts at `column`, the first after the term and the others after their indent.
   return rows.map(([term, description]) =>
     term.length + 2 <= column - 2
-      ? `  ${term.padEnd(column - 2)}${wrap(description, width - column, column)}`
-      : `  ${term}\n${" ".repeat(column)}${wrap(description, width - column, column)}`
+      ? `  ${term.padEnd(column - 2)}${wrap(description, width, column, column)}`
+      : `  ${term}\n${" ".repeat(column)}${wrap(description, width, column, column)}`
   )
 }
 

@@ -17,8 +17,10 @@ import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { format } from "node:util"
+import { Console as NodeConsole } from "node:console"
 import * as readline from "node:readline"
+import { Writable } from "node:stream"
+import { format } from "node:util"
 import * as Color from "./internal/color.js"
 
 /** What reading a line can give: a line, a Ctrl-C (with what had been typed so far), or the end of input. */
@@ -285,14 +287,30 @@ export const memory = (options: MemoryOptions = {}): Effect.Effect<Memory> =>
   })
 
 /**
+ * A Node console whose every method, `log` included, writes to stderr through `io`, in order. Effect's loggers
+ * print through `Console.unsafe` (`log` for every level): on stdout their lines would break `--json`.
+ */
+const stderrConsole = (io: Service): Console.UnsafeConsole => {
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      // `err` of the real terminal starts its write at once, and the memory one completes at once: lines keep their order.
+      Effect.runFork(io.err(chunk.toString("utf8")))
+      done()
+    }
+  })
+  return new NodeConsole({ stdout: stream, stderr: stream })
+}
+
+/**
  * Effect's `Console` on top of an `Io`, so what libraries print through `Console` (@effect/cli's help and its
- * validation errors) lands where the commands print: `log` / `info` on stdout, `error` / `warn` on stderr.
+ * validation errors) lands where the commands print: `log` / `info` on stdout, `error` / `warn` on stderr. Log
+ * lines (every logger prints through `unsafe`) go to stderr whatever their level: stdout carries only the command's output.
  */
 export const toConsole = (io: Service): Console.Console => {
   const line = (write: (text: string) => Effect.Effect<void>) => (...args: ReadonlyArray<unknown>) => write(`${format(...args)}\n`)
   const log = line(io.out)
   const error = line(io.err)
-  const unsafe = globalThis.console
+  const unsafe = stderrConsole(io)
   return {
     [Console.TypeId]: Console.TypeId,
     assert: (condition, ...args) => (condition ? Effect.void : error("Assertion failed:", ...args)),

@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import { Chat } from "@agentfx/core"
+import type { PlatformError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Config from "effect/Config"
@@ -19,6 +20,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InputError, OutputError, UsageError } from "./CliError.js"
+import * as FileProblem from "./internal/fileProblem.js"
 
 /** What a session file may hold. */
 export interface Limits {
@@ -55,7 +57,7 @@ export const depthOf = (text: string): number => {
 }
 
 /** Why a file is refused for its size, the same words on load and on save. */
-const tooLarge = (bounds: Limits): string =>
+const tooLarge = (bounds: Pick<Limits, "maxBytes">): string =>
   `it is larger than ${bounds.maxBytes % (1024 * 1024) === 0 ? `${bounds.maxBytes / 1024 / 1024} MiB` : `${bounds.maxBytes} bytes`}`
 
 /** Why `text` breaks the `limits` (`bounds`), or `undefined` when it keeps them. */
@@ -86,19 +88,38 @@ export const pathOf = (name: string): Effect.Effect<string, UsageError, Path.Pat
     return path.join(dir, `${name}.json`)
   })
 
-/** The text of `file`, or `None` when there is no such file. */
-export const read = (file: string, bounds: Limits = limits): Effect.Effect<Option.Option<string>, InputError, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const exists = yield* Effect.orElseSucceed(fs.exists(file), () => false)
-    if (!exists) return Option.none()
-    const unreadable = (why: string) => new InputError({ message: `${file} cannot be read: ${why}` })
-    const info = yield* Effect.mapError(fs.stat(file), (error) => unreadable(error.message))
-    // A FIFO would block forever and a device never end: refused before opening.
-    if (info.type !== "File") return yield* Effect.fail(unreadable("it is not a regular file"))
-    if (Number(info.size) > bounds.maxBytes) return yield* Effect.fail(unreadable(tooLarge(bounds)))
-    return Option.some(yield* Effect.mapError(fs.readFileString(file), (error) => unreadable(error.message)))
-  })
+/**
+ * The text of `file`, or `None` when there is no such file. What is not a regular file is refused before it is
+ * opened (a FIFO would block the open forever, a device such as /dev/zero never end), and so is a file larger than
+ * `bounds.maxBytes`; what was opened is checked again, and at most `maxBytes` + 1 bytes are ever read (a file
+ * swapped or growing since the check). Every file the CLI reads itself — sessions, their lock files — is read here.
+ */
+export const read = (file: string, bounds: Pick<Limits, "maxBytes"> = limits): Effect.Effect<Option.Option<string>, InputError, FileSystem.FileSystem> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const unreadable = (why: string) => new InputError({ message: `${file} cannot be read: ${why}` })
+      const failed = (error: PlatformError) => unreadable(FileProblem.describe(error))
+      const notRegular = (type: FileSystem.File.Type) => unreadable(`it is ${FileProblem.typeName(type)}, not a regular file`)
+      const info = yield* Effect.either(fs.stat(file))
+      if (Either.isLeft(info)) return FileProblem.isNotFound(info.left) ? Option.none() : yield* Effect.fail(failed(info.left))
+      if (info.right.type !== "File") return yield* Effect.fail(notRegular(info.right.type))
+      if (Number(info.right.size) > bounds.maxBytes) return yield* Effect.fail(unreadable(tooLarge(bounds)))
+      const handle = yield* Effect.mapError(fs.open(file, { flag: "r" }), failed)
+      const opened = yield* Effect.mapError(handle.stat, failed)
+      if (opened.type !== "File") return yield* Effect.fail(notRegular(opened.type))
+      const chunks: Array<Uint8Array> = []
+      let total = 0
+      while (total <= bounds.maxBytes) {
+        const chunk = yield* Effect.mapError(handle.readAlloc(Math.min(64 * 1024, bounds.maxBytes + 1 - total)), failed)
+        if (Option.isNone(chunk)) break
+        chunks.push(chunk.value)
+        total += chunk.value.length
+      }
+      if (total > bounds.maxBytes) return yield* Effect.fail(unreadable(tooLarge(bounds)))
+      return Option.some(Buffer.concat(chunks).toString("utf8"))
+    })
+  )
 
 /**
  * Why `text` is not a session this version can resume, in a few words: not JSON (truncated or corrupted), JSON
@@ -154,7 +175,7 @@ export const write = (file: string, text: string): Effect.Effect<void, OutputErr
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const temporary = `${file}.${process.pid}.tmp`
-    const fail = (error: { readonly message: string }) => new OutputError({ message: `${file} cannot be written: ${error.message}` })
+    const fail = (error: PlatformError) => new OutputError({ message: `${file} cannot be written: ${FileProblem.describe(error)}` })
     yield* Effect.mapError(fs.makeDirectory(path.dirname(file), { recursive: true }), fail)
     yield* Effect.scoped(
       Effect.gen(function* () {

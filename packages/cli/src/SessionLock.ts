@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import type { PlatformError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
@@ -19,7 +20,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as os from "node:os"
-import { OutputError, SessionInUse } from "./CliError.js"
+import { InputError, OutputError, SessionInUse } from "./CliError.js"
+import * as FileProblem from "./internal/fileProblem.js"
+import * as SessionFile from "./SessionFile.js"
 
 /** Who holds a lock, as written in the lock file. */
 export const Holder = Schema.Struct({
@@ -40,6 +43,15 @@ export interface Lock {
 
 /** The lock file of a session file. */
 export const fileOf = (sessionFile: string): string => `${sessionFile}.lock`
+
+/** The most a lock file may hold: a holder is a pid, a host name and a time, well under this. */
+export const maxBytes = 4096
+
+/**
+ * The text of a lock file, `None` when there is none; read like every file the CLI reads (`SessionFile.read`):
+ * a FIFO or a device put at its name is refused before it is opened, and at most `maxBytes` + 1 bytes are read.
+ */
+const readLock = (lockFile: string) => SessionFile.read(lockFile, { maxBytes })
 
 /** Whether `pid` runs on this host. EPERM means it runs under another user: alive all the same. */
 export const isAlive = (pid: number): boolean => {
@@ -67,18 +79,25 @@ type Attempt =
 
 /**
  * Takes the lock of `sessionFile` for the current scope, or fails with `SessionInUse` naming who holds it.
- * `session` is the name the user gave (for the message).
+ * `session` is the name the user gave (for the message). Something at the lock's name that no agentfx wrote — a
+ * FIFO, a device, a file larger than `maxBytes` — is an `InputError` (exit 2), refused without reading it.
  */
-export const acquire = (session: string, sessionFile: string): Effect.Effect<Lock, SessionInUse | OutputError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
+export const acquire = (
+  session: string,
+  sessionFile: string
+): Effect.Effect<Lock, SessionInUse | InputError | OutputError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.acquireRelease(take(session, sessionFile), (lock) => release(lock.file, lock.text))
 
-const take = (session: string, sessionFile: string): Effect.Effect<Lock & { readonly text: string }, SessionInUse | OutputError, FileSystem.FileSystem | Path.Path> =>
+const take = (
+  session: string,
+  sessionFile: string
+): Effect.Effect<Lock & { readonly text: string }, SessionInUse | InputError | OutputError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const lockFile = fileOf(sessionFile)
     const mine = `${JSON.stringify(self())}\n`
-    const failed = (what: string) => (error: { readonly message: string }) => new OutputError({ message: `${lockFile} cannot be ${what}: ${error.message}` })
+    const failed = (what: string) => (error: PlatformError) => new OutputError({ message: `${lockFile} cannot be ${what}: ${FileProblem.describe(error)}` })
     yield* Effect.mapError(fs.makeDirectory(path.dirname(lockFile), { recursive: true }), failed("created"))
 
     const create: Effect.Effect<boolean, OutputError> = Effect.scoped(
@@ -96,12 +115,14 @@ const take = (session: string, sessionFile: string): Effect.Effect<Lock & { read
       })
     )
 
-    const attempt: Effect.Effect<Attempt, OutputError> = Effect.gen(function* () {
+    const notALock = (error: InputError) =>
+      new InputError({ message: `${error.message}; it is not a lock agentfx wrote: remove it if no agentfx uses session ${session}` })
+    const attempt: Effect.Effect<Attempt, OutputError | InputError, FileSystem.FileSystem> = Effect.gen(function* () {
       if (yield* create) return { _tag: "Taken" }
-      const text = yield* Effect.either(fs.readFileString(lockFile))
+      const text = yield* Effect.mapError(readLock(lockFile), notALock)
       // Released between our create and our read: try again.
-      if (Either.isLeft(text)) return { _tag: "Gone" }
-      return { _tag: "Held", holder: Either.getRight(Schema.decodeEither(HolderJson)(text.right)), text: text.right }
+      if (Option.isNone(text)) return { _tag: "Gone" }
+      return { _tag: "Held", holder: Either.getRight(Schema.decodeEither(HolderJson)(text.value)), text: text.value }
     })
 
     /**
@@ -111,13 +132,14 @@ const take = (session: string, sessionFile: string): Effect.Effect<Lock & { read
      * the file system has no hard links) is left where it was moved: never removed while someone may hold it.
      * Returns the text of such a lock, which ends the attempt.
      */
-    const takeOver = (staleText: string): Effect.Effect<string | undefined> =>
+    const takeOver = (staleText: string): Effect.Effect<string | undefined, never, FileSystem.FileSystem> =>
       Effect.gen(function* () {
         const aside = `${lockFile}.${process.pid}.stale`
         if (Either.isLeft(yield* Effect.either(fs.rename(lockFile, aside)))) return undefined
-        const moved = yield* Effect.either(fs.readFileString(aside))
-        const stale = Either.isRight(moved) && moved.right === staleText
-        if (!stale && Either.isLeft(yield* Effect.either(fs.link(aside, lockFile)))) return Either.getOrElse(moved, () => "")
+        // What is read here may have replaced the stale lock since it was read: read as warily.
+        const moved = Option.flatten(Either.getRight(yield* Effect.either(readLock(aside))))
+        const stale = Option.contains(moved, staleText)
+        if (!stale && Either.isLeft(yield* Effect.either(fs.link(aside, lockFile)))) return Option.getOrElse(moved, () => "")
         yield* Effect.ignore(fs.remove(aside))
         return undefined
       })
@@ -155,6 +177,6 @@ const release = (lockFile: string, mine: string): Effect.Effect<void, never, Fil
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     heldHere.delete(lockFile)
-    const text = yield* Effect.either(fs.readFileString(lockFile))
-    if (Either.isRight(text) && text.right === mine) yield* Effect.ignore(fs.remove(lockFile))
+    const text = Option.flatten(Either.getRight(yield* Effect.either(readLock(lockFile))))
+    if (Option.contains(text, mine)) yield* Effect.ignore(fs.remove(lockFile))
   })

@@ -60,4 +60,20 @@ describe("Argv", () => {
       expect(good.stdout).toContain("← calculator")
     })
   )
+
+  it("an error never quotes a URL's password: a value, --name=VALUE, an argument, the rest of the line in a hint (issue 35, item 7)", () => {
+    const url = "http://user:PASS@127.0.0.1:9"
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+      [["run", "--base-url", url, "hi"], "--base-url http://***@127.0.0.1:9/: a base URL cannot hold a user name or password: fetch refuses such a URL"],
+      [["run", `--base-url=${url}`, "hi"], "--base-url http://***@127.0.0.1:9/: a base URL cannot hold a user name or password: fetch refuses such a URL"],
+      [["run", "--mcp-url", "ftp://user:PASS@host/mcp", "hi"], "--mcp-url ftp://***@host/mcp: an MCP URL starts with http:// or https://"],
+      [["run", "--mcp-url", `${url}/mcp`, "hi"], "--mcp-url http://***@127.0.0.1:9/mcp: an MCP URL cannot hold a user name or password: fetch refuses such a URL"],
+      [["emulator", url], "unexpected argument 'http://***@127.0.0.1:9/' for agentfx emulator, which takes none: agentfx emulator [options]"],
+      [["run", "-x", url], 'unknown option -x for agentfx run; an argument that starts with - goes after --: agentfx run -- "-x http://***@127.0.0.1:9/"']
+    ]
+    for (const [argv, message] of cases) {
+      const parsed = Argv.parse(Cli.commands, argv)
+      expect(parsed._tag === "Invalid" ? parsed.message : parsed._tag).toBe(message)
+    }
+  })
 })

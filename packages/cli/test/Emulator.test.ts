@@ -18,7 +18,7 @@ const field = (banner: string, label: string): string => {
 }
 
 describe("agentfx emulator", () => {
-  it.scopedLive("prints its base URLs and key, answers the real SDKs there, and stops on Ctrl-C", () =>
+  it.scopedLive("prints its base URLs and key, answers the real SDKs there, and stops on Ctrl-C with exit 130 (issue 35, item 18)", () =>
     Effect.gen(function* () {
       const terminal = yield* Io.memory()
       const fiber = yield* Effect.fork(agentfx(["emulator"], { terminal }))
@@ -38,8 +38,10 @@ describe("agentfx emulator", () => {
       expect(live!.text).toContain("I am the agentfx emulator")
       yield* terminal.interrupt
       const result = yield* Fiber.join(fiber)
-      expect(result.code).toBe(0)
-      expect(result.stdout).toContain("emulator stopped")
+      // Stopped by Ctrl-C like every command: exit 130, and stdout holds the banner alone (issue 35, item 18).
+      expect(result.code).toBe(130)
+      expect(result.stdout).toBe(banner)
+      expect(result.stderr).toBe("agentfx: interrupted\n")
       const stopped = yield* Effect.either(ask("again").pipe(Effect.provide(Gemini.layer({ apiKey, baseUrl: field(banner, "Gemini") }))))
       expect(stopped._tag).toBe("Left")
     })

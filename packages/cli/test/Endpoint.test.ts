@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { createServer } from "node:net"
 import type { AddressInfo } from "node:net"
-import { agentfx, untilEnd } from "./support/cli.js"
+import { agentfx, tempDir, untilEnd, writeFiles } from "./support/cli.js"
 
 const sentinel = "AIza-SENTINEL-endpoint-0123456789"
 
@@ -29,6 +29,40 @@ describe("the provider's endpoint, from the command line", () => {
         }
       }))
   }
+
+  it.scopedLive("--base-url or --mcp-url holding a password: exit 2 before anything runs on run, chat, eval and live; the password never printed (issue 35, item 7)", () =>
+    Effect.gen(function* () {
+      const password = "PASSWORD-0123"
+      const url = `http://user:${password}@127.0.0.1:9`
+      for (const args of [["run", "hi"], ["chat"], ["eval", "cases", "--scenarios", "s"], ["live"]]) {
+        for (const flags of [["--base-url", url], [`--base-url=${url}`], ["--mcp-url", `${url}/mcp`]]) {
+          if (args[0] === "eval" && flags[0] === "--mcp-url") continue
+          const result = yield* agentfx([...args, ...flags], { env: { GEMINI_API_KEY: sentinel } })
+          expect(result.code).toBe(2)
+          expect(result.stderr).toMatch(/^agentfx: --(base|mcp)-url http:\/\/\*\*\*@127\.0\.0\.1:9\/(mcp)?: an? (base|MCP) URL cannot hold a user name or password: fetch refuses such a URL\n$/)
+          expect(result.stdout + result.stderr).not.toContain(password)
+        }
+      }
+    }))
+
+  it.scopedLive("GEMINI_BASE_URL, ZAI_BASE_URL or OPENAI_BASE_URL holding a password: exit 2 at once, naming the variable, never the password (issue 35, item 7)", () =>
+    Effect.gen(function* () {
+      const password = "PASSWORD-0123"
+      const url = `http://user:${password}@127.0.0.1:9/v1`
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, Record<string, string>, string]> = [
+        [["run", "hi"], { GEMINI_API_KEY: sentinel, GEMINI_BASE_URL: url }, "gemini is not configured correctly: GEMINI_BASE_URL"],
+        [["run", "--provider", "glm", "hi"], { ZAI_API_KEY: sentinel, ZAI_BASE_URL: url }, "glm is not configured correctly: ZAI_BASE_URL"],
+        [["chat", "--provider", "glm-coding"], { ZAI_API_KEY: sentinel, ZAI_BASE_URL: url }, "glm-coding is not configured correctly: ZAI_BASE_URL"],
+        [["eval", "cases", "--scenarios", "s", "--provider", "openai"], { OPENAI_API_KEY: sentinel, OPENAI_BASE_URL: url }, "openai is not configured correctly: OPENAI_BASE_URL"],
+        [["live"], { GEMINI_API_KEY: sentinel, GEMINI_BASE_URL: url }, "Gemini Live is not configured correctly: GEMINI_BASE_URL"]
+      ]
+      for (const [args, env, start] of cases) {
+        const dir = yield* tempDir
+        writeFiles(dir, { "cases/a.yaml": "- id: a\n  scenario: s\n  input: hi\n  expected_function_calls: []\n", "s/s.md": "---\nname: s\ndescription: d\navailable_functions: []\n---\nBe brief.\n" })
+        const result = yield* agentfx(args.map((arg) => (arg === "cases" || arg === "s" ? `${dir}/${arg}` : arg)), { env })
+        expect(result).toEqual({ code: 2, stdout: "", stderr: `agentfx: ${start} cannot hold a user name or password: fetch refuses such a URL\n` })
+      }
+    }))
 
   it.scopedLive("GEMINI_BASE_URL that is not an http(s) URL: exit 2 at once, naming the variable, never the key", () =>
     Effect.gen(function* () {

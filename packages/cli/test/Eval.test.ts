@@ -2,6 +2,7 @@ import { EvalReport } from "@agentfx/tools"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
@@ -97,6 +98,30 @@ describe("agentfx eval", () => {
       const lenient = yield* agentfx(["eval", cases, "--scenarios", scenarios, "--threshold", "0.5", "--concurrency", "1"])
       expect(lenient.code).toBe(0)
       expect(lenient.stdout).toContain("threshold 50 %: PASS")
+    })
+  )
+
+  it.scopedLive("--report-json and --junit paths are checked before anything runs: a directory, a missing directory, a FIFO, the same file twice; exit 2, the model never asked (issue 35, item 11)", () =>
+    Effect.gen(function* () {
+      const { dir, cases, scenarios } = yield* suite({ "adds.yaml": passing })
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const fifo = path.join(dir, "pipe.xml")
+      expect(spawnSync("mkfifo", [fifo]).status).toBe(0)
+      const report = path.join(dir, "report.json")
+      const refusals: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--report-json", dir], `--report-json ${dir}: it is a directory: name a file (in it, say)`],
+        [["--junit", path.join(dir, "nowhere", "r.xml")], `--junit ${path.join(dir, "nowhere", "r.xml")}: the directory ${path.join(dir, "nowhere")} does not exist`],
+        [["--junit", path.join(dir, "cases", "adds.yaml", "r.xml")], `--junit ${path.join(dir, "cases", "adds.yaml", "r.xml")}: ${path.join(dir, "cases", "adds.yaml")} is not a directory`],
+        [["--junit", fifo], `--junit ${fifo}: it is a named pipe, not a regular file (- writes to stdout)`],
+        [["--report-json", report, "--junit", report], `--junit ${report}: --report-json writes the same file: give each report its own`]
+      ]
+      for (const [outputs, message] of refusals) {
+        const result = yield* agentfx(["eval", cases, "--scenarios", scenarios, ...flags, ...outputs], { env })
+        expect(result).toEqual({ code: 2, stdout: "", stderr: `agentfx: ${message}\n` })
+      }
+      expect(yield* server.requests).toEqual([])
+      expect(fs.existsSync(report)).toBe(false)
     })
   )
 

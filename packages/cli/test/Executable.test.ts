@@ -18,13 +18,14 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Builtins from "../src/Builtins.js"
 import * as CatalogueText from "../src/internal/catalogueText.js"
+import { repeating, scenarioWith, shoutCase, shoutScenario, silent } from "./support/mcpServers.js"
 
 const cli = fileURLToPath(new URL("..", import.meta.url))
 const repo = path.resolve(cli, "../..")
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-exe-"))
 const bin = path.join(work, "dist", "bin.js")
 /** The commands these tests start; each program is a whole bundle, about 2 s of CPU to build. */
-const programs = ["run", "chat", "eval", "tools", "live"]
+const programs = ["run", "chat", "eval", "tools", "live", "emulator"]
 
 interface Outcome {
   readonly code: number | null
@@ -131,6 +132,48 @@ describe.concurrent("the agentfx executable", () => {
     const parsed = JSON.parse(result.stdout) as { text: string; calls: Array<{ name: string }> }
     expect(parsed.text).toBe("2 + 3 = 5.")
     expect(parsed.calls.map((call) => call.name)).toEqual(["calculator"])
+  })
+
+  it("--json output parses for every command with --log-level all: run, eval, tools (with and without --mcp), emulator; log lines on stderr (issue 35, item 3)", async () => {
+    const dir = fs.mkdtempSync(path.join(work, "json-"))
+    fs.mkdirSync(path.join(dir, "cases"))
+    fs.mkdirSync(path.join(dir, "scenarios"))
+    fs.writeFileSync(path.join(dir, "cases", "greets.yaml"), shoutCase)
+    fs.writeFileSync(path.join(dir, "scenarios", "shouter.md"), shoutScenario)
+    const all = ["--json", "--log-level", "all"]
+    // Each of these connects to a server that lists a tool twice, so each has a warning to log.
+    const logging = [
+      ["run", ...all, "--mcp", repeating.line, "what is 2 + 3?"],
+      ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), ...all],
+      ["tools", ...all, "--mcp", repeating.line]
+    ]
+    for (const args of logging) {
+      const result = await agentfx(args)
+      expect(result.code, args[0]).toBe(0)
+      expect(() => JSON.parse(result.stdout) as unknown, args[0]).not.toThrow()
+      expect(result.stderr, args[0]).toMatch(/level=WARN .*lists \\"shout\\" more than once/)
+    }
+    const tools = await agentfx(["tools", ...all])
+    expect(JSON.parse(tools.stdout)).toEqual(JSON.parse(JSON.stringify(Builtins.catalogue)))
+    let firstLine = ""
+    const emulator = await agentfx(["emulator", ...all], {
+      whileRunning: (child) =>
+        child.stdout!.on("data", (chunk: string) => {
+          firstLine += chunk
+          if (firstLine.includes("\n")) child.kill("SIGINT")
+        })
+    })
+    expect(emulator.stdout).toBe(firstLine)
+    expect(JSON.parse(emulator.stdout)).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) })
+  })
+
+  it("what a library prints through the global console goes to stderr: run --json stays one JSON document (issue 35, item 3)", async () => {
+    // A stand-in for an SDK's stray console.log: loaded before the command, printing as the process ends.
+    const stray = "--import=data:text/javascript,process.on('exit',()=>console.log('a%20stray%20console.log'))"
+    const result = await agentfx(["run", "--json", "what is 2 + 3?"], { env: { NODE_OPTIONS: stray } })
+    expect(result.code).toBe(0)
+    expect((JSON.parse(result.stdout) as { text: string }).text).toBe("2 + 3 = 5.")
+    expect(result.stderr).toContain("a stray console.log\n")
   })
 
   it("tools prints the catalogue the build computed, the same as the sources give", async () => {
@@ -276,6 +319,28 @@ describe.concurrent("the agentfx executable", () => {
     expect(result.stderr).not.toContain("SENTINEL")
   })
 
+  it("--base-url or GEMINI_BASE_URL holding a password: exit 2 at once, nothing sent, the password never printed (issue 35, item 7)", async () => {
+    let requests = 0
+    const server = createServer((_request, response) => {
+      requests++
+      response.writeHead(500).end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const url = `http://user:PASSWORD-exe@127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const flag = await agentfx(["run", "--provider", "gemini", "--base-url", url, "hello"], { env: { GEMINI_API_KEY: "k" } })
+      expect(flag.code).toBe(2)
+      expect(lines(flag.stderr)).toEqual([expect.stringMatching(/^agentfx: --base-url http:\/\/\*\*\*@127\.0\.0\.1:\d+\/: a base URL cannot hold a user name or password/)])
+      const variable = await agentfx(["run", "hello"], { env: { GEMINI_API_KEY: "k", GEMINI_BASE_URL: url } })
+      expect(variable.code).toBe(2)
+      expect(lines(variable.stderr)).toEqual(["agentfx: gemini is not configured correctly: GEMINI_BASE_URL cannot hold a user name or password: fetch refuses such a URL"])
+      for (const result of [flag, variable]) expect(result.stdout + result.stderr).not.toContain("PASSWORD")
+      expect(requests).toBe(0)
+    } finally {
+      server.close()
+    }
+  })
+
   it("a stream that stalls is cut by --idle-timeout; the printed part is marked discarded and the retried answer follows, exit 0", async () => {
     let requests = 0
     const server = createServer((request, response) => {
@@ -334,6 +399,49 @@ describe.concurrent("the agentfx executable", () => {
         })
       )
     ))
+
+  it("Ctrl-C stops every long-running command with exit 130: the emulator, and tools, run, chat and eval while an MCP server starts (issue 35, item 18)", async () => {
+    // The silent server connects here once it runs: from then on the command waits on it.
+    let waiting: ReturnType<typeof spawn> | undefined
+    const signal = createServer()
+    signal.on("connection", (socket) => {
+      socket.destroy()
+      waiting?.kill("SIGINT")
+    })
+    await new Promise<void>((resolve) => signal.listen(0, "127.0.0.1", resolve))
+    const server = silent((signal.address() as AddressInfo).port)
+    const dir = fs.mkdtempSync(path.join(work, "ctrl-c-"))
+    fs.mkdirSync(path.join(dir, "cases"))
+    fs.mkdirSync(path.join(dir, "scenarios"))
+    fs.writeFileSync(path.join(dir, "cases", "greets.yaml"), shoutCase)
+    fs.writeFileSync(path.join(dir, "scenarios", "shouter.md"), scenarioWith(server))
+    try {
+      const starting = [
+        ["tools", "--mcp", server.line],
+        ["run", "--mcp", server.line, "hello"],
+        ["chat", "--mcp", server.line],
+        ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")]
+      ]
+      for (const args of starting) {
+        const result = await agentfx(args, { whileRunning: (child) => (waiting = child) })
+        expect({ command: args[0], code: result.code, last: lines(result.stderr).at(-1) }).toEqual({ command: args[0], code: 130, last: "agentfx: interrupted" })
+        expect(result.stdout).toBe("")
+      }
+    } finally {
+      signal.close()
+    }
+    let banner = ""
+    const emulator = await agentfx(["emulator"], {
+      whileRunning: (child) =>
+        child.stdout!.on("data", (chunk: string) => {
+          banner += chunk
+          if (banner.includes("API key")) child.kill("SIGINT")
+        })
+    })
+    expect(emulator.code).toBe(130)
+    expect(emulator.stdout).toMatch(/^agentfx emulator on http:\/\/127\.0\.0\.1:\d+ .*\n {2}API key [^\n]+\n$/s)
+    expect(lines(emulator.stderr)).toEqual(["agentfx: interrupted"])
+  })
 
   it("Ctrl-C (SIGINT) while waiting for the model ends the run with exit code 130", async () => {
     let answered: () => void = () => {}

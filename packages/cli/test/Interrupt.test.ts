@@ -1,17 +1,21 @@
 /**
  * Ctrl-C works in every state of every command. The states where a command waits on something outside it before
- * its own loop listens — MCP servers starting (run, chat, live, tools; eval's scenarios), a live connection being set
- * up — are checked here against servers that never answer: Ctrl-C ends the command with 130. The states inside the
- * commands' loops (a turn, an approval, the prompt, the emulator running) are checked in each command's own tests.
+ * its own loop listens — MCP servers starting (run, chat, live, tools; eval's scenarios), over Streamable HTTP and over
+ * stdio — are checked here against servers that never answer: Ctrl-C ends the command with 130. The states inside the
+ * commands' loops (a turn, an approval, the prompt, the emulator running, a live connection being set up) are
+ * checked in each command's own tests; the spawned executable's side (SIGINT) is in Executable.test.ts.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { createServer as createTcpServer } from "node:net"
 import * as path from "node:path"
 import { startInteractive, tempDir, writeFiles } from "./support/cli.js"
+import { silent as silentStdio } from "./support/mcpServers.js"
 
 /** An HTTP server that takes every request and never answers; `asked` completes at the first one. */
 const silent = Effect.gen(function* () {
@@ -63,4 +67,34 @@ describe("Ctrl-C while a command starts stops it (exit 130)", () => {
       expect(result.code).toBe(130)
       expect(result.stderr).toContain("agentfx: interrupted\n")
     }))
+})
+
+/** A silent MCP server over stdio and the moment it has started (it connects back to a socket of the test's). */
+const silentServer: Effect.Effect<{ readonly line: string; readonly started: Effect.Effect<void> }, never, Scope.Scope> = Effect.gen(function* () {
+  const started = yield* Deferred.make<void>()
+  const signal = createTcpServer((socket) => {
+    socket.destroy()
+    Deferred.unsafeDone(started, Effect.void)
+  })
+  const port = yield* Effect.acquireRelease(
+    Effect.async<number>((resume) => void signal.listen(0, "127.0.0.1", () => resume(Effect.succeed((signal.address() as AddressInfo).port)))),
+    () => Effect.async<void>((resume) => void signal.close(() => resume(Effect.void)))
+  )
+  return { line: silentStdio(port).line, started: Deferred.await(started) }
+})
+
+describe("Ctrl-C while an MCP server starts (issue 35, item 18)", () => {
+  for (const [command, ...rest] of [["tools"], ["run", "hello"], ["chat"], ["live"]] as const) {
+    it.scopedLive(`${command}: exit 130, "interrupted" on stderr, nothing on stdout`, () =>
+      Effect.gen(function* () {
+        const server = yield* silentServer
+        const { terminal, fiber } = yield* startInteractive(command, ["--mcp", server.line, ...rest], {})
+        yield* server.started
+        yield* terminal.interrupt
+        const result = yield* Fiber.join(fiber)
+        expect(result.code).toBe(130)
+        expect(result.stderr.split("\n").filter((line) => line !== "").at(-1)).toBe("agentfx: interrupted")
+        expect(result.stdout).toBe("")
+      }))
+  }
 })

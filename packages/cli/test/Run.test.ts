@@ -3,6 +3,7 @@ import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import { spawnSync } from "node:child_process"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { agentfx, emulator, tempDir, untilEnd, viaGemini, writeFiles } from "./support/cli.js"
@@ -78,6 +79,53 @@ describe("agentfx run", () => {
       const approved = yield* agentfx(["run", ...flags, "--json", "--yes", "--allow-host", "127.0.0.1", `fetch ${url}`], { env })
       const fetched = (JSON.parse(approved.stdout) as { calls: Array<{ response: { status?: number; url?: string } }> }).calls
       expect(fetched.map((call) => call.response)).toEqual([expect.objectContaining({ url, status: 404 })])
+    })
+  )
+
+  it.scopedLive("--allow-host that could never match (empty, blank, a URL, a misplaced wildcard) stops run, chat, eval and live before anything runs: exit 2 (issue 35, item 12)", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const refusals: ReadonlyArray<readonly [string, string]> = [
+        ["", "it is empty"],
+        ["  ", "it is empty"],
+        ["https://example.com/", "give a host with an optional :port, not a URL"],
+        ["example.*.com", "only a leading *. is allowed"]
+      ]
+      const dir = yield* tempDir
+      writeFiles(dir, { "cases/a.yaml": "- id: a\n  scenario: s\n  input: hi\n  expected_function_calls: []\n", "s/s.md": "---\nname: s\ndescription: d\navailable_functions: []\n---\nBe brief.\n" })
+      for (const command of [["run", "fetch https://example.com"], ["chat"], ["eval", `${dir}/cases`, "--scenarios", `${dir}/s`], ["live"]]) {
+        for (const [host, why] of refusals) {
+          const result = yield* agentfx([...command, ...(command[0] === "live" ? [] : flags), "--allow-host", "example.com", "--allow-host", host], { env })
+          expect(result).toEqual({
+            code: 2,
+            stdout: "",
+            stderr: `agentfx: --allow-host ${JSON.stringify(host)}: ${why} (e.g. example.com, *.example.com, 127.0.0.1:8080)\n`
+          })
+        }
+      }
+      expect(yield* server.requests).toEqual([])
+    })
+  )
+
+  it.scopedLive("--scenario that is missing, a directory or a FIFO, and --root through a file: one line in words on run and chat, exit 2 (issue 35, item 18)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const fifo = `${dir}/pipe.md`
+      expect(spawnSync("mkfifo", [fifo]).status).toBe(0)
+      writeFiles(dir, { "plain.txt": "" })
+      const refusals: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--scenario", "nope.md"], "--scenario nope.md: no such file"],
+        [["--scenario", dir], `--scenario ${dir}: it is a directory, not a file`],
+        [["--scenario", fifo], `--scenario ${fifo}: it is a named pipe, not a file`],
+        [["--root", `${dir}/plain.txt/sub`], `--root ${dir}/plain.txt/sub: not a directory`]
+      ]
+      for (const command of [["run", "hi"], ["chat"]]) {
+        for (const [flags, message] of refusals) {
+          const result = yield* agentfx([...command, ...flags])
+          expect(result).toEqual({ code: 2, stdout: "", stderr: `agentfx: ${message}\n` })
+        }
+      }
     })
   )
 

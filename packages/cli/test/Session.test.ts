@@ -150,6 +150,47 @@ describe("agentfx chat --session: the lock", () => {
     })
   )
 
+  it.scopedLive("a lock file that is a FIFO, a link to /dev/zero or larger than a lock is refused before it is read: exit 2, left where it is (issue 35, item 6)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const env = { AGENTFX_SESSIONS_DIR: dir }
+      const lockOf = (name: string) => SessionLock.fileOf(path.join(dir, `${name}.json`))
+      expect(spawnSync("mkfifo", [lockOf("fifo")]).status).toBe(0)
+      fs.symlinkSync("/dev/zero", lockOf("zero"))
+      fs.writeFileSync(lockOf("big"), lockText({ pid: process.pid, hostname: "x".repeat(SessionLock.maxBytes), startedAt: "2026-01-01T00:00:00.000Z" }))
+      const refusals: ReadonlyArray<readonly [string, string]> = [
+        ["fifo", "it is a named pipe, not a regular file"],
+        ["zero", "it is a device, not a regular file"],
+        ["big", `it is larger than ${SessionLock.maxBytes} bytes`]
+      ]
+      for (const [name, why] of refusals) {
+        const result = yield* agentfx(["chat", "--session", name], { env })
+        expect(result).toEqual({
+          code: 2,
+          stdout: "",
+          stderr: `agentfx: ${lockOf(name)} cannot be read: ${why}; it is not a lock agentfx wrote: remove it if no agentfx uses session ${name}\n`
+        })
+      }
+      expect(fs.lstatSync(lockOf("fifo")).isFIFO()).toBe(true)
+      expect(fs.readlinkSync(lockOf("zero"))).toBe("/dev/zero")
+      expect(fs.readdirSync(dir).sort()).toEqual(["big.json.lock", "fifo.json.lock", "zero.json.lock"])
+    })
+  )
+
+  it.scopedLive("a FIFO put in place of the lock while the chat runs does not hang its release: exit 0, the FIFO left (issue 35, item 6)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const lockFile = SessionLock.fileOf(path.join(dir, "swapped.json"))
+      const chat = yield* startInteractive("chat", ["--session", "swapped"], { AGENTFX_SESSIONS_DIR: dir })
+      yield* chat.terminal.waitForOutput((out) => count(out, Repl.prompt) >= 1)
+      fs.rmSync(lockFile)
+      expect(spawnSync("mkfifo", [lockFile]).status).toBe(0)
+      yield* typeAt(chat.terminal, 1, "/exit")
+      expect((yield* Fiber.join(chat.fiber)).code).toBe(0)
+      expect(fs.lstatSync(lockFile).isFIFO()).toBe(true)
+    })
+  )
+
   it.scopedLive("the lock is released on every way out: the end of input, Ctrl-C twice, a session that cannot be loaded", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
@@ -216,7 +257,7 @@ describe("agentfx chat --session: what loads saves", () => {
     })
   )
 
-  it.scopedLive("a save that fails mid-way (the rename) leaves no temporary file and says the session was not saved", () =>
+  it.scopedLive("a save that fails mid-way (the rename) leaves no temporary file and says in words that the session was not saved (issue 35, item 18)", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
       const file = path.join(dir, "blocked.json")
@@ -230,6 +271,8 @@ describe("agentfx chat --session: what loads saves", () => {
       const result = yield* Fiber.join(chat.fiber)
       expect(result.stdout).toContain("I am the agentfx emulator")
       expect(result.stderr).toContain(`the session was not saved to ${file}:`)
+      // In the system's words, not the platform's ("BadResource: FileSystem.rename (…): EISDIR: …").
+      expect(result.stderr).not.toMatch(/FileSystem\.|E[A-Z]+:/)
       expect(leftovers(dir)).toEqual([])
     })
   )
@@ -332,7 +375,45 @@ describe("SessionFile", () => {
       const fifo = path.join(dir, "pipe.json")
       if (spawnSync("mkfifo", [fifo]).status !== 0) fs.mkdirSync(fifo)
       const error = yield* Effect.flip(SessionFile.load(fifo))
-      expect(error.message).toBe(`${fifo} cannot be read: it is not a regular file`)
+      expect(error.message).toBe(`${fifo} cannot be read: it is a named pipe, not a regular file`)
+    }).pipe(Effect.provide(NodeContext.layer))
+  )
+
+  it.scopedLive("read stops after the limit whatever the size said (a file that grew since): the text is never read whole", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "grown.json")
+      fs.writeFileSync(file, "x".repeat(1000))
+      let read = 0
+      // The file system says the file is empty, as it was when looked at; every byte handed out is counted.
+      const shrunk = Layer.effect(
+        FileSystem.FileSystem,
+        Effect.map(FileSystem.FileSystem, (real): FileSystem.FileSystem => ({
+          ...real,
+          stat: (target) => Effect.map(real.stat(target), (info) => ({ ...info, size: FileSystem.Size(0) })),
+          open: (target, options) =>
+            Effect.map(real.open(target, options), (handle) =>
+              Object.create(handle, {
+                stat: { value: Effect.map(handle.stat, (info) => ({ ...info, size: FileSystem.Size(0) })) },
+                readAlloc: { value: (size: FileSystem.SizeInput) => Effect.tap(handle.readAlloc(size), (chunk) => Effect.sync(() => (read += Option.match(chunk, { onNone: () => 0, onSome: (bytes) => bytes.length })))) }
+              }) as FileSystem.File
+            )
+        }))
+      ).pipe(Layer.provide(NodeContext.layer))
+      const error = yield* Effect.flip(SessionFile.read(file, { maxBytes: 100 }).pipe(Effect.provide(shrunk)))
+      expect(error.message).toBe(`${file} cannot be read: it is larger than 100 bytes`)
+      expect(read).toBe(101)
+    })
+  )
+
+  it.scopedLive("a session file that cannot be looked at says why in words, not in the platform's (issue 35, item 18)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      fs.writeFileSync(path.join(dir, "plain"), "")
+      // A path through a file: ENOTDIR.
+      const file = path.join(dir, "plain", "s.json")
+      const error = yield* Effect.flip(SessionFile.read(file))
+      expect(error.message).toBe(`${file} cannot be read: not a directory`)
     }).pipe(Effect.provide(NodeContext.layer))
   )
 })

@@ -3,7 +3,9 @@
  * an MCP server's URL (scenario files, `Mcp.connect`, the CLI's `--mcp-url`), parsed as the SDKs will parse it. It
  * imports nothing, so a command line can be checked without loading Effect or a provider (`@agentfx/core/HttpUrl`).
  *
- * A URL that fails may carry a credential (`https://user:token@host`, `?key=…`): a problem never quotes it.
+ * A URL that fails may carry a credential (`https://user:token@host`, `?key=…`): a problem never quotes it. A
+ * user name or password in a URL is refused wherever one is taken (`holdsCredentials`); `redact` shows such a URL
+ * without them.
  *
  * @since 0.1.0
  */
@@ -42,3 +44,31 @@ export const check = (url: string): Problem | undefined => {
  * @category checks
  */
 export const isHttp = (url: string): boolean => check(url) === undefined
+
+/**
+ * Whether `url` parses as a URL that holds a user name or a password (`https://user:token@host`): fetch refuses
+ * such a URL, and anything that quotes it would show the password.
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const holdsCredentials = (url: string): boolean => {
+  try {
+    const parsed = new URL(url)
+    return parsed.username !== "" || parsed.password !== ""
+  } catch {
+    return false
+  }
+}
+
+/**
+ * `url` as a message may show it: its user name and password replaced by `***` when it holds them, else as given.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const redact = (url: string): string => {
+  if (!holdsCredentials(url)) return url
+  const parsed = new URL(url)
+  return `${parsed.protocol}//***@${parsed.host}${parsed.pathname}${parsed.search}${parsed.hash}`
+}

@@ -19,4 +19,16 @@ describe("HttpUrl", () => {
     expect(HttpUrl.check("file:///etc/passwd")).toEqual({ _tag: "NotHttp", scheme: "file" })
     expect(HttpUrl.isHttp("ws://example.com")).toBe(false)
   })
+
+  it("a user name or a password, in any spelling the URL parser reads, is held; redact shows the URL without them (issue 35, item 7)", () => {
+    for (const url of ["http://user:PASS@host", "http://:PASS@host/v1", "http://user@host", "http:user:PASS@host", "http://user:PA SS@host", "HTTPS://USER:PASS@HOST/a?b#c"]) {
+      expect(HttpUrl.holdsCredentials(url)).toBe(true)
+      expect(HttpUrl.redact(url)).not.toMatch(/PASS|PA SS|user|USER/)
+    }
+    expect(HttpUrl.redact("https://user:PASS@host:8443/v1?q=1#f")).toBe("https://***@host:8443/v1?q=1#f")
+    for (const url of ["http://host/v1", "https://example.com/@user", "not a url:PASS@", ""]) {
+      expect(HttpUrl.holdsCredentials(url)).toBe(false)
+      expect(HttpUrl.redact(url)).toBe(url)
+    }
+  })
 })

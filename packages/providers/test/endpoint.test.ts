@@ -69,6 +69,28 @@ describe("an unusable base URL is a request error, at once", () => {
     }
   }
 
+  for (const [provider, make] of Object.entries(makers)) {
+    for (const [mode, send] of Object.entries(modes)) {
+      it.scopedLive(`${provider} ${mode}: an http URL holding a user name or password is InvalidRequest at once, never sent, never quoted (issue 35, item 7)`, () =>
+        Effect.gen(function* () {
+          let connections = 0
+          const server = createServer((socket) => {
+            connections++
+            socket.destroy()
+          })
+          const port = yield* Effect.acquireRelease(
+            Effect.async<number>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as AddressInfo).port)))),
+            () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+          )
+          for (const url of [`http://user:${sentinel}@127.0.0.1:${port}`, `http://${sentinel}@127.0.0.1:${port}/v1`]) {
+            const error = failure(yield* Effect.exit(send(yield* make(url))))
+            expect(error).toMatchObject({ _tag: "InvalidRequest", retryable: false, message: "the base URL holds a user name or password, which fetch refuses" })
+          }
+          expect(connections).toBe(0)
+        }))
+    }
+  }
+
   it.effect("a run with the default retry policy fails on its first attempt (the TestClock never moves: a retry would hang)", () =>
     Effect.gen(function* () {
       const layer = Layer.effect(LanguageModel.LanguageModel, makers.gemini("ftp://127.0.0.1/"))
@@ -76,7 +98,7 @@ describe("an unusable base URL is a request error, at once", () => {
       expect(exit).toMatchObject({ _tag: "Failure", cause: { error: { _tag: "InvalidRequest" } } })
     }))
 
-  it.effect("from the environment, a bad *_BASE_URL fails the layer with a ConfigError; a blank one is unset", () =>
+  it.effect("from the environment, a bad *_BASE_URL (not http(s), or holding a password) fails the layer with a ConfigError naming it; a blank one is unset", () =>
     Effect.gen(function* () {
       const build = (env: Record<string, string>) =>
         Effect.exit(
@@ -93,6 +115,9 @@ describe("an unusable base URL is a request error, at once", () => {
         )
       )
       expect(Exit.isFailure(gemini)).toBe(true)
+      const credentials = yield* build({ ZAI_BASE_URL: `http://user:${sentinel}@127.0.0.1:9/v4` })
+      expect(JSON.stringify(credentials)).toContain("ZAI_BASE_URL cannot hold a user name or password: fetch refuses such a URL")
+      expect(JSON.stringify(credentials)).not.toContain(sentinel)
     }))
 })
 

@@ -31,7 +31,7 @@ describe("provider configuration", () => {
       expect(yield* read(optionalString("M"), { M: "x" })).toEqual(Either.right("x"))
     }))
 
-  it.effect("an optional base URL: unset or blank is undefined, one is trimmed, one that is not http(s) is refused by name", () =>
+  it.effect("an optional base URL: unset or blank is undefined, one is trimmed, one that is not http(s) or holds a password is refused by name", () =>
     Effect.gen(function* () {
       const url = optionalBaseUrl("BASE_URL")
       expect(yield* read(url, {})).toEqual(Either.right(undefined))
@@ -40,6 +40,9 @@ describe("provider configuration", () => {
       const ftp = yield* read(url, { BASE_URL: "ftp://x" })
       expect(Either.isLeft(ftp) && String(ftp.left)).toMatch(/BASE_URL must be an http:\/\/ or https:\/\/ URL/)
       expect(Either.isLeft(yield* read(url, { BASE_URL: "not a url" }))).toBe(true)
+      const credentials = yield* read(url, { BASE_URL: "http://user:SECRET@127.0.0.1:9/v1" })
+      expect(Either.isLeft(credentials) && String(credentials.left)).toMatch(/BASE_URL cannot hold a user name or password: fetch refuses such a URL/)
+      expect(String(credentials)).not.toContain("SECRET")
     }))
 
   it("definedOnly keeps every field but the undefined ones (null and false stay)", () => {

@@ -8,10 +8,13 @@ import * as Argv from "../Argv.js"
 /** The providers `--provider` accepts. */
 export const providerNames = ["emulator", "gemini", "glm", "glm-coding", "openai"] as const
 
-/** What is wrong with `value` as an http(s) URL (checked as the providers check a base URL), or `undefined`. */
+/**
+ * What is wrong with `value` as an http(s) URL (checked as the providers check a base URL), or `undefined`. A user
+ * name or password in it is refused before anything runs: fetch refuses such a URL, and errors would quote it.
+ */
 const httpUrl = (value: string, what: string): string | undefined => {
   const problem = HttpUrl.check(value)
-  if (problem === undefined) return undefined
+  if (problem === undefined) return HttpUrl.holdsCredentials(value) ? `${what} cannot hold a user name or password: fetch refuses such a URL` : undefined
   return problem._tag === "Invalid" ? `${what} must be a valid URL, e.g. http://127.0.0.1:8080` : `${what} starts with http:// or https://`
 }
 
@@ -85,7 +88,7 @@ export const mcpUrl: Argv.OptionSpec = {
   value: "URL",
   repeated: true,
   description: "An MCP server reached over Streamable HTTP; its tools are offered beside the built-in ones. Repeatable.",
-  check: (value) => (HttpUrl.isHttp(value) ? undefined : "an MCP URL starts with http:// or https://")
+  check: (value) => httpUrl(value, "an MCP URL")
 }
 
 export const scenario: Argv.OptionSpec = {

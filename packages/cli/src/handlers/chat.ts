@@ -9,6 +9,7 @@ import * as SessionFile from "../SessionFile.js"
 import * as SessionLock from "../SessionLock.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as McpTools from "../internal/mcpTools.js"
+import { untilInterrupted } from "../internal/untilInterrupted.js"
 import { withModelEarly } from "../internal/withModel.js"
 
 /** A stale lock taken over is said, so a user who killed a chat knows why it was not refused. */
@@ -21,8 +22,9 @@ const announceTakeOver = (name: string) => (lock: SessionLock.Lock) =>
       )
   })
 
-export const handler: Handler = ({ options }) =>
-  Effect.scoped(Effect.gen(function* () {
+/** What the chat needs before its first prompt: the options read, the session locked and loaded, the tools (MCP servers started). */
+const prepare = (options: Parameters<Handler>[0]["options"]) =>
+  Effect.gen(function* () {
     const args = yield* AgentOptions.read(options)
     const name = options.text("session")
     const path = name === undefined ? undefined : yield* SessionFile.pathOf(name)
@@ -32,8 +34,16 @@ export const handler: Handler = ({ options }) =>
     const named = name === undefined || path === undefined ? undefined : { name, path, saved: yield* SessionFile.load(path) }
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
     const scenario = yield* McpTools.scenario(options, builtins)
+    const registry = scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry
+    return { args, named, scenario, registry }
+  })
+
+export const handler: Handler = ({ options }) =>
+  Effect.scoped(Effect.gen(function* () {
+    // Until the first prompt nothing reads Ctrl-C: it stops the command (exit 130). The chat then gives it its own meaning.
+    const { args, named, scenario, registry } = yield* untilInterrupted(prepare(options))
     const repl = Repl.run({
-      registry: scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry,
+      registry,
       system: args.system ?? scenario?.instructions,
       maxTurns: args.maxTurns,
       concurrency: args.concurrency,

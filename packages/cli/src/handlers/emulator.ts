@@ -1,8 +1,8 @@
-/** `agentfx emulator`: the provider emulator on 127.0.0.1 until Ctrl-C. */
+/** `agentfx emulator`: the provider emulator on 127.0.0.1 until Ctrl-C, which stops it with exit code 130 like any command. */
 import { Emulator, Policy } from "@agentfx/emulator"
 import * as Effect from "effect/Effect"
 import { createServer } from "node:net"
-import { RunFailed } from "../CliError.js"
+import { Interrupted, RunFailed } from "../CliError.js"
 import type { Handler } from "../commands/Command.js"
 import { Io } from "../Io.js"
 
@@ -60,5 +60,6 @@ export const handler: Handler = ({ options }) =>
         yield* io.interrupted
       })
     )
-    if (!json) yield* io.out("emulator stopped\n")
+    // Stopped, and closed by now (the scope has ended): Ctrl-C ends every command the same way.
+    return yield* Effect.fail(new Interrupted())
   })

@@ -16,7 +16,7 @@ import { Io } from "../Io.js"
 import * as Provider from "../Provider.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
-import { writeOutput } from "../internal/output.js"
+import * as Output from "../internal/output.js"
 import { escapeAll } from "../internal/terminalText.js"
 
 /** Where each rendering of the report goes; at most one of them may take stdout. */
@@ -28,16 +28,22 @@ const outputs = (options: { json: boolean; reportJson: string | undefined; junit
   return Effect.succeed({ prettyOnStdout: onStdout.length === 0, reportJson: options.json ? "-" : options.reportJson, junit: options.junit })
 }
 
-export const handler: Handler = ({ options, args }) =>
-  Effect.scoped(Effect.gen(function* () {
+/** Everything up to the report: the input read and checked, its MCP servers started, the cases run. */
+const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
+  Effect.gen(function* () {
     const io = yield* Io
     const path = yield* Path.Path
     const casesDir = yield* AgentOptions.directory("<cases-dir>", args[0]!)
     const scenariosDir = yield* AgentOptions.directory("--scenarios", options.text("scenarios")!)
     const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
     const targets = yield* outputs({ json: options.has("json"), reportJson: options.text("report-json"), junit: options.text("junit") })
-    // Its scenarios' MCP servers start here: Ctrl-C must not wait for one that never answers.
-    const { cases, scenarios } = yield* untilInterrupted(EvalInput.load(casesDir, scenariosDir, { root, allowHosts: options.list("allow-host") }))
+    // Before any input is read or any case runs: a report that cannot be written would otherwise fail at the end.
+    yield* Output.check([
+      ...(targets.reportJson === undefined ? [] : [{ option: "--report-json", path: targets.reportJson }]),
+      ...(targets.junit === undefined ? [] : [{ option: "--junit", path: targets.junit }])
+    ])
+    const allowHosts = yield* AgentOptions.allowHosts(options)
+    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts })
 
     const choice = yield* Provider.choose(AgentOptions.provider(options))
     const settings = AgentOptions.settings(options)
@@ -58,7 +64,7 @@ export const handler: Handler = ({ options, args }) =>
         { io, label: "eval", onRefusal: (error) => Provider.refused(choice, error) }
       )
 
-    const report = yield* untilInterrupted(
+    const report = yield* (
       choice.name === "emulator"
         ? Effect.gen(function* () {
             if (settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
@@ -76,12 +82,19 @@ export const handler: Handler = ({ options, args }) =>
             })
           )
     )
+    return { report, targets }
+  })
 
+export const handler: Handler = (input) =>
+  Effect.scoped(Effect.gen(function* () {
+    const io = yield* Io
+    // Ctrl-C stops every step of it (exit 130): reading the input and starting its MCP servers too, not only the cases.
+    const { report, targets } = yield* untilInterrupted(evaluate(input))
     // Case ids, function names and messages come from files and models: escaped before the report paints them.
     const pretty = EvalReport.pretty(escapeAll(report), { color: io.color })
     if (targets.prettyOnStdout) yield* io.out(`${pretty}\n`)
     else yield* io.err(`${pretty.split("\n").at(-1)}\n`)
-    if (targets.reportJson !== undefined) yield* writeOutput(targets.reportJson, EvalReport.json(report))
-    if (targets.junit !== undefined) yield* writeOutput(targets.junit, EvalReport.junit(report))
+    if (targets.reportJson !== undefined) yield* Output.writeOutput(targets.reportJson, EvalReport.json(report))
+    if (targets.junit !== undefined) yield* Output.writeOutput(targets.junit, EvalReport.junit(report))
     if (!report.summary.ok) return yield* Effect.fail(new BelowThreshold({ passRate: report.summary.passRate, threshold: report.summary.threshold }))
   }))

@@ -9,11 +9,13 @@ import * as LiveRepl from "../LiveRepl.js"
 import { Io } from "../Io.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as McpTools from "../internal/mcpTools.js"
+import { untilInterrupted } from "../internal/untilInterrupted.js"
 
 export const handler: Handler = ({ options }) =>
   Effect.gen(function* () {
     const io = yield* Io
     const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
+    const allowHosts = yield* AgentOptions.allowHosts(options)
     const settings = AgentOptions.settings(options)
     const choice = yield* LiveProvider.choose(options.text("provider") as Name | undefined)
     const autoApprove = options.has("yes")
@@ -21,8 +23,10 @@ export const handler: Handler = ({ options }) =>
     yield* Effect.scoped(
       Effect.gen(function* () {
         yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
+        // Starting MCP servers can take a while, and nothing reads Ctrl-C yet: it stops the command (exit 130).
+        const registry = yield* untilInterrupted(McpTools.registry(options, Builtins.tools({ root, allowHosts, approval: !autoApprove })))
         yield* LiveRepl.run({
-          registry: yield* McpTools.registry(options, Builtins.tools({ root, allowHosts: options.list("allow-host"), approval: !autoApprove })),
+          registry,
           system: options.text("system"),
           concurrency: options.number("concurrency"),
           bounds: { firstByteTimeout: options.millis("first-byte-timeout"), idleTimeout: options.millis("idle-timeout"), turnTimeout: options.millis("turn-timeout") },

@@ -62,7 +62,8 @@ const refuseWithoutYes = Approval.layer(() =>
 )
 
 export const handler: Handler = ({ options, args: words }) =>
-  Effect.scoped(Effect.gen(function* () {
+  // From the start: Ctrl-C while MCP servers start or the scenario loads stops the run too (exit 130).
+  Effect.scoped(untilInterrupted(Effect.gen(function* () {
     const io = yield* Io
     const text = words.join(" ").trim()
     if (text === "") return yield* Effect.fail(new UsageError({ message: "the prompt is empty" }))
@@ -95,5 +96,5 @@ export const handler: Handler = ({ options, args: words }) =>
               Effect.provide(args.yes ? Approval.allowAll : TerminalApproval.layer(screen))
             )
           })
-    yield* untilInterrupted(withModel(args.provider, args.settings, (choice) => Effect.mapError(body(choice), runFailed(choice))))
-  }))
+    yield* withModel(args.provider, args.settings, (choice) => Effect.mapError(body(choice), runFailed(choice)))
+  })))

@@ -5,10 +5,12 @@ import type { Handler } from "../commands/Command.js"
 import * as CatalogueText from "../internal/catalogueText.js"
 import * as McpTools from "../internal/mcpTools.js"
 import { Io } from "../Io.js"
+import { untilInterrupted } from "../internal/untilInterrupted.js"
 
 export const handler: Handler = ({ options }) =>
   Effect.scoped(
-    Effect.gen(function* () {
+    // Starting MCP servers can take a while: Ctrl-C stops it (exit 130).
+    untilInterrupted(Effect.gen(function* () {
       const io = yield* Io
       const mcp = yield* McpTools.connect(options, Builtins.names)
       const entries: ReadonlyArray<Builtins.Entry> = mcp.map((tool) => ({
@@ -18,5 +20,5 @@ export const handler: Handler = ({ options }) =>
         availability: "from an MCP server named with --mcp / --mcp-url"
       }))
       yield* io.out(CatalogueText.render([...Builtins.catalogue, ...entries], options.has("json")))
-    })
+    }))
   )

@@ -3,8 +3,7 @@
  * connected for as long as the command's scope lasts. The MCP client is loaded only when a server is named, so a
  * command without one pays nothing for it. A server that cannot start or be listed stops the command before
  * anything runs (exit 2), with the server's name and what it said. With `--scenario FILE` the tools are the
- * scenario's: its functions (built-in ones) and the tools of the MCP servers it names. Ctrl-C while the servers
- * start stops the command (130): a server that never answers must not hold it until its start times out.
+ * scenario's: its functions (built-in ones) and the tools of the MCP servers it names.
  */
 import type { Tool } from "@agentfx/core"
 import { Registry } from "@agentfx/core"
@@ -12,10 +11,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Argv from "../Argv.js"
-import type { Interrupted } from "../CliError.js"
 import { UsageError } from "../CliError.js"
-import type { Io } from "../Io.js"
-import { untilInterrupted } from "./untilInterrupted.js"
 
 /** A scenario's instructions and tools, for `--scenario FILE`. */
 export interface FromScenario {
@@ -30,7 +26,7 @@ export interface FromScenario {
 export const scenario = (
   options: Argv.Values,
   builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
-): Effect.Effect<FromScenario | undefined, UsageError | Interrupted, FileSystem.FileSystem | Scope.Scope | Io> =>
+): Effect.Effect<FromScenario | undefined, UsageError, FileSystem.FileSystem | Scope.Scope> =>
   Effect.gen(function* () {
     const file = options.text("scenario")
     if (file === undefined) return undefined
@@ -39,7 +35,7 @@ export const scenario = (
     const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
     if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry }
     const Mcp = yield* loadMcp()
-    const started = yield* untilInterrupted(Effect.mapError(Mcp.withServers(loaded), usageError))
+    const started = yield* Effect.mapError(Mcp.withServers(loaded), usageError)
     return { instructions: started.instructions, registry: started.registry }
   })
 
@@ -63,12 +59,12 @@ const connections = (options: Argv.Values) =>
   })
 
 /** The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names). */
-export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Tool.Tool>, UsageError | Interrupted, Scope.Scope | Io> =>
+export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Tool.Tool>, UsageError, Scope.Scope> =>
   Effect.gen(function* () {
     if (!named(options)) return []
     const { Mcp, connections: connected } = yield* connections(options)
     return yield* Mcp.toolsOf(connected, reserved)
-  }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))), untilInterrupted)
+  }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
 
 /**
  * The built-in tools and the MCP servers' tools in one registry, which follows the servers: in `run` and `chat` a
@@ -78,9 +74,9 @@ export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): 
 export const registry = (
   options: Argv.Values,
   builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
-): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError | Interrupted, Scope.Scope | Io> =>
+): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError, Scope.Scope> =>
   Effect.gen(function* () {
     if (!named(options)) return Registry.unsafeMake(...builtins)
     const { Mcp, connections: connected } = yield* connections(options)
     return yield* Mcp.toRegistry(connected, builtins)
-  }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))), untilInterrupted)
+  }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))

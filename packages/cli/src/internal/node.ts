@@ -6,12 +6,16 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { Console } from "node:console"
 import type * as Argv from "../Argv.js"
 import type { HandlerModule } from "../commands/Command.js"
 import * as Io from "../Io.js"
 import { mainWith } from "./main.js"
 
 export const run = (argv: ReadonlyArray<string>, load: (spec: Argv.Spec) => Promise<HandlerModule>): void => {
+  // The commands print through `Io`, never the global console: what a library prints there (an SDK's stray
+  // console.log) goes to stderr, so stdout carries only the command's output.
+  globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
   const program = mainWith(argv, load).pipe(Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, Io.layerNode)))
   Effect.runPromise(program).then(
     (code) => {

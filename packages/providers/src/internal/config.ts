@@ -1,4 +1,7 @@
+import * as HttpUrl from "@agentfx/core/HttpUrl"
 import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { baseUrlProblem } from "./endpoint.js"
@@ -15,13 +18,14 @@ export const optionalString = (name: string): Config.Config<string | undefined> 
   Config.map(Config.option(Config.string(name)), Option.getOrUndefined)
 
 /**
- * An optional base URL variable: when set, it must be an http(s) URL, checked when the layer is built (a blank
- * one counts as unset, as the CLI reads it).
+ * An optional base URL variable: when set, it must be an http(s) URL without a user name or password, checked when
+ * the layer is built (a blank one counts as unset, as the CLI reads it). The problem names the variable, never its value.
  */
 export const optionalBaseUrl = (name: string): Config.Config<string | undefined> =>
-  Config.validate(Config.map(optionalString(name), (url) => (url === undefined || url.trim() === "" ? undefined : url.trim())), {
-    message: `${name} must be an http:// or https:// URL`,
-    validation: (url) => url === undefined || baseUrlProblem(url) === undefined
+  Config.mapOrFail(Config.map(optionalString(name), (url) => (url === undefined || url.trim() === "" ? undefined : url.trim())), (url) => {
+    if (url === undefined || baseUrlProblem(url) === undefined) return Either.right(url)
+    const problem = HttpUrl.isHttp(url) ? `${name} cannot hold a user name or password: fetch refuses such a URL` : `${name} must be an http:// or https:// URL`
+    return Either.left(ConfigError.InvalidData([], problem))
   })
 
 /** The fields of `value` that are not `undefined`, so spreading them does not erase defaults. */

@@ -7,10 +7,13 @@
 import { ModelError } from "@agentfx/core"
 import * as BaseUrl from "@agentfx/core/HttpUrl"
 
-/** What is wrong with `url` as a provider's base URL, or `undefined` when it is usable. The URL is not quoted. */
+/**
+ * What is wrong with `url` as a provider's base URL, or `undefined` when it is usable. The URL is not quoted. A user
+ * name or password in it is refused: fetch would refuse every request with an error that quotes the URL whole.
+ */
 export const baseUrlProblem = (url: string): string | undefined => {
   const problem = BaseUrl.check(url)
-  if (problem === undefined) return undefined
+  if (problem === undefined) return BaseUrl.holdsCredentials(url) ? "the base URL holds a user name or password, which fetch refuses" : undefined
   return problem._tag === "Invalid" ? "the base URL is not a valid URL" : `the base URL is not http:// or https:// (its scheme is ${problem.scheme})`
 }
 
