@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Ref, Schedule, Stream, TestClock } from "effect"
 import { Agent, LanguageModel, ModelError, Registry, Retry } from "../src/index.js"
+import { Scripted } from "../src/testing.js"
 
 /** An attempt that fails with `errors` in turn, then succeeds; counts its runs. */
 const failing = (errors: ReadonlyArray<ModelError.ModelError>) =>
@@ -156,6 +157,40 @@ describe("Retry.retrying", () => {
         { turn: 1, willRetry: false }
       ])
       expect(yield* failed(Retry.never)).toMatchObject([{ turn: 1, willRetry: false }])
+    }))
+
+  it.effect("Agent.run's onAttemptFailed and Agent.stream's AttemptFailed say which attempt failed, of how many, and the wait before the next", () =>
+    Effect.gen(function* () {
+      const down = new ModelError.Unavailable({ message: "reset" })
+      const script = () => Scripted.layer([{ error: down }, { error: down }, { text: "third time" }])
+      const retry = Retry.policy({ base: "1 second", maxRetries: 5 })
+      const hooked: Array<Agent.AttemptFailed> = []
+      const run = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", retry, onAttemptFailed: (failed) => Effect.sync(() => void hooked.push(failed)) }).pipe(Effect.provide(script()))
+      )
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* Fiber.join(run)).text).toBe("third time")
+      expect(hooked.map(({ turn, attempt, maxAttempts, willRetry }) => ({ turn, attempt, maxAttempts, willRetry }))).toEqual([
+        { turn: 1, attempt: 1, maxAttempts: 6, willRetry: true },
+        { turn: 1, attempt: 2, maxAttempts: 6, willRetry: true }
+      ])
+      expect(Duration.toMillis(hooked[0]!.retryIn!)).toBeGreaterThanOrEqual(800)
+      expect(Duration.toMillis(hooked[1]!.retryIn!)).toBeGreaterThanOrEqual(1600)
+
+      const streamed: Array<Agent.AgentEvent> = []
+      const stream = yield* Effect.fork(
+        Agent.stream({ registry: Registry.empty, prompt: "go", retry: Schedule.recurs(1) }).pipe(
+          Stream.runForEach((event) => Effect.sync(() => void streamed.push(event))),
+          Effect.provide(script())
+        )
+      )
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.await(stream)).toEqual(Exit.fail(down))
+      // A hand-made Schedule does not say how many attempts it makes.
+      expect(streamed.filter((event) => event._tag === "AttemptFailed")).toEqual([
+        { _tag: "AttemptFailed", turn: 1, error: down, willRetry: true, attempt: 1, maxAttempts: undefined, retryIn: Duration.zero },
+        { _tag: "AttemptFailed", turn: 1, error: down, willRetry: false, attempt: 2, maxAttempts: undefined, retryIn: undefined }
+      ])
     }))
 
   it.effect("each failed attempt is told its number and the wait before the next, and that wait is exactly the one slept", () =>

@@ -4,6 +4,7 @@
  * says, each announced as `AttemptFailed`. The accepted model turn is appended to the transcript.
  */
 import * as Effect from "effect/Effect"
+import type { AttemptFailed } from "../AgentEvent.js"
 import * as LanguageModel from "../LanguageModel.js"
 import type { ModelError } from "../ModelError.js"
 import * as Retry from "../Retry.js"
@@ -59,13 +60,17 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
           })
         )
       )
+    const onAttemptFailed = run.options.onAttemptFailed
+    const failed = (error: ModelError, willRetry: boolean, { attempt, retryIn }: Retry.FailedAttempt) => {
+      const event: AttemptFailed = { _tag: "AttemptFailed", turn, error, willRetry, attempt, maxAttempts: run.maxAttempts, retryIn }
+      run.emit(event)
+      return onAttemptFailed === undefined ? Effect.void : onAttemptFailed(event)
+    }
     const response = yield* Telemetry.span(
       `chat ${run.model.model}`,
       { "gen_ai.operation.name": "chat", "gen_ai.provider.name": run.model.provider, "gen_ai.request.model": run.model.model, "agentfx.turn": turn },
       (annotate) =>
-        Effect.tap(Retry.retrying(once(annotate), run.retry, MalformedCall.retryable(onMalformedCall), (error, willRetry) =>
-          Effect.sync(() => run.emit({ _tag: "AttemptFailed", turn, error, willRetry }))
-        ), (response) =>
+        Effect.tap(Retry.retrying(once(annotate), run.retry, MalformedCall.retryable(onMalformedCall), failed), (response) =>
           annotate.attributes({
             "gen_ai.usage.input_tokens": response.usage.inputTokens,
             "gen_ai.usage.output_tokens": response.usage.outputTokens,

@@ -80,6 +80,8 @@ export class Run<R> {
   private toolsVersion: number
   /** Whether the registry has a source to ask before each turn (false: the loop does not even look). */
   readonly toolsMayChange: boolean
+  /** The most attempts per turn the retry policy makes, when it says. */
+  readonly maxAttempts: number | undefined
 
   private constructor(
     readonly options: Options<R>,
@@ -101,6 +103,7 @@ export class Run<R> {
     readonly validator: Transcript.Validator
   ) {
     this.registry = options.registry
+    this.maxAttempts = Retry.maxAttempts(retry)
     // Stryker disable next-line ConditionalExpression: without a source refreshTools does nothing; the flag only spares the call
     this.toolsMayChange = options.registry.source !== undefined
     // The version the registry's tools were read at, not the source's version now: a run that starts after a change
