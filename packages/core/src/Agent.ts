@@ -28,7 +28,7 @@ import type { Turn } from "./Turn.js"
 
 export type { AgentEvent, AttemptFailed } from "./AgentEvent.js"
 export type { AgentResult, CallRecord, StopReason } from "./AgentResult.js"
-export { defaultFirstByteTimeout, defaultIdleTimeout, defaultMaxTurns, defaultTurnTimeout } from "./internal/run.js"
+export { defaultFirstByteTimeout, defaultIdleTimeout, defaultMaxTurns, defaultRunTimeout, defaultTurnTimeout } from "./internal/run.js"
 
 /**
  * Options of a run. Only `registry` is required, and one of `prompt` or `history`.
@@ -76,6 +76,14 @@ export interface Options<R> {
    * one goes on; default 1 minute. Hitting it is a retryable `ModelTimeout` with `limit: "idle"`.
    */
   readonly idleTimeout?: Duration.DurationInput | undefined
+  /**
+   * The most the run may wait on the model in all: every request and every retry wait, of every turn, added up;
+   * default 15 minutes. Time tools run (and approvals wait) does not count: a run that legitimately calls slow tools
+   * is not cut by a bound on a model that does not answer (bound tools with `toolTimeout`). Reaching it fails the run
+   * with a `ModelTimeout` with `limit: "run"`, which is not retried; a retry that could not start before it is not
+   * waited for, and the run fails at once with the error that asked for it. A `Chat` gives each message its own.
+   */
+  readonly runTimeout?: Duration.DurationInput | undefined
   /** How retryable model errors are retried (default `Retry.defaultPolicy`, which honours `retryAfter` up to 60 s). */
   readonly retry?: Policy | undefined
   /**

@@ -32,8 +32,9 @@ export type AgentEvent =
   | { readonly _tag: "ReasoningDelta"; readonly turn: number; readonly text: string }
   /**
    * A request failed; the deltas shown for it are void. `willRetry`: the retry policy sends it again after `retryIn`
-   * (false for the last attempt, and for an error that is not retried: the run then fails with `error`). `attempt`
-   * counts the turn's requests from 1; `maxAttempts` is the most the policy makes, when it says (`Retry.maxAttempts`).
+   * (false for the last attempt, for an error that is not retried, and for a retry that could not start before the
+   * run's `runTimeout`: the run then fails with `error`). `attempt` counts the turn's requests from 1; `maxAttempts`
+   * is the most the policy makes, when it says (`Retry.maxAttempts`).
    */
   | AttemptFailed
   /** The model's answer for the turn, complete and appended to the transcript. */
