@@ -323,4 +323,22 @@ describe.concurrent("the agentfx executable", () => {
       server.close()
     }
   })
+
+  it("--run-timeout ends a run whose server never answers: exit 1, one line naming the bound, nothing on stdout", async () => {
+    const server = createServer((request) => void request.resume())
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    try {
+      const result = await agentfx(["run", "--run-timeout", "1s", "hello"], { env: { GEMINI_API_KEY: "AIza-SENTINEL-exe", GEMINI_BASE_URL: `http://127.0.0.1:${port}` } })
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe("")
+      expect(lines(result.stderr).filter((line) => line.startsWith("agentfx:"))).toEqual([
+        expect.stringContaining("ModelTimeout: the run has waited 1s on the model in all, its limit (runTimeout)")
+      ])
+      expect(result.stderr).not.toContain("SENTINEL")
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
 })
