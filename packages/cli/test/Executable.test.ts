@@ -5,7 +5,7 @@
  * What the in-process tests check through `Cli.main` is checked here once more where it can only be seen from
  * outside: exit codes, what goes to stdout and to stderr, colours, signals, the files a build adds.
  */
-import { Emulator, Policy } from "@agentfx/emulator"
+import { Emulator, Fault, Policy } from "@agentfx/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
@@ -323,6 +323,33 @@ describe.concurrent("the agentfx executable", () => {
       server.close()
     }
   })
+
+  it("Ctrl-C (SIGINT) during a retry's wait ends the run at once with exit code 130: the 50 s wait is not sat out, no second request", () =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* Emulator.make({ policy: Policy.offline })
+          yield* server.inject(Fault.rateLimited({ retryAfter: "50 seconds" }))
+          const result = yield* Effect.promise(() =>
+            agentfx(["run", "hello"], {
+              env: { GEMINI_API_KEY: server.apiKey, GEMINI_BASE_URL: server.geminiBaseUrl },
+              // The signal comes once the retry is announced: the run is then waiting 50 s for it (the test would time out).
+              whileRunning: (child) => {
+                let said = ""
+                child.stderr!.on("data", (chunk: string) => {
+                  said += chunk
+                  if (said.includes("retrying (attempt 2/4, next in 50 s, as the provider asked)")) child.kill("SIGINT")
+                })
+              }
+            })
+          )
+          expect(result.code).toBe(130)
+          expect(result.stdout).toBe("")
+          expect(result.stderr).toContain("(the model request failed — RateLimited: ")
+          expect(yield* server.received).toBe(1)
+        })
+      )
+    ))
 
   it("--run-timeout ends a run whose server never answers: exit 1, one line naming the bound, nothing on stdout", async () => {
     const server = createServer((request) => void request.resume())
