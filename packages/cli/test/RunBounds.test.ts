@@ -180,6 +180,17 @@ describe("the retry status: retrying (attempt 2/4, next in N s), after the reaso
       expect(result.stderr).toMatch(/retrying \(attempt 3\/4, next in \d s\)\)/)
     }))
 
+  it.scoped("run --json: stdout holds the JSON alone, and each retry is the same line on stderr", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      yield* server.inject(Fault.overloaded(), { times: 1 })
+      const { env, flags } = viaGemini(server)
+      const result = yield* untilEnd(yield* Effect.fork(agentfx(["run", "--json", ...flags, "hello"], { env })))
+      expect(result.code).toBe(0)
+      expect(JSON.parse(result.stdout)).toMatchObject({ provider: "gemini", stopReason: { _tag: "Finished" } })
+      expect(result.stderr).toMatch(retryNote)
+    }))
+
   it.scoped("chat: the same status line and stderr line while a reply is retried", () =>
     Effect.gen(function* () {
       const server = yield* emulator()
