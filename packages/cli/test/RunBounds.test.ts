@@ -225,3 +225,46 @@ describe("the retry status: retrying (attempt 2/4, next in N s), after the reaso
       )
     }))
 })
+
+/** Waits, letting I/O happen but not moving the clock, until `text` is on stderr. */
+const untilSaid = (terminal: Io.Memory, text: string): Effect.Effect<void> =>
+  Effect.flatMap(terminal.stderr, (stderr) =>
+    stderr.includes(text) ? Effect.void : Effect.zipRight(Effect.promise(() => new Promise((resolve) => setImmediate(resolve))), untilSaid(terminal, text))
+  )
+
+describe("Ctrl-C during a retry's wait of 50 s ends it at once, the clock standing still", () => {
+  it.scoped("chat: the reply is cancelled and the session goes on; no second request", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      yield* server.inject(Fault.rateLimited({ retryAfter: "50 seconds" }), { times: 1 })
+      const { env, flags } = viaGemini(server)
+      const terminal = yield* Io.memory()
+      const fiber = yield* Effect.fork(agentfx(["chat", ...flags], { env, terminal }))
+      yield* terminal.waitForOutput((out) => count(out, Repl.prompt) >= 1)
+      yield* terminal.feed("hello")
+      yield* untilSaid(terminal, "next in 50 s")
+      yield* terminal.interrupt
+      yield* terminal.waitForOutput((out) => count(out, Repl.prompt) >= 2)
+      yield* terminal.feed("/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("(cancelled — the session keeps everything before this message)")
+      expect(result.stderr).toContain("retrying (attempt 2/4, next in 50 s, as the provider asked)")
+      expect(yield* server.received).toBe(1)
+    }))
+
+  it.scoped("eval: the command ends with exit 130; no second request", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      yield* server.inject(Fault.rateLimited({ retryAfter: "50 seconds" }), { times: 1 })
+      const { env, flags } = viaGemini(server)
+      const { cases, scenarios } = yield* suite
+      const terminal = yield* Io.memory()
+      const fiber = yield* Effect.fork(agentfx(["eval", cases, "--scenarios", scenarios, ...flags], { env, terminal }))
+      yield* untilSaid(terminal, "next in 50 s")
+      yield* terminal.interrupt
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(130)
+      expect(yield* server.received).toBe(1)
+    }))
+})
