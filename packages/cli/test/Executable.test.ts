@@ -334,12 +334,16 @@ describe.concurrent("the agentfx executable", () => {
             agentfx(["run", "hello"], {
               env: { GEMINI_API_KEY: server.apiKey, GEMINI_BASE_URL: server.geminiBaseUrl },
               // The signal comes once the retry is announced: the run is then waiting 50 s for it (the test would time out).
+              // One signal only: a second Ctrl-C is the user insisting, which ends the process by the signal itself.
               whileRunning: (child) => {
                 let said = ""
-                child.stderr!.on("data", (chunk: string) => {
+                const listen = (chunk: string) => {
                   said += chunk
-                  if (said.includes("retrying (attempt 2/4, next in 50 s, as the provider asked)")) child.kill("SIGINT")
-                })
+                  if (!said.includes("retrying (attempt 2/4, next in 50 s, as the provider asked)")) return
+                  child.stderr!.off("data", listen)
+                  child.kill("SIGINT")
+                }
+                child.stderr!.on("data", listen)
               }
             })
           )
