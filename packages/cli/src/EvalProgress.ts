@@ -1,6 +1,7 @@
 /**
  * An eval suite run with what a person at the terminal needs: progress (cases done of all, passing so far,
- * elapsed) redrawn on one status line on a terminal and as plain lines when piped, and a stop for the whole run
+ * elapsed, and a case whose model request is being retried: `case-7: Overloaded — retrying (attempt 2/4, next in
+ * 3 s)`) redrawn on one status line on a terminal and as plain lines when piped, and a stop for the whole run
  * the moment the provider refuses the key — no point in sixteen 401s. The cases run as `EvalRunner.runCase`
  * runs them (the report is the same as `EvalRunner.run`'s); `agentfx eval` and the demo both use it.
  *
@@ -9,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { LanguageModel, ModelError } from "@agentfx/core"
+import type { Agent, LanguageModel, ModelError } from "@agentfx/core"
 import { LanguageModel as LanguageModelTag } from "@agentfx/core"
 import type { EvalCase } from "@agentfx/tools"
 import { EvalReport, EvalRunner } from "@agentfx/tools"
@@ -23,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as Io from "./Io.js"
+import { failedText, retryingText } from "./internal/retryText.js"
 import { escapeName } from "./internal/terminalText.js"
 
 export interface Progress<E> {
@@ -67,12 +69,36 @@ export const run = <R, RM, RD, E>(
     const started = yield* Clock.currentTimeMillis
     let done = 0
     let passed = 0
+    /** Each running case's latest retried attempt, and the clock time its retry starts. */
+    const retries = new Map<EvalCase.EvalCase, { readonly failed: Agent.AttemptFailed; readonly at: number }>()
     const line = (now: number) => `${progress.label}: ${done}/${total} done, ${passed} passing, ${seconds(now - started)}`
-    const redraw = Effect.flatMap(Clock.currentTimeMillis, (now) => io.status(line(now)))
+    /** The status line: the progress, and the case whose retry comes last among those still waiting for one. */
+    const status = (now: number) => {
+      let latest: [EvalCase.EvalCase, { readonly failed: Agent.AttemptFailed; readonly at: number }] | undefined
+      for (const entry of retries) if (entry[1].at > now && (latest === undefined || entry[1].at > latest[1].at)) latest = entry
+      if (latest === undefined) return line(now)
+      const [evalCase, { failed, at }] = latest
+      return `${line(now)} — ${escapeName(evalCase.id)}: ${failed.error._tag} — ${retryingText(failed, at - now)}`
+    }
+    const redraw = Effect.flatMap(Clock.currentTimeMillis, (now) => io.status(status(now)))
     // On a terminal the line also ticks between results, so a slow model still shows the time going by.
     const ticker = io.interactive ? yield* Effect.forkDaemon(Effect.repeat(redraw, Schedule.spaced("250 millis"))) : undefined
-    const finished = (result: EvalReport.CaseResult) =>
+    const retried = (evalCase: EvalCase.EvalCase) => (failed: Agent.AttemptFailed) =>
+      !failed.willRetry
+        ? Effect.void
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            retries.set(evalCase, { failed, at: now + Duration.toMillis(failed.retryIn ?? Duration.zero) })
+            return io.interactive ? redraw : io.err(`${progress.label}: ${escapeName(evalCase.id)}: ${failedText(failed)}\n`)
+          })
+    /** The case's options: the run's, with its failed attempts shown as well as given to the caller's own hook. */
+    const caseOptions = (evalCase: EvalCase.EvalCase): EvalRunner.Options<R, RM, RD> => {
+      const theirs = guarded.agent?.onAttemptFailed
+      const ours = retried(evalCase)
+      return { ...guarded, agent: { ...guarded.agent, onAttemptFailed: theirs === undefined ? ours : (failed) => Effect.zipRight(theirs(failed), ours(failed)) } }
+    }
+    const finished = (evalCase: EvalCase.EvalCase, result: EvalReport.CaseResult) =>
       Effect.gen(function* () {
+        retries.delete(evalCase)
         done++
         if (result.status === "passed") passed++
         if (io.interactive) return yield* redraw
@@ -80,7 +106,9 @@ export const run = <R, RM, RD, E>(
         yield* io.err(`${line(now)} — ${result.status === "passed" ? "✓" : "✗"} ${escapeName(result.id)}\n`)
       })
     const concurrency = options.concurrency ?? EvalRunner.defaultConcurrency
-    const all = Effect.forEach(cases, (evalCase) => Effect.tap(EvalRunner.runCase(evalCase, guarded), finished), { concurrency })
+    const all = Effect.forEach(cases, (evalCase) => Effect.tap(EvalRunner.runCase(evalCase, caseOptions(evalCase)), (result) => finished(evalCase, result)), {
+      concurrency
+    })
     const results = yield* Effect.raceFirst(all, Deferred.await(stop)).pipe(
       Effect.ensuring(Effect.zipRight(ticker === undefined ? Effect.void : Fiber.interrupt(ticker), io.status("")))
     )

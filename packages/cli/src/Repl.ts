@@ -32,8 +32,8 @@ export interface Options {
   readonly system?: string | undefined
   readonly maxTurns?: number | undefined
   readonly concurrency?: number | undefined
-  /** Bounds on each model answer and the temperature (`--first-byte-timeout`, ...). */
-  readonly request?: Partial<Pick<Chat.Options<never>, "firstByteTimeout" | "idleTimeout" | "turnTimeout" | "temperature">> | undefined
+  /** Bounds on each model answer and on each message's waiting for them, and the temperature (`--first-byte-timeout`, ...). */
+  readonly request?: Partial<Pick<Chat.Options<never>, "firstByteTimeout" | "idleTimeout" | "turnTimeout" | "runTimeout" | "temperature">> | undefined
   /** Approve every call without asking. */
   readonly autoApprove: boolean
   /** A named session: resumed from `path` when it exists, saved there after every message. */

@@ -7,14 +7,14 @@
  * @since 0.1.0
  */
 import type { Agent, FunctionCall } from "@agentfx/core"
-import { ModelError } from "@agentfx/core"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
-import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Io from "./Io.js"
+import { failedText, nextAttemptText, retryingText } from "./internal/retryText.js"
 import { escapeName, escapeLines } from "./internal/terminalText.js"
 
 export interface Screen {
@@ -48,17 +48,11 @@ export interface Options {
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
 /**
- * What a failed model attempt prints: nothing when no retry follows (`willRetry` false: the error is printed once,
- * at the end).
+ * What a failed model attempt prints on stderr: why it failed, and which attempt comes next of how many, after
+ * which wait — `(the model request failed — Overloaded: …; retrying (attempt 2/4, next in 3 s))`. Nothing when no
+ * retry follows (`willRetry` false: the error is printed once, at the end).
  */
-export const attemptText = (error: ModelError.ModelError, willRetry: boolean): string | undefined => {
-  if (!willRetry) return undefined
-  const wait = Option.match(ModelError.retryAfter(error), {
-    onNone: () => "retrying with backoff",
-    onSome: (after) => `retrying in ${Duration.format(after)}, as the provider asked`
-  })
-  return `(the model request failed — ${error._tag}: ${escapeLines(error.message)}; ${wait})`
-}
+export const attemptText = (failed: Agent.AttemptFailed): string | undefined => (failed.willRetry ? `(${failedText(failed)})` : undefined)
 
 /**
  * The line on stdout after an attempt that printed text and failed: that text stays on screen (and in a pipe), so
@@ -106,13 +100,23 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
   /** Whether the current model attempt has printed text. */
   let attemptPrinted = false
   let spinner: Fiber.RuntimeFiber<unknown> | undefined
+  /** The turn's latest failed attempt that is retried, and the clock time its retry starts. */
+  let retry: { readonly failed: Agent.AttemptFailed; readonly at: number } | undefined
   const shown = new Set<string>()
   const waiting = new Map<string, Array<() => void>>()
+
+  /** What the spinner says: the wait for a retry, counted down, then the wait for the model (and which attempt). */
+  const waitingText = (now: number): string => {
+    const waitingFor = `waiting for ${options.waitingFor ?? "the model"}…`
+    if (retry === undefined) return waitingFor
+    if (now < retry.at) return `${retry.failed.error._tag} — ${retryingText(retry.failed, retry.at - now)}`
+    return `${waitingFor} (${nextAttemptText(retry.failed)})`
+  }
 
   const startSpinner = Effect.suspend(() => {
     if (!io.interactive || spinner !== undefined) return Effect.void
     let frame = 0
-    const tick = Effect.suspend(() => io.status(`${dim(frames[frame++ % frames.length]!)} waiting for ${options.waitingFor ?? "the model"}…`))
+    const tick = Effect.flatMap(Clock.currentTimeMillis, (now) => io.status(`${dim(frames[frame++ % frames.length]!)} ${waitingText(now)}`))
     return Effect.map(Effect.forkDaemon(Effect.repeat(tick, Schedule.spaced("80 millis"))), (fiber) => {
       spinner = fiber
     })
@@ -159,11 +163,14 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
         })
       }
       case "AttemptFailed": {
-        const said = attemptText(event.error, event.willRetry)
+        const said = attemptText(event)
         const printed = attemptPrinted
         attemptPrinted = false
         if (said === undefined) return printed ? Effect.zipRight(stopSpinner, line(dim(voidText))) : stopSpinner
-        return Effect.zipRight(printed ? Effect.zipRight(line(dim(discardedText)), note(said)) : note(said), startSpinner)
+        const retried = Effect.map(Clock.currentTimeMillis, (now) => {
+          retry = { failed: event, at: now + Duration.toMillis(event.retryIn ?? Duration.zero) }
+        })
+        return Effect.zipRight(printed ? Effect.zipRight(line(dim(discardedText)), note(said)) : note(said), Effect.zipRight(retried, startSpinner))
       }
       case "Done": {
         const stopped = stopText(event.result.stopReason)
@@ -171,6 +178,7 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
       }
       case "TurnStarted":
         attemptPrinted = false
+        retry = undefined
         return startSpinner
       case "TurnFinished":
         return stopSpinner

@@ -463,4 +463,53 @@ describe.concurrent("the agentfx executable", () => {
       server.close()
     }
   })
+
+  it("Ctrl-C (SIGINT) during a retry's wait ends the run at once with exit code 130: the 50 s wait is not sat out, no second request", () =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* Emulator.make({ policy: Policy.offline })
+          yield* server.inject(Fault.rateLimited({ retryAfter: "50 seconds" }))
+          const result = yield* Effect.promise(() =>
+            agentfx(["run", "hello"], {
+              env: { GEMINI_API_KEY: server.apiKey, GEMINI_BASE_URL: server.geminiBaseUrl },
+              // The signal comes once the retry is announced: the run is then waiting 50 s for it (the test would time out).
+              // One signal only: a second Ctrl-C is the user insisting, which ends the process by the signal itself.
+              whileRunning: (child) => {
+                let said = ""
+                const listen = (chunk: string) => {
+                  said += chunk
+                  if (!said.includes("retrying (attempt 2/4, next in 50 s, as the provider asked)")) return
+                  child.stderr!.off("data", listen)
+                  child.kill("SIGINT")
+                }
+                child.stderr!.on("data", listen)
+              }
+            })
+          )
+          expect(result.code).toBe(130)
+          expect(result.stdout).toBe("")
+          expect(result.stderr).toContain("(the model request failed — RateLimited: ")
+          expect(yield* server.received).toBe(1)
+        })
+      )
+    ))
+
+  it("--run-timeout ends a run whose server never answers: exit 1, one line naming the bound, nothing on stdout", async () => {
+    const server = createServer((request) => void request.resume())
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    try {
+      const result = await agentfx(["run", "--run-timeout", "1s", "hello"], { env: { GEMINI_API_KEY: "AIza-SENTINEL-exe", GEMINI_BASE_URL: `http://127.0.0.1:${port}` } })
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe("")
+      expect(lines(result.stderr).filter((line) => line.startsWith("agentfx:"))).toEqual([
+        expect.stringContaining("ModelTimeout: the run has waited 1s on the model in all, its limit (runTimeout)")
+      ])
+      expect(result.stderr).not.toContain("SENTINEL")
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
 })

@@ -56,12 +56,15 @@ describe("the bounds on a model answer, from the command line", () => {
     [["--first-byte-timeout", "soon"], "--first-byte-timeout soon: a duration is needed: a number with ms, s, m or h, e.g. 30s, 500ms, 2m"],
     [["--turn-timeout", "30d"], "--turn-timeout 30d: a duration is needed"],
     [["--turn-timeout", "1000h"], "--turn-timeout 1000h: the duration must be at most 24 days"],
+    [["--run-timeout", "0"], "--run-timeout 0: the duration must be longer than 0"],
+    [["--run-timeout", "never"], "--run-timeout never: a duration is needed"],
     [["--max-response-bytes", "lots"], "--max-response-bytes lots: a size is needed"],
     [["--max-response-bytes", "0"], "--max-response-bytes 0: the size must be at least 1 byte"],
     [["--temperature", "3"], "--temperature 3: a number from 0 to 2 is needed"]
   ]
   for (const command of ["run", "chat", "eval", "live"]) {
-    for (const [flags, message] of bad.filter(([flags]) => command !== "live" || flags[0] !== "--temperature")) {
+    // live runs no agent loop: it has no --temperature and no --run-timeout.
+    for (const [flags, message] of bad.filter(([flags]) => command !== "live" || (flags[0] !== "--temperature" && flags[0] !== "--run-timeout"))) {
       it.scopedLive(`${command} ${flags.join(" ")} is a usage error (exit 2), and nothing runs`, () =>
         Effect.gen(function* () {
           const args = command === "run" ? ["run", ...flags, "hi"] : command === "eval" ? ["eval", "cases", "--scenarios", "s", ...flags] : [command, ...flags]

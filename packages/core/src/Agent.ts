@@ -13,7 +13,7 @@
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import type { AgentEvent } from "./AgentEvent.js"
+import type { AgentEvent, AttemptFailed } from "./AgentEvent.js"
 import type { AgentResult, CallRecord } from "./AgentResult.js"
 import type * as Executor from "./Executor.js"
 import { loop, loopStream } from "./internal/loop.js"
@@ -26,9 +26,9 @@ import type { ToolError } from "./ToolError.js"
 import type { Transcript, TranscriptViolation } from "./Transcript.js"
 import type { Turn } from "./Turn.js"
 
-export type { AgentEvent } from "./AgentEvent.js"
+export type { AgentEvent, AttemptFailed } from "./AgentEvent.js"
 export type { AgentResult, CallRecord, StopReason } from "./AgentResult.js"
-export { defaultFirstByteTimeout, defaultIdleTimeout, defaultMaxTurns, defaultTurnTimeout } from "./internal/run.js"
+export { defaultFirstByteTimeout, defaultIdleTimeout, defaultMaxTurns, defaultRunTimeout, defaultTurnTimeout } from "./internal/run.js"
 
 /**
  * Options of a run. Only `registry` is required, and one of `prompt` or `history`.
@@ -76,8 +76,24 @@ export interface Options<R> {
    * one goes on; default 1 minute. Hitting it is a retryable `ModelTimeout` with `limit: "idle"`.
    */
   readonly idleTimeout?: Duration.DurationInput | undefined
+  /**
+   * The most the run may wait on the model in all: every request and every retry wait, of every turn, added up;
+   * default 15 minutes. Time tools run (and approvals wait) does not count: a run that legitimately calls slow tools
+   * is not cut by a bound on a model that does not answer (bound tools with `toolTimeout`). Reaching it fails the run
+   * with a `ModelTimeout` with `limit: "run"`, which is not retried; a retry that could not start before it is not
+   * waited for, and the run fails at once with the error that asked for it. A `Chat` gives each message its own.
+   */
+  readonly runTimeout?: Duration.DurationInput | undefined
   /** How retryable model errors are retried (default `Retry.defaultPolicy`, which honours `retryAfter` up to 60 s). */
   readonly retry?: Policy | undefined
+  /**
+   * Runs in the run's fiber after each failed model request, before any wait: to show or log retries (attempt,
+   * `maxAttempts`, `retryIn`) without following `stream`. The same event `stream` emits. It cannot fail.
+   *
+   * @example
+   * Agent.run({ registry, prompt, onAttemptFailed: (failed) => Effect.logWarning(`attempt ${failed.attempt} failed: ${failed.error.message}`) })
+   */
+  readonly onAttemptFailed?: ((failed: AttemptFailed) => Effect.Effect<void>) | undefined
   /**
    * When the model botches a function call (a `MalformedResponse` with `malformedCall`, e.g. Gemini's
    * `MALFORMED_FUNCTION_CALL`): `"feedback"` (default) retries with a note telling the model its call was malformed

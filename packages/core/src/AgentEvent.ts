@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import type { AgentResult, CallRecord } from "./AgentResult.js"
 import type { FunctionCall } from "./FunctionCall.js"
 import type { Response } from "./LanguageModel.js"
@@ -30,10 +31,12 @@ export type AgentEvent =
   /** A piece of the model's visible reasoning, as it streams. */
   | { readonly _tag: "ReasoningDelta"; readonly turn: number; readonly text: string }
   /**
-   * A request failed; the deltas shown for it are void. `willRetry`: the retry policy sends it again (false for the
-   * last attempt, and for an error that is not retried: the run then fails with `error`).
+   * A request failed; the deltas shown for it are void. `willRetry`: the retry policy sends it again after `retryIn`
+   * (false for the last attempt, for an error that is not retried, and for a retry that could not start before the
+   * run's `runTimeout`: the run then fails with `error`). `attempt` counts the turn's requests from 1; `maxAttempts`
+   * is the most the policy makes, when it says (`Retry.maxAttempts`).
    */
-  | { readonly _tag: "AttemptFailed"; readonly turn: number; readonly error: ModelError; readonly willRetry: boolean }
+  | AttemptFailed
   /** The model's answer for the turn, complete and appended to the transcript. */
   | { readonly _tag: "TurnFinished"; readonly turn: number; readonly response: Response }
   /** A call's arguments were read and its handler starts. */
@@ -42,3 +45,22 @@ export type AgentEvent =
   | { readonly _tag: "CallFinished"; readonly turn: number; readonly record: CallRecord }
   /** The run's end: the result `Agent.run` would return. Always the last event of a run that did not fail. */
   | { readonly _tag: "Done"; readonly result: AgentResult }
+
+/**
+ * The event of a failed model request, e.g. for a status line: `retrying (attempt 2/4, next in 3 s)`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface AttemptFailed {
+  readonly _tag: "AttemptFailed"
+  readonly turn: number
+  readonly error: ModelError
+  readonly willRetry: boolean
+  /** The request of the turn that failed, from 1. */
+  readonly attempt: number
+  /** The most requests the retry policy makes per turn, when it says; undefined for a hand-made Schedule. */
+  readonly maxAttempts: number | undefined
+  /** The wait before the next attempt, when `willRetry`. */
+  readonly retryIn: Duration.Duration | undefined
+}

@@ -71,14 +71,15 @@ export class Blocked extends Schema.TaggedError<Blocked>()("Blocked", common) {
 }
 
 /**
- * Which bound on a model request was hit: `turn`, the whole request (streamed or not); `firstByte`, the wait for
- * a stream's first part; `idle`, the wait between two parts of a stream; `connect`, the wait for a live
- * connection's setup to complete.
+ * Which bound on waiting for the model was hit: `turn`, the whole request (streamed or not); `firstByte`, the wait
+ * for a stream's first part; `idle`, the wait between two parts of a stream; `connect`, the wait for a live
+ * connection's setup to complete; `run`, all the time a run has waited on the model, every request and retry wait of
+ * every turn (`Agent.Options.runTimeout`).
  *
  * @since 0.2.0
  * @category models
  */
-export const TimeoutLimit = Schema.Literal("turn", "firstByte", "idle", "connect")
+export const TimeoutLimit = Schema.Literal("turn", "firstByte", "idle", "connect", "run")
 
 /**
  * @since 0.2.0
@@ -88,7 +89,7 @@ export type TimeoutLimit = typeof TimeoutLimit.Type
 
 /**
  * The model did not answer in time: `limit` says which bound was hit (absent: the whole turn), `after` how long
- * that bound is.
+ * that bound is. Retryable, except at the `run` bound: the run has used all its time, and a retry would have none.
  *
  * @since 0.1.0
  * @category errors
@@ -106,12 +107,14 @@ export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeo
         return `the model's stream stalled: nothing for ${after} (idleTimeout)`
       case "connect":
         return `the live connection was not set up within ${after} (connectTimeout)`
+      case "run":
+        return `the run has waited ${after} on the model in all, its limit (runTimeout)`
       default:
         return `the model did not finish its answer within ${after} (turnTimeout)`
     }
   }
   get retryable(): boolean {
-    return true
+    return this.limit !== "run"
   }
 }
 

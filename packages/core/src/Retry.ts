@@ -8,11 +8,13 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as ScheduleDecision from "effect/ScheduleDecision"
+import * as ScheduleIntervals from "effect/ScheduleIntervals"
 import type { ModelError } from "./ModelError.js"
 import { retryAfter } from "./ModelError.js"
 
@@ -64,6 +66,14 @@ const durationOption = (name: string, input: Duration.DurationInput): Duration.D
   return duration
 }
 
+/** The most attempts of each policy that says (those `policy` built, and `never`). */
+const attemptsOf = new WeakMap<Policy, number>()
+
+const counted = (policy: Policy, attempts: number): Policy => {
+  attemptsOf.set(policy, attempts)
+  return policy
+}
+
 /**
  * A retry policy: exponential backoff from `base`, jittered, capped at `cap`, at most `maxRetries` retries, each
  * waiting at least the provider's `retryAfter` — up to `maxHint`; an error asking for longer ends the retries.
@@ -78,10 +88,11 @@ const durationOption = (name: string, input: Duration.DurationInput): Duration.D
 export const policy = (options: PolicyOptions = {}): Policy => {
   const cap = durationOption("cap", options.cap ?? "30 seconds")
   const maxHint = durationOption("maxHint", options.maxHint ?? defaultMaxHint)
-  return Schedule.exponential(options.base ?? "1 second").pipe(
+  const maxRetries = options.maxRetries ?? 3
+  const made = Schedule.exponential(options.base ?? "1 second").pipe(
     Schedule.jittered,
     Schedule.modifyDelay((_, delay) => Duration.min(delay, cap)),
-    Schedule.intersect(Schedule.recurs(options.maxRetries ?? 3)),
+    Schedule.intersect(Schedule.recurs(maxRetries)),
     Schedule.intersect(
       Schedule.recurWhile<ModelError>((error) =>
         Option.match(retryAfter(error), { onNone: () => true, onSome: (hint) => Duration.lessThanOrEqualTo(hint, maxHint) })
@@ -94,7 +105,20 @@ export const policy = (options: PolicyOptions = {}): Policy => {
       return Duration.millis(Math.ceil(Duration.toMillis(wait)))
     })
   )
+  return counted(made, maxRetries + 1)
 }
+
+/**
+ * The most attempts `policy` allows, the first included: `maxRetries + 1` for a policy `policy` built, 1 for
+ * `never`, undefined for any other Schedule (it does not say). What a status line shows as "attempt 2/4".
+ *
+ * @example
+ * Retry.maxAttempts(Retry.defaultPolicy) // 4
+ *
+ * @since 0.2.0
+ * @category getters
+ */
+export const maxAttempts = (policy: Policy): number | undefined => attemptsOf.get(policy)
 
 /**
  * The default policy: 3 retries, 1 s doubling, capped at 30 s, provider hints obeyed up to 60 s.
@@ -110,15 +134,28 @@ export const defaultPolicy: Policy = policy()
  * @since 0.1.0
  * @category constants
  */
-export const never: Policy = Schedule.stop
+export const never: Policy = counted(Schedule.stop, 1)
 
 const isRetryable = (error: ModelError): boolean => error.retryable
 
 /**
+ * A failed attempt, as `retrying` tells it: which attempt it was, and how long the wait before the next one is.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface FailedAttempt {
+  /** The attempt that failed, from 1 (the first request is attempt 1). */
+  readonly attempt: number
+  /** The wait before the next attempt; undefined when none follows. */
+  readonly retryIn: Duration.Duration | undefined
+}
+
+/**
  * `attempt`, retried on retryable errors as `policy` schedules; the last error once the policy gives up, or at
  * once for an error that is not retryable. Same as `Effect.retry` with a `while`, but the schedule is only started
- * after a first failure: most model requests succeed, and starting a schedule driver costs more than the rest of a
- * loop step.
+ * after a first failure: most model requests succeed, and starting a schedule costs more than the rest of a loop
+ * step. Each wait is an interruptible sleep: interrupting the retries ends them at once.
  *
  * @example
  * const response = yield* Retry.retrying(model.generate(request), Retry.defaultPolicy)
@@ -132,29 +169,38 @@ export const retrying = <A, R>(
   /** Which errors are retried (default: those whose `retryable` is true). */
   retryable: (error: ModelError) => boolean = isRetryable,
   /**
-   * Told of each failed attempt once it is decided whether another follows (`willRetry`), before any delay: false
-   * for an error that is not retried and for the last attempt, whose error is the result.
+   * Told of each failed attempt once it is decided whether another follows (`willRetry`, and the wait in
+   * `failed.retryIn`), before any wait: false for an error that is not retried and for the last attempt, whose error
+   * is the result.
    */
-  onFailure?: (error: ModelError, willRetry: boolean) => Effect.Effect<void>
+  onFailure?: (error: ModelError, willRetry: boolean, failed: FailedAttempt) => Effect.Effect<void>,
+  /**
+   * The clock time (milliseconds, Effect's `Clock`) by which a retry must have started: one whose wait ends then or
+   * later is not made, and the error that called for it is the result (as for a hint over `maxHint`). Default: none.
+   */
+  until: number = Infinity
 ): Effect.Effect<A, ModelError, R> => {
-  const told = (error: ModelError, willRetry: boolean): Effect.Effect<void> => (onFailure === undefined ? Effect.void : onFailure(error, willRetry))
-  const stop = (error: ModelError) => Effect.zipRight(told(error, false), Effect.fail(error))
+  const told = (error: ModelError, failed: FailedAttempt): Effect.Effect<void> =>
+    onFailure === undefined ? Effect.void : onFailure(error, failed.retryIn !== undefined, failed)
+  const stop = (error: ModelError, attempt: number) => Effect.zipRight(told(error, { attempt, retryIn: undefined }), Effect.fail(error))
   return Effect.catchAll(attempt, (first) => {
-    if (!retryable(first)) return stop(first)
-    let failed = first
-    // The decision is told before the schedule's delay, not after it.
-    // Stryker disable next-line ConditionalExpression: without onFailure, told is Effect.void; the shortcut only saves the hook
-    const schedule = onFailure === undefined ? policy : Schedule.onDecision(policy, (_, decision) => told(failed, ScheduleDecision.isContinue(decision)))
-    return Effect.flatMap(Schedule.driver(schedule), (driver) => {
-      const again = (error: ModelError): Effect.Effect<A, ModelError, R> =>
-        Effect.suspend(() => {
-          failed = error
-          return Effect.matchEffect(driver.next(error), {
-            onFailure: () => Effect.fail(error),
-            onSuccess: () => Effect.catchAll(attempt, (next) => (retryable(next) ? again(next) : stop(next)))
-          })
+    if (!retryable(first)) return stop(first, 1)
+    // The schedule is stepped here rather than through a driver: the wait is known, and told, before it is slept.
+    let state: unknown = policy.initial
+    const again = (error: ModelError, failed: number): Effect.Effect<A, ModelError, R> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.flatMap(Effect.suspend(() => policy.step(now, error, state)), ([next, , decision]) => {
+          state = next
+          if (ScheduleDecision.isDone(decision)) return stop(error, failed)
+          const wait = Math.max(0, ScheduleIntervals.start(decision.intervals) - now)
+          if (now + wait >= until) return stop(error, failed)
+          const retryIn = Duration.millis(wait)
+          return told(error, { attempt: failed, retryIn }).pipe(
+            Effect.zipRight(wait === 0 ? Effect.void : Effect.sleep(retryIn)),
+            Effect.zipRight(Effect.catchAll(attempt, (next) => (retryable(next) ? again(next, failed + 1) : stop(next, failed + 1))))
+          )
         })
-      return again(first)
-    })
+      )
+    return again(first, 1)
   })
 }

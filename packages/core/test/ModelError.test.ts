@@ -42,6 +42,16 @@ describe("ModelError", () => {
       "the model's stream stalled: nothing for 1s 500ms (idleTimeout)"
     )
     expect(new ModelError.ModelTimeout({ after, limit: "connect" }).message).toBe("the live connection was not set up within 1s 500ms (connectTimeout)")
+    expect(new ModelError.ModelTimeout({ after, limit: "run" }).message).toBe("the run has waited 1s 500ms on the model in all, its limit (runTimeout)")
+  })
+
+  it("the run's bound (limit run) is the one timeout not retried, and it survives encoding like the others", () => {
+    const run = new ModelError.ModelTimeout({ after: Duration.minutes(15), limit: "run" })
+    expect(run.retryable).toBe(false)
+    expect(["turn", "firstByte", "idle", "connect"].map((limit) => new ModelError.ModelTimeout({ after: Duration.seconds(1), limit: limit as "turn" }).retryable)).toEqual([true, true, true, true])
+    const decoded = Schema.decodeUnknownSync(ModelError.ModelError)(Schema.encodeSync(ModelError.ModelError)(run))
+    expect(decoded).toEqual(run)
+    expect(decoded.retryable).toBe(false)
   })
 
   it("retryAfter is the provider's wait for rate limits and overload only", () => {

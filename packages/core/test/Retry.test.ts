@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Ref, Stream, TestClock } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Ref, Schedule, Stream, TestClock } from "effect"
 import { Agent, LanguageModel, ModelError, Registry, Retry } from "../src/index.js"
+import { Scripted } from "../src/testing.js"
 
 /** An attempt that fails with `errors` in turn, then succeeds; counts its runs. */
 const failing = (errors: ReadonlyArray<ModelError.ModelError>) =>
@@ -157,4 +158,87 @@ describe("Retry.retrying", () => {
       ])
       expect(yield* failed(Retry.never)).toMatchObject([{ turn: 1, willRetry: false }])
     }))
+
+  it.effect("Agent.run's onAttemptFailed and Agent.stream's AttemptFailed say which attempt failed, of how many, and the wait before the next", () =>
+    Effect.gen(function* () {
+      const down = new ModelError.Unavailable({ message: "reset" })
+      const script = () => Scripted.layer([{ error: down }, { error: down }, { text: "third time" }])
+      const retry = Retry.policy({ base: "1 second", maxRetries: 5 })
+      const hooked: Array<Agent.AttemptFailed> = []
+      const run = yield* Effect.fork(
+        Agent.run({ registry: Registry.empty, prompt: "go", retry, onAttemptFailed: (failed) => Effect.sync(() => void hooked.push(failed)) }).pipe(Effect.provide(script()))
+      )
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* Fiber.join(run)).text).toBe("third time")
+      expect(hooked.map(({ turn, attempt, maxAttempts, willRetry }) => ({ turn, attempt, maxAttempts, willRetry }))).toEqual([
+        { turn: 1, attempt: 1, maxAttempts: 6, willRetry: true },
+        { turn: 1, attempt: 2, maxAttempts: 6, willRetry: true }
+      ])
+      expect(Duration.toMillis(hooked[0]!.retryIn!)).toBeGreaterThanOrEqual(800)
+      expect(Duration.toMillis(hooked[1]!.retryIn!)).toBeGreaterThanOrEqual(1600)
+
+      const streamed: Array<Agent.AgentEvent> = []
+      const stream = yield* Effect.fork(
+        Agent.stream({ registry: Registry.empty, prompt: "go", retry: Schedule.recurs(1) }).pipe(
+          Stream.runForEach((event) => Effect.sync(() => void streamed.push(event))),
+          Effect.provide(script())
+        )
+      )
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.await(stream)).toEqual(Exit.fail(down))
+      // A hand-made Schedule does not say how many attempts it makes.
+      expect(streamed.filter((event) => event._tag === "AttemptFailed")).toEqual([
+        { _tag: "AttemptFailed", turn: 1, error: down, willRetry: true, attempt: 1, maxAttempts: undefined, retryIn: Duration.zero },
+        { _tag: "AttemptFailed", turn: 1, error: down, willRetry: false, attempt: 2, maxAttempts: undefined, retryIn: undefined }
+      ])
+    }))
+
+  it.effect("each failed attempt is told its number and the wait before the next, and that wait is exactly the one slept", () =>
+    Effect.gen(function* () {
+      const told: Array<Retry.FailedAttempt> = []
+      const down = new ModelError.Unavailable({ message: "reset" })
+      const flaky = yield* failing([down, down, down])
+      const fiber = yield* Effect.fork(
+        Retry.retrying(flaky.attempt, Retry.policy({ base: "1 second", maxRetries: 2 }), undefined, (_, __, failed) => Effect.sync(() => void told.push(failed)))
+      )
+      yield* TestClock.adjust(0)
+      expect(told).toHaveLength(1)
+      expect(told[0]!.attempt).toBe(1)
+      const first = Duration.toMillis(told[0]!.retryIn!)
+      yield* TestClock.adjust(first - 1)
+      expect(yield* Ref.get(flaky.runs), "not a millisecond early").toBe(1)
+      yield* TestClock.adjust(1)
+      expect(yield* Ref.get(flaky.runs)).toBe(2)
+      expect(told[1]!.attempt).toBe(2)
+      // The second wait doubles the base (jittered 1.6 to 2.4 s).
+      const second = Duration.toMillis(told[1]!.retryIn!)
+      expect(second).toBeGreaterThanOrEqual(1600)
+      expect(second).toBeLessThanOrEqual(2400)
+      yield* TestClock.adjust(second)
+      expect(yield* Fiber.await(fiber)).toEqual(Exit.fail(down))
+      expect(told[2]).toEqual({ attempt: 3, retryIn: undefined })
+    }))
+
+  it.effect("until: a retry whose wait would end at or after it is not made; the error is the result at once, told as the last", () =>
+    Effect.gen(function* () {
+      const told: Array<[boolean, Retry.FailedAttempt]> = []
+      const onFailure = (_: ModelError.ModelError, willRetry: boolean, failed: Retry.FailedAttempt) => Effect.sync(() => void told.push([willRetry, failed]))
+      const limited = yield* failing([rateLimited("10 seconds")])
+      // The clock is at 0: a 10 s wait ends at 10 000 ms, which is not before `until`.
+      expect(yield* Effect.exit(Retry.retrying(limited.attempt, Retry.defaultPolicy, undefined, onFailure, 10_000))).toEqual(Exit.fail(rateLimited("10 seconds")))
+      expect(yield* Ref.get(limited.runs)).toBe(1)
+      expect(told).toEqual([[false, { attempt: 1, retryIn: undefined }]])
+
+      const made = yield* failing([rateLimited("10 seconds")])
+      const fiber = yield* Effect.fork(Retry.retrying(made.attempt, Retry.defaultPolicy, undefined, undefined, 10_001))
+      yield* TestClock.adjust("10 seconds")
+      expect(yield* Fiber.join(fiber)).toBe("ok")
+    }))
+
+  it("maxAttempts: a policy's maxRetries + 1, 1 for never, and unknown for a hand-made Schedule", () => {
+    expect(Retry.maxAttempts(Retry.defaultPolicy)).toBe(4)
+    expect(Retry.maxAttempts(Retry.policy({ maxRetries: 6 }))).toBe(7)
+    expect(Retry.maxAttempts(Retry.never)).toBe(1)
+    expect(Retry.maxAttempts(Schedule.recurs(2))).toBeUndefined()
+  })
 })

@@ -53,7 +53,11 @@ export interface Options<R, RM, RD> {
   readonly concurrency?: number
   /** Pass-rate threshold (default 0.99). */
   readonly threshold?: number
-  /** Per case, for all of it: choosing the scenario, building the model, the agent run (default 2 minutes). */
+  /**
+   * Per case, for all of it: choosing the scenario, building the model, the agent run with its tools. Default 2
+   * minutes, or `agent.runTimeout` plus 2 minutes when that is set: the run's own bound counts only its time with the
+   * model, and a silent model's case then ends with the run's typed error (`runTimeout`) instead of being cut first.
+   */
   readonly timeout?: Duration.DurationInput
   /** Chooses the scenario from the case (e.g. classify the e-mail); default: the case's `scenario`. */
   readonly detectScenario?: (evalCase: EvalCase) => Effect.Effect<string, unknown, RD>
@@ -65,8 +69,15 @@ export interface Options<R, RM, RD> {
 
 /** Cases running at once unless `concurrency` says otherwise. */
 export const defaultConcurrency = 4
-/** Per-case time limit unless `timeout` says otherwise. */
+/** Per-case time limit unless `timeout` (or `agent.runTimeout`) says otherwise. */
 export const defaultTimeout = Duration.minutes(2)
+
+/** The case's time limit under `options`: `timeout`, else the default beyond the run's own bound. */
+const caseTimeout = (options: Pick<Options<unknown, unknown, unknown>, "timeout" | "agent">): Duration.Duration => {
+  if (options.timeout !== undefined) return Duration.decode(options.timeout)
+  const runTimeout = options.agent?.runTimeout
+  return runTimeout === undefined ? defaultTimeout : Duration.sum(Duration.decode(runTimeout), defaultTimeout)
+}
 
 /** The mock entry that answers these arguments: the first whose `when` the arguments contain (any, without one). */
 export const mockEntry = (entries: ReadonlyArray<MockResponse>, args: Json.JsonObject): MockResponse | undefined =>
@@ -172,7 +183,7 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     ...(evalCase.file === "<inline>" ? {} : { file: evalCase.file }),
     expectedScenario: evalCase.scenario
   }
-  const timeout = Duration.decode(options.timeout ?? defaultTimeout)
+  const timeout = caseTimeout(options)
   const errored = (scenario: string | undefined, error: string, calls: ReadonlyArray<ObservedCall> = []) => ({
     ...base,
     ...(scenario === undefined ? {} : { scenario }),

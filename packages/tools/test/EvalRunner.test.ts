@@ -354,6 +354,22 @@ describe("EvalRunner.run", () => {
     })
   )
 
+  it.effect("agent.runTimeout bounds each case's run: a model that never answers makes the case an error naming runTimeout at the bound, calls kept, the case's own limit moved past it", () =>
+    Effect.gen(function* () {
+      const cases = [caseOf({ id: "silent", scenario: "missing-info" }), caseOf({ id: "quick", scenario: "missing-info" })]
+      const model = (evalCase: EvalCase.EvalCase) =>
+        evalCase.id === "silent" ? Scripted.layer([reply("first"), { text: "never", delay: "1 day" }]) : Scripted.layer([Scripted.text("done")])
+      // 3 minutes: longer than the case's default limit of 2, which would otherwise cut the case first.
+      const fiber = yield* Effect.fork(EvalRunner.run(cases, { scenarios, model, agent: { runTimeout: "3 minutes", retry: Retry.never } }))
+      yield* TestClock.adjust("3 minutes")
+      const report = yield* Fiber.join(fiber)
+      expect(report.cases.map((c) => [c.id, c.status, c.error, c.calls.map((call) => call.name), c.durationMs])).toStrictEqual([
+        ["silent", "error", "the run has waited 3m on the model in all, its limit (runTimeout)", ["send_email"], 180_000],
+        ["quick", "passed", undefined, [], 0]
+      ])
+    })
+  )
+
   it.effect("uses a custom prompt and threshold", () =>
     Effect.gen(function* () {
       const seen = yield* Ref.make<ReadonlyArray<string>>([])

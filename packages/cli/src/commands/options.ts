@@ -121,6 +121,14 @@ export const turnTimeout: Argv.OptionSpec = {
   check: Argv.duration
 }
 
+export const runTimeout: Argv.OptionSpec = {
+  name: "run-timeout",
+  value: "DURATION",
+  description:
+    "The most a run may wait on the model in all — every answer and every wait between retries, over all its turns — before it fails (default 15m; chat: per message; eval: per case). Time tools run does not count.",
+  check: Argv.duration
+}
+
 export const maxResponseBytes: Argv.OptionSpec = {
   name: "max-response-bytes",
   value: "SIZE",
@@ -135,8 +143,8 @@ export const temperature: Argv.OptionSpec = {
   check: Argv.decimal(0, 2)
 }
 
-/** The bounds on model answers, the same on every command that talks to a model. */
-export const timeouts: ReadonlyArray<Argv.OptionSpec> = [firstByteTimeout, idleTimeout, turnTimeout]
+/** The bounds on model answers and on a run's waiting for them, the same on every command that runs the agent loop. */
+export const timeouts: ReadonlyArray<Argv.OptionSpec> = [firstByteTimeout, idleTimeout, turnTimeout, runTimeout]
 
 /** How the model is asked: bounds, size cap, temperature. */
 export const modelRequest: ReadonlyArray<Argv.OptionSpec> = [...timeouts, maxResponseBytes, temperature]

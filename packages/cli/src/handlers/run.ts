@@ -83,7 +83,12 @@ export const handler: Handler = ({ options, args: words }) =>
     const body = (choice: Provider.Choice) =>
       json
         ? Effect.gen(function* () {
-            const result = yield* Agent.run(agentOptions)
+            // No screen to follow the run: each retry is still said on stderr, the same line the screen prints.
+            const noted = (failed: Agent.AttemptFailed) => {
+              const said = Screen.attemptText(failed)
+              return said === undefined ? Effect.void : io.err(`${said}\n`)
+            }
+            const result = yield* Agent.run({ ...agentOptions, onAttemptFailed: noted })
             const model = yield* LanguageModel.LanguageModel
             yield* io.out(`${JSON.stringify(toJson(result, choice.name, model), null, 2)}\n`)
           }).pipe(Effect.provide(args.yes ? Approval.allowAll : refuseWithoutYes))

@@ -32,13 +32,17 @@ export const settings = (options: Argv.Values): Provider.Settings => ({
 })
 
 /** What the loop is given of how to ask the model. */
-export type RequestOptions = Pick<Agent.Options<never>, "firstByteTimeout" | "idleTimeout" | "turnTimeout" | "temperature">
+export type RequestOptions = Pick<Agent.Options<never>, "firstByteTimeout" | "idleTimeout" | "turnTimeout" | "runTimeout" | "temperature">
 
-/** `--first-byte-timeout`, `--idle-timeout`, `--turn-timeout` and `--temperature` (each undefined when not given). */
+/**
+ * `--first-byte-timeout`, `--idle-timeout`, `--turn-timeout`, `--run-timeout` and `--temperature` (each undefined
+ * when not given).
+ */
 export const request = (options: Argv.Values): RequestOptions => ({
   firstByteTimeout: options.millis("first-byte-timeout"),
   idleTimeout: options.millis("idle-timeout"),
   turnTimeout: options.millis("turn-timeout"),
+  runTimeout: options.millis("run-timeout"),
   temperature: options.number("temperature")
 })
 

@@ -1,9 +1,11 @@
 /**
  * The first step of a loop turn: ask the model. One attempt sends the request (streamed or not) within the
  * run's deadlines and checks that the answer can be appended; retryable failures are retried as the run's policy
- * says, each announced as `AttemptFailed`. The accepted model turn is appended to the transcript.
+ * says, each announced as `AttemptFailed`. The accepted model turn is appended to the transcript. The time the step
+ * waited, requests and retry waits, is taken from what is left of the run's `runTimeout`; no attempt outlives it.
  */
 import * as Effect from "effect/Effect"
+import type { AttemptFailed } from "../AgentEvent.js"
 import * as LanguageModel from "../LanguageModel.js"
 import type { ModelError } from "../ModelError.js"
 import * as Retry from "../Retry.js"
@@ -29,8 +31,14 @@ const streamed = <R>(run: Run<R>, turn: number, request: LanguageModel.Request, 
 
 /** One attempt: the request within its deadlines, and an answer that can be appended. */
 const attempt = <R>(run: Run<R>, turn: number, request: LanguageModel.Request, annotate: Telemetry.Annotate): Effect.Effect<LanguageModel.Response, ModelError> =>
-  Deadline.within(run.runtime, run.clock, run.limits, run.streamed, (onPart) =>
-    run.streamed ? streamed(run, turn, request, onPart) : run.model.generate(request)
+  Deadline.within(
+    run.runtime,
+    run.clock,
+    run.limits,
+    run.streamed,
+    (onPart) => (run.streamed ? streamed(run, turn, request, onPart) : run.model.generate(request)),
+    undefined,
+    run.deadline
   ).pipe(
     Effect.flatMap((response) => {
       const malformed = run.validator.checkModelTurn(response.turn)
@@ -59,13 +67,20 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
           })
         )
       )
+    const onAttemptFailed = run.options.onAttemptFailed
+    const failed = (error: ModelError, willRetry: boolean, { attempt, retryIn }: Retry.FailedAttempt) => {
+      const event: AttemptFailed = { _tag: "AttemptFailed", turn, error, willRetry, attempt, maxAttempts: run.maxAttempts, retryIn }
+      run.emit(event)
+      return onAttemptFailed === undefined ? Effect.void : onAttemptFailed(event)
+    }
+    // The turn's share of the run's time with the model starts now (tools refreshed, the events' reader caught up).
+    const started = run.clock.unsafeCurrentTimeMillis()
+    run.deadline.ends = started + run.modelTimeLeft
     const response = yield* Telemetry.span(
       `chat ${run.model.model}`,
       { "gen_ai.operation.name": "chat", "gen_ai.provider.name": run.model.provider, "gen_ai.request.model": run.model.model, "agentfx.turn": turn },
       (annotate) =>
-        Effect.tap(Retry.retrying(once(annotate), run.retry, MalformedCall.retryable(onMalformedCall), (error, willRetry) =>
-          Effect.sync(() => run.emit({ _tag: "AttemptFailed", turn, error, willRetry }))
-        ), (response) =>
+        Effect.tap(Retry.retrying(once(annotate), run.retry, MalformedCall.retryable(onMalformedCall), failed, run.deadline.ends), (response) =>
           annotate.attributes({
             "gen_ai.usage.input_tokens": response.usage.inputTokens,
             "gen_ai.usage.output_tokens": response.usage.outputTokens,
@@ -75,6 +90,7 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
         ),
       "client"
     )
+    run.modelTimeLeft -= run.clock.unsafeCurrentTimeMillis() - started
     yield* run.append(response.turn)
     run.usage = LanguageModel.addUsage(run.usage, response.usage)
     run.lastText = Turn.text(response.turn)

@@ -1,6 +1,7 @@
 /**
- * Bounded waits for one model request: the whole request (`turn`), a stream's first part (`firstByte`) and the
- * gap between two parts (`idle`), each failing with a `ModelTimeout` that names the bound it hit.
+ * Bounded waits for one model request: the whole request (`turn`), a stream's first part (`firstByte`), the
+ * gap between two parts (`idle`) and, for a request of an agent run, the end of the run's time with the model
+ * (`run`), each failing with a `ModelTimeout` that names the bound it hit.
  *
  * The request starts at once in a fiber of its own (`Runtime.runFork` starts a fiber synchronously). One that
  * completes without waiting — a scripted model, a replayed response — is done before any timer would matter, so
@@ -17,6 +18,9 @@ import * as Runtime from "effect/Runtime"
 import type { TimeoutLimit } from "../ModelError.js"
 import { ModelTimeout } from "../ModelError.js"
 
+/** The bounds on a request and a run; `connect` is a live connection's, which its provider keeps. */
+type RequestLimit = Exclude<TimeoutLimit, "connect">
+
 /** The bounds on one request; an infinite duration is no bound. */
 export interface Limits {
   readonly turn: Duration.Duration
@@ -24,6 +28,15 @@ export interface Limits {
   readonly firstByte: Duration.Duration
   /** Streams only: from one part to the next. */
   readonly idle: Duration.Duration
+}
+
+/**
+ * Where a run's time with the model ends (clock milliseconds; `Infinity`: no end) and how long that bound is. One
+ * per run, its `ends` set before each model turn: the request reads it, nothing is allocated per request.
+ */
+export interface RunDeadline {
+  ends: number
+  readonly after: Duration.Duration
 }
 
 /** Called by a streamed request for each part it receives. */
@@ -49,11 +62,11 @@ interface Watch {
 // Stryker disable next-line ArithmeticOperator: only a real timer overflows; under TestClock any length wakes on time
 const longestSleep = 2 ** 31 - 1
 
-const nearest = (watch: Watch, limits: Limits, streamed: boolean): { readonly at: number; readonly limit: TimeoutLimit } => {
+const nearest = (watch: Watch, limits: Limits, streamed: boolean, run: RunDeadline): { readonly at: number; readonly limit: RequestLimit } => {
   let at = watch.started + Duration.toMillis(limits.turn)
-  let limit: TimeoutLimit = "turn"
+  let limit: RequestLimit = "turn"
   if (streamed) {
-    const [since, bound, name]: [number, Duration.Duration, TimeoutLimit] =
+    const [since, bound, name]: [number, Duration.Duration, RequestLimit] =
       watch.lastPart < 0 ? [watch.started, limits.firstByte, "firstByte"] : [watch.lastPart, limits.idle, "idle"]
     const due = since + Duration.toMillis(bound)
     if (due < at) {
@@ -61,7 +74,25 @@ const nearest = (watch: Watch, limits: Limits, streamed: boolean): { readonly at
       limit = name
     }
   }
+  // The run's end is named when it falls due with another bound: that one would be retried, into no time at all.
+  if (run.ends <= at) {
+    at = run.ends
+    limit = "run"
+  }
   return { at, limit }
+}
+
+const boundOf = (limit: RequestLimit, limits: Limits, run: RunDeadline): Duration.Duration => {
+  switch (limit) {
+    case "turn":
+      return limits.turn
+    case "firstByte":
+      return limits.firstByte
+    case "idle":
+      return limits.idle
+    case "run":
+      return run.after
+  }
 }
 
 /**
@@ -69,18 +100,15 @@ const nearest = (watch: Watch, limits: Limits, streamed: boolean): { readonly at
  * deadline, but never longer than the idle bound of a stream: a part that arrives meanwhile sets an idle deadline
  * that may come before the one it sleeps to, and no such deadline is sooner than `now + idle`.
  */
-const watcher = (watch: Watch, limits: Limits, streamed: boolean, clock: Clock.Clock, busy: () => boolean): Effect.Effect<ModelTimeout> => {
+const watcher = (watch: Watch, limits: Limits, streamed: boolean, run: RunDeadline, clock: Clock.Clock, busy: () => boolean): Effect.Effect<ModelTimeout> => {
   const idle = streamed ? Duration.toMillis(limits.idle) : Infinity
   const look: Effect.Effect<ModelTimeout> = Effect.suspend(() => {
     const now = clock.unsafeCurrentTimeMillis()
     // While the caller's own work runs (a live session's tool calls) the model owes nothing: that time is not idle.
     // A call running means the model asked for it: a part arrived, even if the watch did not see it.
     if (busy()) watch.lastPart = now
-    const { at, limit } = nearest(watch, limits, streamed)
-    if (now >= at) {
-      const after = limit === "turn" ? limits.turn : limit === "firstByte" ? limits.firstByte : limits.idle
-      return Effect.succeed(new ModelTimeout({ after, limit }))
-    }
+    const { at, limit } = nearest(watch, limits, streamed, run)
+    if (now >= at) return Effect.succeed(new ModelTimeout({ after: boundOf(limit, limits, run), limit }))
     const wait = Math.min(at - now, idle)
     // Stryker disable next-line ConditionalExpression: without a bound the watcher would wake every 24.8 days and sleep again, finding nothing
     return wait === Infinity ? Effect.never : Effect.zipRight(Effect.sleep(Duration.millis(Math.min(wait, longestSleep))), look)
@@ -91,10 +119,13 @@ const watcher = (watch: Watch, limits: Limits, streamed: boolean, clock: Clock.C
 // Stryker disable next-line ArrowFunction: undefined is as false to the watcher
 const never = () => false
 
+/** No run around the request (a live session's turn). */
+const endless: RunDeadline = { ends: Infinity, after: Duration.infinity }
+
 /**
  * Runs `request` within `limits` (`streamed`: the first-byte and idle bounds apply too, and `request` calls its
- * `OnPart` for each part). `runtime` and `clock` are the run's, captured once. While `busy` says so, the stream
- * is not idle.
+ * `OnPart` for each part) and before `run` ends. `runtime` and `clock` are the run's, captured once. While `busy`
+ * says so, the stream is not idle.
  */
 export const within = <A, E>(
   runtime: Runtime.Runtime<never>,
@@ -102,7 +133,8 @@ export const within = <A, E>(
   limits: Limits,
   streamed: boolean,
   request: (onPart: OnPart) => Effect.Effect<A, E>,
-  busy: () => boolean = never
+  busy: () => boolean = never,
+  run: RunDeadline = endless
 ): Effect.Effect<A, E | ModelTimeout> =>
   // Uninterruptible until the fibers it forks are in the finalizer's hands: an interruption in between would leave
   // them running.
@@ -121,7 +153,7 @@ export const within = <A, E>(
       // The request waits: a watcher fiber sleeps beside it, and whichever ends first resumes the caller (Effect
       // takes the first resume and ignores the other). Two observers and one fork, where a race would fork both
       // sides again.
-      const watching = Runtime.runFork(runtime)(Effect.interruptible(watcher(watch, limits, streamed, clock, busy)))
+      const watching = Runtime.runFork(runtime)(Effect.interruptible(watcher(watch, limits, streamed, run, clock, busy)))
       return restore(
         Effect.async<A, E | ModelTimeout>((resume) => {
           fiber.addObserver(resume)

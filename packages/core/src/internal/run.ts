@@ -17,7 +17,7 @@ import * as Retry from "../Retry.js"
 import * as StopCondition from "../StopCondition.js"
 import * as Transcript from "../Transcript.js"
 import * as Turn from "../Turn.js"
-import type { Limits } from "./deadline.js"
+import type { Limits, RunDeadline } from "./deadline.js"
 import { bound } from "./deadline.js"
 
 /**
@@ -52,6 +52,17 @@ export const defaultFirstByteTimeout: Duration.Duration = Duration.minutes(2)
  */
 export const defaultIdleTimeout: Duration.Duration = Duration.minutes(1)
 
+/**
+ * The default `runTimeout`: 15 minutes of waiting on the model per run, every request and retry wait of every turn
+ * counted (tool calls are not). Room for one answer as slow as `turnTimeout` allows and the retries around it, and
+ * for ten turns of a slow thinking model; a model that never answers no longer holds a run for the whole retry
+ * policy at ten minutes an attempt.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultRunTimeout: Duration.Duration = Duration.minutes(15)
+
 /** How a caller follows a run. */
 export interface Hooks {
   /** Receives every event, synchronously (`Agent.stream`). */
@@ -80,6 +91,12 @@ export class Run<R> {
   private toolsVersion: number
   /** Whether the registry has a source to ask before each turn (false: the loop does not even look). */
   readonly toolsMayChange: boolean
+  /** What is left of `runTimeout`, in milliseconds: each model turn spends the time it waited. */
+  modelTimeLeft: number
+  /** Where the run's time with the model ends, set as each model turn starts; its requests and retries read it. */
+  readonly deadline: RunDeadline
+  /** The most attempts per turn the retry policy makes, when it says. */
+  readonly maxAttempts: number | undefined
 
   private constructor(
     readonly options: Options<R>,
@@ -89,6 +106,7 @@ export class Run<R> {
     readonly runtime: Runtime.Runtime<never>,
     readonly clock: Clock.Clock,
     readonly limits: Limits,
+    runTimeout: Duration.Duration,
     readonly retry: Retry.Policy,
     readonly stop: StopCondition.Check,
     /** Whether anyone listens to events (`Agent.stream`): `Agent.run` skips building them. */
@@ -101,6 +119,9 @@ export class Run<R> {
     readonly validator: Transcript.Validator
   ) {
     this.registry = options.registry
+    this.modelTimeLeft = Duration.toMillis(runTimeout)
+    this.deadline = { ends: Infinity, after: runTimeout }
+    this.maxAttempts = Retry.maxAttempts(retry)
     // Stryker disable next-line ConditionalExpression: without a source refreshTools does nothing; the flag only spares the call
     this.toolsMayChange = options.registry.source !== undefined
     // The version the registry's tools were read at, not the source's version now: a run that starts after a change
@@ -116,12 +137,15 @@ export class Run<R> {
     return Effect.gen(function* () {
       const maxTurns = options.maxTurns ?? defaultMaxTurns
       if (!Number.isInteger(maxTurns) || maxTurns < 1) return yield* Effect.dieMessage(`maxTurns must be an integer ≥ 1, got ${maxTurns}`)
-      const limits: Limits = yield* Effect.try({
-        try: () => ({
-          turn: bound("turnTimeout", options.turnTimeout, defaultTurnTimeout),
-          firstByte: bound("firstByteTimeout", options.firstByteTimeout, defaultFirstByteTimeout),
-          idle: bound("idleTimeout", options.idleTimeout, defaultIdleTimeout)
-        }),
+      const [limits, runTimeout] = yield* Effect.try({
+        try: (): [Limits, Duration.Duration] => [
+          {
+            turn: bound("turnTimeout", options.turnTimeout, defaultTurnTimeout),
+            firstByte: bound("firstByteTimeout", options.firstByteTimeout, defaultFirstByteTimeout),
+            idle: bound("idleTimeout", options.idleTimeout, defaultIdleTimeout)
+          },
+          bound("runTimeout", options.runTimeout, defaultRunTimeout)
+        ],
         catch: (error) => error
       }).pipe(Effect.orDie)
       const history = options.history ?? []
@@ -148,6 +172,7 @@ export class Run<R> {
         yield* Effect.runtime<never>(),
         yield* Effect.clock,
         limits,
+        runTimeout,
         options.retry ?? Retry.defaultPolicy,
         StopCondition.startAll(options.stopWhen ?? []),
         // Stryker disable next-line ConditionalExpression: without a listener the events go to noEmit; the flag only spares building them
