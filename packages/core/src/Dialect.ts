@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import type { FunctionDeclaration } from "./FunctionDeclaration.js"
 import type { JsonObject } from "./Json.js"
 import { isPlainObject } from "./Json.js"
+import { recursiveDefinitions, refName } from "./internal/references.js"
 
 /** A declaration cannot be expressed in a provider's dialect. */
 export class DeclarationError extends Schema.TaggedError<DeclarationError>()("DeclarationError", {
@@ -48,47 +49,6 @@ const definitionsOf = (root: JsonObject): Record<string, unknown> => ({
   ...(isPlainObject(root.definitions) ? root.definitions : {}),
   ...(isPlainObject(root.$defs) ? root.$defs : {})
 })
-
-const refName = (ref: string): string | undefined => {
-  // Stryker disable next-line Regex: without the final $ the greedy (.+) still takes the rest of the reference
-  const match = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref)
-  // Stryker disable next-line OptionalChaining: a match always has its one group
-  return match?.[1]?.replace(/~1/g, "/").replace(/~0/g, "~")
-}
-
-const refsIn = (node: unknown, out: Set<string>): Set<string> => {
-  if (Array.isArray(node)) for (const item of node) refsIn(item, out)
-  else if (isPlainObject(node)) {
-    for (const [key, value] of Object.entries(node)) {
-      if (key === "$ref" && typeof value === "string") {
-        const name = refName(value)
-        if (name !== undefined) out.add(name)
-      } else refsIn(value, out)
-    }
-  }
-  return out
-}
-
-/** Definitions that reach themselves through references: they cannot be inlined. */
-const recursiveDefinitions = (definitions: Record<string, unknown>): Set<string> => {
-  const edges = new Map(Object.entries(definitions).map(([name, schema]) => [name, refsIn(schema, new Set())]))
-  const recursive = new Set<string>()
-  for (const start of edges.keys()) {
-    const seen = new Set<string>()
-    const pending = [...(edges.get(start) ?? [])]
-    while (pending.length > 0) {
-      const next = pending.pop()!
-      if (next === start) {
-        recursive.add(start)
-        break
-      }
-      if (seen.has(next)) continue
-      seen.add(next)
-      pending.push(...(edges.get(next) ?? []))
-    }
-  }
-  return recursive
-}
 
 /** Inlines references; recursive ones are kept (with their `$defs`) when `keepRecursive`, else an error. */
 const inline = (root: JsonObject, keepRecursive: boolean): JsonObject => {
@@ -131,16 +91,11 @@ const inline = (root: JsonObject, keepRecursive: boolean): JsonObject => {
   }
   const schema = visit(root) as JsonObject
   if (kept.size === 0) return schema
-  // Every kept definition is emitted, expanded the same way; visiting one may keep more.
+  // Every kept definition is emitted, expanded the same way. Visiting one may keep more, which the loop then reaches
+  // (a Set is iterated in insertion order, new members included): one pass, where going over all of them again after
+  // each addition took time in the square of their number.
   const $defs: Record<string, unknown> = {}
-  for (let added = true; added; ) {
-    added = false
-    for (const name of [...kept]) {
-      if (name in $defs) continue
-      $defs[name] = isPlainObject(definitions[name]) ? visitObject(definitions[name]) : definitions[name]
-      added = true
-    }
-  }
+  for (const name of kept) $defs[name] = visit(definitions[name])
   return { ...schema, $defs }
 }
 
