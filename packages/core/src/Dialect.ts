@@ -50,9 +50,9 @@ export interface OpenAITool {
  *
  * - `characters` (2 Mi, 2 MiB of ASCII): the JSON produced, counted as printed with two-space indentation (as
  *   `agentfx tools` prints it; no compact form is longer). The largest real schema we know, a Kubernetes Deployment
- *   with every reference inlined, takes 0.65 Mi; 2 Mi is about half a million tokens, more than a model is given for
- *   all its tools.
- * - `depth` (64): levels of objects and arrays, the bound on a call's arguments too (the Deployment has 25).
+ *   with every reference inlined, prints in 665 KB; 2 MiB is about half a million tokens, more than most models take
+ *   in a whole request.
+ * - `depth` (64): levels of objects and arrays, the bound on a call's arguments too.
  *
  * @since 0.2.0
  * @category bounds
