@@ -30,6 +30,45 @@ describe("Dialect: the reference graph", () => {
   })
 })
 
+describe("Dialect: which definitions are recursive", () => {
+  it("only a string $ref names a definition: a description or a $ref list that reads like one makes nothing recursive", () => {
+    const $defs = { A: { type: "array", description: "#/$defs/A", $ref: ["#/$defs/A"] } }
+    const compiled = Dialect.gemini(declare({ type: "object", properties: { a: { $ref: "#/$defs/A" } }, $defs }))
+    expect(Either.map(compiled, (declared) => declared.parametersJsonSchema)).toEqual(
+      Either.right({ type: "object", properties: { a: { type: "array", description: "#/$defs/A", $ref: ["#/$defs/A"] } } })
+    )
+  })
+
+  it("a definition referring to one that does not exist is an unresolvable reference, not a defect", () => {
+    const $defs = { A: { type: "array", items: { $ref: "#/$defs/Missing" } } }
+    expect(reasonOf(Dialect.openAI(declare({ type: "object", properties: { a: { $ref: "#/$defs/A" } }, $defs })))).toBe("unresolvable reference #/$defs/Missing")
+  })
+
+  it("a definition a recursive one uses, searched before the recursion closes, is inlined, not kept", () => {
+    // A's references are followed in the order found: Leaf first, then A itself.
+    const $defs = { A: { type: "object", properties: { self: { $ref: "#/$defs/A" }, leaf: { $ref: "#/$defs/Leaf" } } }, Leaf: { type: "string" } }
+    expect(Either.getOrThrow(Dialect.normalise(declare({ type: "object", properties: { a: { $ref: "#/$defs/A" } }, $defs })))).toEqual({
+      type: "object",
+      properties: { a: { $ref: "#/$defs/A" } },
+      $defs: { A: { type: "object", properties: { self: { $ref: "#/$defs/A" }, leaf: { type: "string" } } } }
+    })
+  })
+
+  it("a definition referring to itself and to one whose search ended earlier is recursive; that one is not", () => {
+    // The search starts from each definition in turn: Done (ends at once), then Self, which reaches Via, then Done.
+    const $defs = {
+      Done: { type: "string" },
+      Self: { type: "object", properties: { self: { $ref: "#/$defs/Self" }, via: { $ref: "#/$defs/Via" } } },
+      Via: { type: "array", items: { $ref: "#/$defs/Done" } }
+    }
+    expect(Either.getOrThrow(Dialect.normalise(declare({ type: "object", properties: { s: { $ref: "#/$defs/Self" } }, $defs })))).toEqual({
+      type: "object",
+      properties: { s: { $ref: "#/$defs/Self" } },
+      $defs: { Self: { type: "object", properties: { self: { $ref: "#/$defs/Self" }, via: { type: "array", items: { type: "string" } } } } }
+    })
+  })
+})
+
 describe("Dialect: references and their sibling keywords", () => {
   it("a sibling keyword of a $ref wins over the definition's own keyword of that name", () => {
     const parameters = {
