@@ -185,6 +185,28 @@ describe.concurrent("the agentfx executable", () => {
     expect(json.stderr).toBe("")
   })
 
+  it("tools --mcp with a server whose input schema fans out 24 levels ends: that tool left out with a warning naming it and the 2 MiB bound, the others listed, exit 0", async () => {
+    // Each definition uses the next twice: 2.3 KB that held this command at 603 MB past 60 s while it was inlined.
+    const $defs: Record<string, unknown> = { L24: { type: "string" } }
+    for (let level = 0; level < 24; level++) $defs[`L${level}`] = { type: "object", properties: { a: { $ref: `#/$defs/L${level + 1}` }, b: { $ref: `#/$defs/L${level + 1}` } } }
+    const tools = [{ name: "fan_out", inputSchema: { type: "object", properties: { root: { $ref: "#/$defs/L0" } }, $defs } }, { name: "ping", inputSchema: { type: "object" } }]
+    const server = [
+      'const rl = require("node:readline").createInterface({ input: process.stdin });',
+      'const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + String.fromCharCode(10));',
+      'rl.on("line", (line) => { const m = JSON.parse(line);',
+      'if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "fan", version: "1" } });',
+      `else if (m.method === "tools/list") reply(m.id, { tools: ${JSON.stringify(tools)} }); });`
+    ].join(" ")
+    const result = await agentfx(["tools", "--mcp", `${JSON.stringify(process.execPath)} -e ${JSON.stringify(server)}`])
+    expect(result.code).toBe(0)
+    // Both streams, quotes escaped or not: where a log line goes and how it is written are the logger's business.
+    expect(`${result.stdout}${result.stderr}`).toMatch(
+      /offers \\?"fan_out\\?", left out: it cannot be declared \(with its references inlined the schema takes more than 2097152 characters of JSON \(2 MiB\), the most one declaration may take\)/
+    )
+    expect(result.stdout).toContain("\n\nping — \n")
+    expect(result.stdout).not.toContain("fan_out —")
+  })
+
   it("chat with piped input: plain lines, each message answered, exit 0 at the end of input", async () => {
     const result = await agentfx(["chat"], { input: "what is 6 * 7?\nlist the files in packages\n" })
     expect(result.code).toBe(0)

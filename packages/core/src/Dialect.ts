@@ -6,7 +6,8 @@
  * - OpenAI / GLM (`parameters`): plain JSON Schema; non-recursive references are inlined too (some
  *   OpenAI-compatible servers ignore `$defs`), recursive ones keep their `$defs`.
  *
- * Both drop `$schema`/`$id` and always produce a top-level `{type: "object", properties}`.
+ * Both drop `$schema`/`$id` and always produce a top-level `{type: "object", properties}`. Inlining is bounded
+ * (`bounds`): a schema whose references fan out is refused as soon as its copies pass 2 MiB of JSON, not once they are made.
  *
  * @since 0.1.0
  */
@@ -15,6 +16,7 @@ import * as Schema from "effect/Schema"
 import type { FunctionDeclaration } from "./FunctionDeclaration.js"
 import type { JsonObject } from "./Json.js"
 import { isPlainObject } from "./Json.js"
+import { recursiveDefinitions, refName } from "./internal/references.js"
 
 /** A declaration cannot be expressed in a provider's dialect. */
 export class DeclarationError extends Schema.TaggedError<DeclarationError>()("DeclarationError", {
@@ -40,109 +42,127 @@ export interface OpenAITool {
   readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonObject }
 }
 
-class Recursive {
-  constructor(readonly ref: string) {}
+/**
+ * How far inlining may take one declaration's parameters; past either bound it stops, and the declaration is a
+ * `DeclarationError` that names the bound. Inlining copies a definition wherever it is referred to, so definitions
+ * that each use the next twice double at every level: 2 KB of them expand to gigabytes. The bounds hold while the
+ * copies are made, not after.
+ *
+ * - `characters` (2 Mi, 2 MiB of ASCII): the JSON produced, counted as printed with two-space indentation (as
+ *   `agentfx tools` prints it; no compact form is longer). The largest real schema we know, a Kubernetes Deployment
+ *   with every reference inlined, prints in 665 KB; 2 MiB is about half a million tokens, more than most models take
+ *   in a whole request.
+ * - `depth` (64): levels of objects and arrays, the bound on a call's arguments too.
+ *
+ * @since 0.2.0
+ * @category bounds
+ */
+export const bounds = { characters: 2 * 1024 * 1024, depth: 64 } as const
+
+/** Inlining stopped: the declaration cannot be compiled, for the reason given. */
+class Refused {
+  constructor(readonly reason: string) {}
 }
+
+const tooLarge = `with its references inlined the schema takes more than ${bounds.characters} characters of JSON (2 MiB), the most one declaration may take`
+const tooDeep = `with its references inlined the schema nests objects and arrays more than ${bounds.depth} levels deep, the most one declaration may take`
+const recursiveReason = (ref: string) => `the schema is recursive through "${ref}", which Gemini's parametersJsonSchema cannot inline`
 
 const definitionsOf = (root: JsonObject): Record<string, unknown> => ({
   ...(isPlainObject(root.definitions) ? root.definitions : {}),
   ...(isPlainObject(root.$defs) ? root.$defs : {})
 })
 
-const refName = (ref: string): string | undefined => {
-  // Stryker disable next-line Regex: without the final $ the greedy (.+) still takes the rest of the reference
-  const match = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref)
-  // Stryker disable next-line OptionalChaining: a match always has its one group
-  return match?.[1]?.replace(/~1/g, "/").replace(/~0/g, "~")
-}
+/** Keywords dropped at every level: identifiers, and the definitions that inlining has copied where they are used. */
+const dropped = new Set(["$schema", "$id", "$defs", "definitions"])
 
-const refsIn = (node: unknown, out: Set<string>): Set<string> => {
-  if (Array.isArray(node)) for (const item of node) refsIn(item, out)
-  else if (isPlainObject(node)) {
-    for (const [key, value] of Object.entries(node)) {
-      if (key === "$ref" && typeof value === "string") {
-        const name = refName(value)
-        if (name !== undefined) out.add(name)
-      } else refsIn(value, out)
-    }
-  }
-  return out
-}
+/** A map from property names (or patterns) to schemas: its keys are names (a parameter may be called "definitions"). */
+const isSchemaMap = (key: string, value: unknown): value is JsonObject => (key === "properties" || key === "patternProperties") && isPlainObject(value)
 
-/** Definitions that reach themselves through references: they cannot be inlined. */
-const recursiveDefinitions = (definitions: Record<string, unknown>): Set<string> => {
-  const edges = new Map(Object.entries(definitions).map(([name, schema]) => [name, refsIn(schema, new Set())]))
-  const recursive = new Set<string>()
-  for (const start of edges.keys()) {
-    const seen = new Set<string>()
-    const pending = [...(edges.get(start) ?? [])]
-    while (pending.length > 0) {
-      const next = pending.pop()!
-      if (next === start) {
-        recursive.add(start)
-        break
-      }
-      if (seen.has(next)) continue
-      seen.add(next)
-      pending.push(...(edges.get(next) ?? []))
-    }
-  }
-  return recursive
-}
-
-/** Inlines references; recursive ones are kept (with their `$defs`) when `keepRecursive`, else an error. */
+/**
+ * Inlines references; recursive ones are kept (with their `$defs`) when `keepRecursive`, else refused. Everything
+ * produced is charged as it is made, in the characters `JSON.stringify(schema, null, 2)` prints for it: a value at
+ * indentation level `depth`, a member of an object or an array on a line of its own two spaces further in.
+ */
 const inline = (root: JsonObject, keepRecursive: boolean): JsonObject => {
   const definitions = definitionsOf(root)
   const recursive = recursiveDefinitions(definitions)
   const kept = new Set<string>()
-  const visit = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(visit)
-    if (!isPlainObject(node)) return node
+  let produced = 0
+  const charge = (characters: number) => {
+    produced += characters
+    if (produced > bounds.characters) throw new Refused(tooLarge)
+  }
+  /** A member's line up to its value, at indentation level `depth`: a comma after the first, a line break, the indentation, the key and `: `. */
+  const memberLine = (index: number, depth: number, key: string | undefined) =>
+    (index > 0 ? 1 : 0) + 1 + 2 * depth + (key === undefined ? 0 : JSON.stringify(key).length + 2)
+  /** The end of a container at indentation level `depth` holding `size` members: its own line, or only the bracket when empty. */
+  const closing = (size: number, depth: number) => (size > 0 ? 1 + 2 * depth + 1 : 1)
+  /** An object or array at `depth` holding `entries` (keys for an object, undefined for an array), each value made by `make` a level further in. */
+  const container = <K extends string | undefined, A>(depth: number, entries: ReadonlyArray<readonly [K, A]>, make: (key: K, value: A, depth: number) => unknown) => {
+    if (depth >= bounds.depth) throw new Refused(tooDeep)
+    charge(1)
+    const made: Array<unknown> = []
+    for (const [index, [key, value]] of entries.entries()) {
+      charge(memberLine(index, depth + 1, key))
+      made.push(make(key, value, depth + 1))
+    }
+    charge(closing(entries.length, depth))
+    return made
+  }
+  const object = <A>(depth: number, entries: ReadonlyArray<readonly [string, A]>, make: (key: string, value: A, depth: number) => unknown): JsonObject => {
+    const values = container(depth, entries, make)
+    const out: Record<string, unknown> = {}
+    entries.forEach(([key], index) => {
+      out[key] = values[index]
+    })
+    return out
+  }
+  const schemaMember = (key: string, value: unknown, depth: number): unknown => (isSchemaMap(key, value) ? visitMap(value, depth) : visit(value, depth))
+  const visit = (node: unknown, depth: number): unknown => {
+    if (Array.isArray(node)) return container(depth, node.map((item: unknown) => [undefined, item] as const), (_, item, at) => visit(item, at))
+    if (!isPlainObject(node)) {
+      // A schema built in code may hold what JSON leaves out (undefined): it costs nothing printed.
+      charge(JSON.stringify(node)?.length ?? 0)
+      return node
+    }
     const ref = node.$ref
     if (typeof ref === "string") {
       const name = refName(ref)
       // Own keys only: a reference to "constructor" must not resolve to Object's.
-      const target = name === undefined || !Object.hasOwn(definitions, name) ? undefined : definitions[name]
-      if (name === undefined || target === undefined) throw new Error(`unresolvable reference ${ref}`)
-      const { $ref: _ref, ...siblings } = node
+      if (name === undefined || !Object.hasOwn(definitions, name) || definitions[name] === undefined) throw new Refused(`unresolvable reference ${ref}`)
+      const target = definitions[name]
+      const siblings = schemaEntries(node).filter(([key]) => key !== "$ref")
       if (recursive.has(name)) {
-        if (!keepRecursive) throw new Recursive(name)
+        if (!keepRecursive) throw new Refused(recursiveReason(name))
         kept.add(name)
-        return { $ref: `#/$defs/${name}`, ...visitObject(siblings) }
+        return object(depth, [["$ref", `#/$defs/${name}`] as const, ...siblings], schemaMember)
       }
-      const resolved = visit(target)
-      return isPlainObject(resolved) ? { ...resolved, ...visitObject(siblings) } : resolved
+      const resolved = visit(target, depth)
+      // Sibling keywords (a description) are kept beside the definition's own, and win over them.
+      return isPlainObject(resolved) && siblings.length > 0 ? { ...resolved, ...object(depth, siblings, schemaMember) } : resolved
     }
-    return visitObject(node)
+    return object(depth, schemaEntries(node), schemaMember)
   }
-  const visitObject = (node: JsonObject): JsonObject => {
-    const out: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(node)) {
-      if (key === "$schema" || key === "$id" || key === "$defs" || key === "definitions") continue
-      // A map from property names to schemas: its keys are names (a parameter may be called "definitions").
-      out[key] = (key === "properties" || key === "patternProperties") && isPlainObject(value) ? visitMap(value) : visit(value)
-    }
-    return out
-  }
-  const visitMap = (map: JsonObject): JsonObject => {
-    const out: Record<string, unknown> = {}
-    for (const [name, schema] of Object.entries(map)) out[name] = visit(schema)
-    return out
-  }
-  const schema = visit(root) as JsonObject
+  const visitMap = (map: JsonObject, depth: number): JsonObject => object(depth, Object.entries(map), (_, schema, at) => visit(schema, at))
+  const schema = visit(root, 0) as JsonObject
   if (kept.size === 0) return schema
-  // Every kept definition is emitted, expanded the same way; visiting one may keep more.
+  // Every kept definition is emitted, expanded the same way, in `$defs`: one more member of the root (whose closing
+  // line is already counted). Visiting one may keep more, which the loop then reaches (a Set is iterated in
+  // insertion order, new members included).
+  charge(memberLine(1, 1, "$defs") + 1)
   const $defs: Record<string, unknown> = {}
-  for (let added = true; added; ) {
-    added = false
-    for (const name of [...kept]) {
-      if (name in $defs) continue
-      $defs[name] = isPlainObject(definitions[name]) ? visitObject(definitions[name]) : definitions[name]
-      added = true
-    }
+  let index = 0
+  for (const name of kept) {
+    charge(memberLine(index++, 2, name))
+    $defs[name] = visit(definitions[name], 2)
   }
+  charge(closing(kept.size, 1))
   return { ...schema, $defs }
 }
+
+/** A schema object's entries, less the keywords dropped everywhere. */
+const schemaEntries = (node: JsonObject): ReadonlyArray<readonly [string, unknown]> => Object.entries(node).filter(([key]) => !dropped.has(key))
 
 const asObjectSchema = (schema: JsonObject): JsonObject => {
   const isEmptyStruct =
@@ -150,6 +170,7 @@ const asObjectSchema = (schema: JsonObject): JsonObject => {
     schema.anyOf.length === 2 &&
     schema.anyOf.every((s) => isPlainObject(s) && Object.keys(s).length === 1 && (s.type === "object" || s.type === "array"))
   if (isEmptyStruct || Object.keys(schema).length === 0) return { type: "object", properties: {} }
+  // Stryker disable next-line ConditionalExpression: a schema of another type is refused next, with or without properties
   if (schema.type === "object" && schema.properties === undefined) return { ...schema, properties: {} }
   return schema
 }
@@ -165,10 +186,8 @@ const compile = (
     if (object.type !== "object") return fail(`parameters must be an object schema, got ${JSON.stringify(object.type)}`)
     return Either.right(object)
   } catch (error) {
-    if (error instanceof Recursive) {
-      return fail(`the schema is recursive through "${error.ref}", which Gemini's parametersJsonSchema cannot inline`)
-    }
-    return fail(error instanceof Error ? error.message : String(error))
+    // Anything else thrown comes from a schema built in code that is not JSON (a BigInt): said as it was thrown.
+    return fail(error instanceof Refused ? error.reason : String(error))
   }
 }
 

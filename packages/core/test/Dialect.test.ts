@@ -265,9 +265,19 @@ describe("Dialect: references and keywords", () => {
 
   it("a reference that does not point into $defs or definitions is unresolvable", () => {
     for (const ref of ["#/properties/a", "https://example.com/#/$defs/A", "#/$defs/", "x#/$defs/A"]) {
-      const declared = Dialect.gemini(declare({ type: "object", properties: { a: { $ref: ref } }, $defs: { A: { type: "string" } } }))
+      // A definition called "undefined" is not what an unreadable reference names.
+      const declared = Dialect.gemini(declare({ type: "object", properties: { a: { $ref: ref } }, $defs: { A: { type: "string" }, undefined: { type: "null" } } }))
       expect(reasonOf(declared)).toBe(`unresolvable reference ${ref}`)
     }
+    // Nor is a definition left undefined, in a schema built in code.
+    const undefinedTarget = Dialect.gemini(declare({ type: "object", properties: { a: { $ref: "#/$defs/U" } }, $defs: { U: undefined } }))
+    expect(reasonOf(undefinedTarget)).toBe("unresolvable reference #/$defs/U")
+  })
+
+  it("a value that is not JSON (a BigInt, in a schema built in code) is a DeclarationError saying so, not a defect", () => {
+    expect(reasonOf(Dialect.openAI(declare({ type: "object", properties: { n: { type: "integer", maximum: 10n } } })))).toBe(
+      "TypeError: Do not know how to serialize a BigInt"
+    )
   })
 
   it("$defs win over definitions of the same name; both are read", () => {
@@ -284,13 +294,13 @@ describe("Dialect: references and keywords", () => {
     const parameters = {
       type: "object",
       properties: {},
-      patternProperties: { "^definitions$": { $ref: "#/$defs/A" }, "^\\$defs$": { type: "string" } },
+      patternProperties: { "^definitions$": { $ref: "#/$defs/A" }, "^\\$defs$": { type: "string" }, definitions: { type: "null" } },
       $defs: { A: { type: "integer" } }
     }
     expect(gemini(parameters)).toEqual({
       type: "object",
       properties: {},
-      patternProperties: { "^definitions$": { type: "integer" }, "^\\$defs$": { type: "string" } }
+      patternProperties: { "^definitions$": { type: "integer" }, "^\\$defs$": { type: "string" }, definitions: { type: "null" } }
     })
   })
 
