@@ -301,7 +301,7 @@ export const parse = (text: string, file: string, env: Environment = process.env
       }
       const parameters = yield* Either.orElse(
         Dialect.normalise({ name: spec.name, description: spec.description, parameters: spec.parameters ?? emptyParameters }),
-        (error) => fail({ line: source.lineOf(["available_functions", index, "parameters"]), field: `${field}.parameters`, reason: error.reason })
+        (error) => fail({ line: source.lineOf(["available_functions", index, "parameters"]), field: `${field}.parameters`, reason: `function "${spec.name}": ${error.reason}` })
       )
       const properties = Json.isPlainObject(parameters.properties) ? parameters.properties : {}
       const required = Array.isArray(parameters.required) ? parameters.required : []

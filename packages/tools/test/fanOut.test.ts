@@ -18,14 +18,14 @@ const server = () =>
   inline("fan", rawServer(`{ tools: [{ name: "fan_out", inputSchema: ${JSON.stringify(fanOut(24))} }, { name: "ping", inputSchema: { type: "object" } }] }`, ""))
 
 describe.concurrent("a $ref fan-out of 24 levels from outside is refused at the inlining bound", () => {
-  it.scoped("in a scenario file: a ScenarioFileError at the function's parameters, saying the 2 MiB bound", () =>
+  it.scoped("in a scenario file: a ScenarioFileError at the function's parameters, naming the function and saying the 2 MiB bound", () =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
       const file = NodePath.join(yield* fs.makeTempDirectoryScoped({ prefix: "agentfx-fan-out-" }), "fan-out.md")
       const parameters = JSON.stringify(fanOut(24))
       yield* fs.writeFileString(file, `---\nname: fan-out\ndescription: d\navailable_functions:\n  - name: fan_out\n    description: x\n    parameters: ${parameters}\n---\nBody.\n`)
       const error = yield* Effect.flip(Scenario.load(file, Registry.empty))
-      expect(error).toEqual(new Scenario.ScenarioFileError({ file, line: 7, field: "available_functions[0].parameters", reason: tooLarge }))
+      expect(error).toEqual(new Scenario.ScenarioFileError({ file, line: 7, field: "available_functions[0].parameters", reason: `function "fan_out": ${tooLarge}` }))
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
   it.scopedLive("in an MCP listing: the tool is left out with a warning naming it, its server and the bound; the others are offered", () =>
