@@ -52,6 +52,14 @@ describe("agentfx with MCP servers", () => {
       expect(result.stderr).toContain("missing config")
     }))
 
+  it.live("issue 35 item 12: --mcp with an unclosed quote is refused, naming the line, before anything runs: exit 2", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["run", "--mcp", "node 'abc", "hello"])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toBe(`agentfx: MCP server node: its command line "node 'abc" cannot be run: it has an unclosed single quote ('); close it, or escape it with a backslash\n`)
+    }))
+
   it.effect("--mcp-url must be an http(s) URL", () =>
     Effect.gen(function* () {
       const result = yield* agentfx(["run", "--mcp-url", "ftp://example.com", "hello"])

@@ -58,6 +58,8 @@ export type Server =
       /** Added to the safe default environment the SDK passes on (PATH, HOME, …); nothing else of ours leaks in. */
       readonly env?: Readonly<Record<string, string>> | undefined
       readonly cwd?: string | undefined
+      /** Why the command line given to `stdio` cannot be run (an unclosed quote): `connect` fails with it, starting nothing. */
+      readonly problem?: string | undefined
     }
   | {
       readonly _tag: "Http"
@@ -66,10 +68,26 @@ export type Server =
       readonly headers?: Readonly<Record<string, string>> | undefined
     }
 
-/** A server started with a command line (`"npx -y @modelcontextprotocol/server-everything"`), or command and args. */
+/**
+ * A server started with a command line (`"npx -y @modelcontextprotocol/server-everything"`), or command and args. A
+ * line that cannot be split (an unclosed quote) is kept with its `problem`: `connect` refuses it, naming the line.
+ */
 export const stdio = (command: string, options: { readonly args?: ReadonlyArray<string>; readonly name?: string; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string } = {}): Server => {
-  const words = options.args === undefined ? splitCommandLine(command) : [command, ...options.args]
-  return { _tag: "Stdio", command: words[0] ?? "", args: words.slice(1), name: options.name, env: options.env, cwd: options.cwd }
+  const split = options.args === undefined ? splitCommandLine(command) : Either.right([command, ...options.args])
+  const { name, env, cwd } = options
+  return Either.match(split, {
+    // The words before the open quote name the server in the error, as they would have had the line been good.
+    onLeft: ({ why, before }) => ({
+      _tag: "Stdio",
+      command: before[0] ?? "",
+      args: before.slice(1),
+      name,
+      env,
+      cwd,
+      problem: `its command line ${JSON.stringify(command)} cannot be run: ${why}`
+    }),
+    onRight: (words) => ({ _tag: "Stdio", command: words[0] ?? "", args: words.slice(1), name, env, cwd })
+  })
 }
 
 /** A server reached over Streamable HTTP. */
@@ -138,6 +156,8 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     if (server._tag === "Http") {
       const problem = urlProblem(server.url)
       if (problem !== undefined) return yield* Effect.fail(new McpError({ server: name, phase: "start", message: `${name} cannot be reached: ${problem}` }))
+    } else if (server.problem !== undefined) {
+      return yield* Effect.fail(new McpError({ server: name, phase: "start", message: server.problem }))
     } else if (server.command.trim() === "") {
       return yield* Effect.fail(new McpError({ server: name, phase: "start", message: "no command to start the server with" }))
     }

@@ -55,6 +55,7 @@ import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import type { FunctionDeclaration } from "@agentfx/core"
 import { Dialect, Json, Registry, Tool } from "@agentfx/core"
+import { splitCommandLine } from "./internal/commandLine.js"
 import { diff } from "./internal/schemaDiff.js"
 import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
@@ -207,6 +208,9 @@ const mcpServerOf = (spec: Schema.Schema.Type<typeof McpServerSpec>, line: numbe
   if (command !== undefined && url !== undefined) return Either.left({ reason: "give `command` (a server started over stdio) or `url` (Streamable HTTP), not both" })
   if (command !== undefined) {
     if (headers !== undefined) return Either.left({ field: "headers", reason: "`headers` go with `url`, not with `command`" })
+    // Without `args` the command is a whole line, split when the server starts: a line that cannot be split is refused here.
+    const split = args === undefined ? splitCommandLine(command) : Either.right([])
+    if (Either.isLeft(split)) return Either.left({ field: "command", reason: `the command line ${JSON.stringify(command)} cannot be run: ${split.left.why}` })
     return Either.right({ name, command, args, env, tools, line })
   }
   if (url !== undefined) {

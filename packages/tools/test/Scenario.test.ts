@@ -69,6 +69,13 @@ describe("Scenario.parse: MCP servers", () => {
     expect(parseError("---\nname: a\ndescription: b\navailable_functions: []\nmcp: fs\n---\nbody\n")).toMatchObject({ line: 5, field: "mcp" })
   })
 
+  it("issue 35 item 12: a command line with an unclosed quote is refused at its line; with `args` the command is the program, not split", () => {
+    const open = parseError(withMcp(`  - name: fs\n    command: "node 'abc"\n`))
+    expect(open).toMatchObject({ _tag: "ScenarioFileError", file: "scenarios/x.md", line: 7, field: "mcp[0].command" })
+    expect(open.reason).toBe(`the command line "node 'abc" cannot be run: it has an unclosed single quote ('); close it, or escape it with a backslash`)
+    expect(Either.getOrThrow(Scenario.parse(withMcp(`  - name: fs\n    command: "it's"\n    args: [x]\n`), "x.md")).mcp[0]).toMatchObject({ command: "it's", args: ["x"] })
+  })
+
   it("${NAME} in headers and env values is taken from the environment; one that is not set names the file, line and variable", () => {
     const env = { DOCS_TOKEN: "s3cret", LEVEL: "debug" }
     const text = withMcp(
