@@ -17,6 +17,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Builtins from "../src/Builtins.js"
 import * as CatalogueText from "../src/internal/catalogueText.js"
+import { processesWith } from "./support/processes.js"
 
 const cli = fileURLToPath(new URL("..", import.meta.url))
 const repo = path.resolve(cli, "../..")
@@ -139,6 +140,30 @@ describe.concurrent("the agentfx executable", () => {
     const json = await agentfx(["tools", "--json"])
     expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(Builtins.catalogue)))
     expect(json.stderr).toBe("")
+  })
+
+  it("issue 35 item 15: an MCP server started through a wrapper (bash -c) where both ignore SIGTERM is gone, its whole process group, once agentfx has exited", async () => {
+    const mark = `agentfx-exe-mcp-${process.pid}-${Date.now()}`
+    // One line of JavaScript, with no single quote: it goes inside the wrapper's single quotes.
+    const server = [
+      'const rl = require("node:readline").createInterface({ input: process.stdin });',
+      'const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + String.fromCharCode(10));',
+      'rl.on("line", (line) => { const m = JSON.parse(line);',
+      'if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "stubborn", version: "1" } });',
+      'else if (m.method === "tools/list") reply(m.id, { tools: [{ name: "stay", inputSchema: { type: "object" } }] }); });',
+      'process.on("SIGTERM", () => {}); process.stdin.on("end", () => setInterval(() => {}, 1000));',
+      `/* ${mark} */`
+    ].join(" ")
+    // `echo` after the server keeps bash from replacing itself with it: a wrapper process stays, as npx's does.
+    const wrapper = `trap "" TERM; ${JSON.stringify(process.execPath)} -e '${server}'; echo done >&2`
+    try {
+      const result = await agentfx(["tools", "--json", "--mcp", `bash -c ${JSON.stringify(wrapper)}`])
+      expect(result.code).toBe(0)
+      expect((JSON.parse(result.stdout) as Array<{ name: string }>).map((entry) => entry.name)).toContain("stay")
+      expect(processesWith(mark)).toEqual([])
+    } finally {
+      for (const pid of processesWith(mark)) process.kill(Number(pid), "SIGKILL")
+    }
   })
 
   it("chat with piped input: plain lines, each message answered, exit 0 at the end of input", async () => {

@@ -14,24 +14,13 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { createRequire } from "node:module"
 import { safeName, uniqueNames } from "../src/internal/toolNames.js"
-import { inline, rawServer } from "./support/mcp.js"
+import { inline, processesWith, rawServer } from "./support/mcp.js"
 
 const require = createRequire(import.meta.url)
 const binOf = (pkg: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js")
 const everything = Mcp.stdio(process.execPath, { args: [binOf("@modelcontextprotocol/server-everything"), "stdio"], name: "everything" })
 
 const call = (name: string, args: Record<string, unknown>, id = name) => FunctionCall.make({ id, name, args })
-
-/** The ids of the running processes whose command line contains `mark` (read from /proc: the suite runs on Linux). */
-const processesWith = (mark: string): ReadonlyArray<string> =>
-  fs.readdirSync("/proc").filter((entry) => {
-    if (!/^\d+$/.test(entry)) return false
-    try {
-      return fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(mark)
-    } catch {
-      return false // gone while the list was read
-    }
-  })
 
 describe.concurrent("MCP tools: @modelcontextprotocol/server-everything over stdio", () => {
   it.scopedLive("every tool is listed with the server's own schema, and callable through Agent.run", () =>

@@ -9,7 +9,6 @@
  * at once — and the request is made once more, on the new session.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Data from "effect/Data"
@@ -18,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 import type { Server } from "../Mcp.js"
-import { closeOnce } from "./closeOnce.js"
+import { StdioTransport } from "./mcpStdio.js"
 import { hostOf } from "./mcpUrl.js"
 
 /** A request the server did not answer as asked: what the SDK threw. */
@@ -55,10 +54,9 @@ const terminateTimeout = Duration.seconds(2)
 export const clientInfo = { name: "agentfx", version: "0.1.0" } as const
 
 /** The last lines a stdio server printed on stderr, for the error that says why it stopped. */
-const stderrTail = (transport: StdioClientTransport) => {
+const stderrTail = (transport: StdioTransport) => {
   let text = ""
-  // Stryker disable next-line OptionalChaining: with stderr "pipe" the SDK always makes the stream; `?.` is for its type
-  transport.stderr?.on("data", (chunk: Buffer) => {
+  transport.stderr.on("data", (chunk: Buffer) => {
     text = (text + chunk.toString("utf8")).slice(-2000)
   })
   return () => {
@@ -75,15 +73,8 @@ const transportOf = (server: Server): { readonly transport: Transport; readonly 
       stop: () => undefined
     }
   }
-  const transport = new StdioClientTransport({
-    command: server.command,
-    args: [...(server.args ?? [])],
-    env: { ...getDefaultEnvironment(), ...server.env },
-    // Stryker disable next-line ConditionalExpression: a cwd of undefined is the SDK's default too (this process's)
-    ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-    stderr: "pipe"
-  })
-  return { transport, said: stderrTail(transport), ...closeOnce(transport) }
+  const transport = new StdioTransport({ command: server.command, args: server.args ?? [], env: server.env, cwd: server.cwd })
+  return { transport, said: stderrTail(transport), stop: () => transport.stop() }
 }
 
 interface Session {

@@ -1,5 +1,6 @@
 import * as Mcp from "@agentfx/tools/mcp"
 import * as Logger from "effect/Logger"
+import * as fs from "node:fs"
 import type { ServerResponse } from "node:http"
 import type { Handler } from "./loopback.js"
 
@@ -17,6 +18,20 @@ export const rawServer = (tools: string, onCall: string) => `
     else if (m.method === "tools/call") { ${onCall} }
   })
 `
+
+/**
+ * The ids of the running processes whose command line contains `mark` (read from /proc: the suite runs on Linux). A
+ * zombie has an empty command line: a process that has exited is not counted, reaped or not.
+ */
+export const processesWith = (mark: string): ReadonlyArray<string> =>
+  fs.readdirSync("/proc").filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false
+    try {
+      return fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(mark)
+    } catch {
+      return false // gone while the list was read
+    }
+  })
 
 /** A logger to provide in place of the default one, and the `LEVEL: message` lines it was given. */
 export const logCapture = () => {
