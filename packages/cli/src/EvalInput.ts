@@ -90,13 +90,21 @@ const loadScenarios = (directory: string, builtins: Builtins.Options, problems: 
 /** The functions a scenario declares that are not built in: each case that calls them must mock them. */
 const mockOnly = (definition: Scenario.Definition) => definition.functions.filter((f) => !Builtins.names.includes(f.name))
 
+/** How the scenarios' MCP servers are started. */
+export interface ServerOptions {
+  /** The most one message from a server may hold (`--mcp-max-bytes`; the MCP layer's default when undefined). */
+  readonly maxMessageBytes?: number | undefined
+}
+
 /** The scenarios with the tools of the MCP servers they name, started; a server that fails is a problem. */
-const startServers = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, problems: Array<string>) =>
+const startServers = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, servers: ServerOptions, problems: Array<string>) =>
   Effect.gen(function* () {
     if (!scenarios.some((scenario) => scenario.mcp.length > 0)) return scenarios
     // Loaded only when a scenario names a server: nobody else pays for the MCP client.
     const Mcp = yield* Effect.promise(() => import("@agentfx/tools/mcp"))
-    const started = yield* Effect.forEach(scenarios, (scenario) => Effect.either(Mcp.withServers(scenario)), { concurrency: "unbounded" })
+    const started = yield* Effect.forEach(scenarios, (scenario) => Effect.either(Mcp.withServers(scenario, { maxMessageBytes: servers.maxMessageBytes })), {
+      concurrency: "unbounded"
+    })
     return started.flatMap((outcome) => {
       if (Either.isRight(outcome)) return [outcome.right]
       problems.push(McpTools.usageError(outcome.left).message)
@@ -146,7 +154,8 @@ export const checkCase = (evalCase: EvalCase.EvalCase, scenarios: ReadonlyArray<
 export const load = (
   casesDir: string,
   scenariosDir: string,
-  builtins: Builtins.Options
+  builtins: Builtins.Options,
+  servers: ServerOptions = {}
 ): Effect.Effect<Input, InputError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.gen(function* () {
     const problems: Array<string> = []
@@ -174,7 +183,7 @@ export const load = (
     checked(loaded, (evalCase) => !withServers(evalCase.scenario))
     if (problems.length > 0) return yield* fail
     const used = new Set(cases.map((evalCase) => evalCase.scenario))
-    const started = yield* startServers(loaded.filter((scenario) => used.has(scenario.name)), problems)
+    const started = yield* startServers(loaded.filter((scenario) => used.has(scenario.name)), servers, problems)
     if (problems.length > 0) return yield* fail
     const scenarios = loaded.map((scenario) => started.find((s) => s.name === scenario.name) ?? scenario)
     checked(scenarios, (evalCase) => withServers(evalCase.scenario))

@@ -44,6 +44,43 @@ describe("agentfx with MCP servers", () => {
       expect(declared).toContain('"shout"')
     }))
 
+  it.scopedLive("issue 35 item 4: run --mcp-max-bytes: a result past the bound is a tool error naming the server, the tool and the size, never the result; the run goes on", () =>
+    Effect.gen(function* () {
+      // `shout` answers 2 MiB of "A": past the bound of 1 MiB, whatever the word.
+      const big = program.replace(`String(m.params.arguments.word).toUpperCase() + "!"`, `"A".repeat(2 * 1024 * 1024)`)
+      expect(big).not.toBe(program)
+      const server = yield* emulator({ policy: Policy.script([{ calls: [{ name: "shout", args: { word: "hello" } }] }, { text: "Too big." }]) })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["run", ...flags, "--mcp", `${JSON.stringify(process.execPath)} -e ${JSON.stringify(big)}`, "--mcp-max-bytes", "1MiB", "--json", "shout"], { env })
+      expect(result.code).toBe(0)
+      expect(result.stdout).not.toContain("AAAA")
+      const json = JSON.parse(result.stdout) as { text: string; calls: Array<{ name: string; isError: boolean; response: unknown }> }
+      expect(json.text).toBe("Too big.")
+      expect(json.calls).toEqual([
+        expect.objectContaining({
+          name: "shout",
+          isError: true,
+          response: {
+            error: {
+              type: "ExecutionFailed",
+              message: `"shout" failed: the result of "shout" from the MCP server node is 2.0 MiB, more than the 1 MiB one message may hold: it was not read, and the server goes on serving`,
+              details: {
+                type: "McpResultTooLarge",
+                message: `the result of "shout" from the MCP server node is 2.0 MiB, more than the 1 MiB one message may hold: it was not read, and the server goes on serving`
+              }
+            }
+          }
+        })
+      ])
+    }))
+
+  it.effect("--mcp-max-bytes must be a size", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["run", "--mcp-max-bytes", "lots", "hello"])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain("--mcp-max-bytes")
+    }))
+
   it.live("a server that cannot start stops the command before anything runs: one line naming it, exit 2", () =>
     Effect.gen(function* () {
       const result = yield* agentfx(["run", "--mcp", `${JSON.stringify(process.execPath)} -e "console.error('missing config'); process.exit(4)"`, "hello"])

@@ -39,6 +39,7 @@ import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import type * as Scenario from "./Scenario.js"
 import { splitCommandLine } from "./internal/commandLine.js"
+import * as Bound from "./internal/mcpBound.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
 import * as Listing from "./internal/mcpListing.js"
 import { serverName } from "./internal/mcpServerName.js"
@@ -123,6 +124,29 @@ export interface Options {
    * listing after the server changed its list offers those of them it still has (a warning names the ones that went).
    */
   readonly only?: ReadonlyArray<string> | undefined
+  /**
+   * The most one message from the server may hold, in bytes (default 10 MiB), over stdio and HTTP alike. A tool
+   * result past it fails its call with `ResultTooLarge`, a tool list past it is an `McpError`, and a message of the
+   * server's own past it is dropped with a warning; none of them is held in memory, and the server goes on serving.
+   */
+  readonly maxMessageBytes?: number | undefined
+}
+
+/**
+ * A tool's result larger than `maxMessageBytes`: it was not read (or not past the bound), so the call fails with this,
+ * naming the server, the tool (by the server's name for it) and the size; the server goes on serving.
+ */
+export class ResultTooLarge extends Schema.TaggedError<ResultTooLarge>()("McpResultTooLarge", {
+  server: Schema.String,
+  tool: Schema.String,
+  /** The result's size in bytes, or (`exact` false) how much was read when reading stopped, past the bound. */
+  bytes: Schema.Number,
+  exact: Schema.Boolean,
+  limit: Schema.Number
+}) {
+  override get message(): string {
+    return `the result of ${JSON.stringify(this.tool)} from the MCP server ${this.server} is ${Bound.sizeSentence(this)}: it was not read, and the server goes on serving`
+  }
 }
 
 /** A connected server. */
@@ -162,10 +186,12 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
       return yield* Effect.fail(new McpError({ server: name, phase: "start", message: "no command to start the server with" }))
     }
     let version = 0
+    const maxMessageBytes = options.maxMessageBytes ?? Bound.defaultMaxMessageBytes
     const sessions = yield* Effect.mapError(
       Session.start(server, {
         name,
         startTimeout,
+        maxMessageBytes,
         prepare: (client) =>
           client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
             version++
@@ -194,7 +220,11 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
         Session.request((signal) => client.callTool({ name: original, arguments: args }, undefined, { signal, timeout: callTimeout }) as Promise<CallResult>)
       )
       const result = await Runtime.runPromise(runtime)(Effect.either(call), { signal: context.signal })
-      if (Either.isLeft(result)) throw new Error(why(result.left, name))
+      if (Either.isLeft(result)) {
+        const tooLarge = result.left._tag === "RequestFailed" ? Bound.tooLargeOf(result.left.error) : undefined
+        if (tooLarge !== undefined) throw new ResultTooLarge({ server: name, tool: original, ...tooLarge })
+        throw new Error(why(result.left, name))
+      }
       const content = contentOf(result.right)
       if (result.right.isError === true) throw new Error(typeof content === "string" ? content : JSON.stringify(content))
       return content

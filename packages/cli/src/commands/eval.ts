@@ -22,6 +22,7 @@ export const spec: Argv.Spec = {
     ...options.modelRequest,
     options.root,
     options.allowHost,
+    { ...options.mcpMaxBytes, description: `${options.mcpMaxBytes.description} For the MCP servers the scenarios name.` },
     { name: "concurrency", value: "N", description: "Cases running at once (default 4).", check: Argv.integer(1) },
     { name: "threshold", value: "FRACTION", description: "The pass rate (0 to 1) below which the command exits with 1 (default 0.99).", check: fraction },
     options.json("the report (the same as --report-json -)"),

@@ -88,6 +88,14 @@ export const mcpUrl: Argv.OptionSpec = {
   check: (value) => (HttpUrl.isHttp(value) ? undefined : "an MCP URL starts with http:// or https://")
 }
 
+export const mcpMaxBytes: Argv.OptionSpec = {
+  name: "mcp-max-bytes",
+  value: "SIZE",
+  description:
+    "The most one message from an MCP server may hold, a tool's result or a page of its tool list (default 10MiB; e.g. 1MiB, 500KB). A larger result is not read: its call fails with an error naming the server, the tool and the size, and the server goes on serving.",
+  check: Argv.bytes
+}
+
 export const scenario: Argv.OptionSpec = {
   name: "scenario",
   value: "FILE",
@@ -138,8 +146,8 @@ export const timeouts: ReadonlyArray<Argv.OptionSpec> = [firstByteTimeout, idleT
 /** How the model is asked: bounds, size cap, temperature. */
 export const modelRequest: ReadonlyArray<Argv.OptionSpec> = [...timeouts, maxResponseBytes, temperature]
 
-/** Where MCP tools come from. */
-export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl]
+/** Where MCP tools come from, and how much is read of what the servers send. */
+export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl, mcpMaxBytes]
 
 /** The options of `run` and `chat` that choose the model and the tools. */
 export const agent: ReadonlyArray<Argv.OptionSpec> = [

@@ -36,7 +36,9 @@ export const handler: Handler = ({ options, args }) =>
     const scenariosDir = yield* AgentOptions.directory("--scenarios", options.text("scenarios")!)
     const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
     const targets = yield* outputs({ json: options.has("json"), reportJson: options.text("report-json"), junit: options.text("junit") })
-    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts: options.list("allow-host") })
+    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts: options.list("allow-host") }, {
+      maxMessageBytes: options.bytes("mcp-max-bytes")
+    })
 
     const choice = yield* Provider.choose(AgentOptions.provider(options))
     const settings = AgentOptions.settings(options)

@@ -35,7 +35,7 @@ export const scenario = (
     const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
     if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry }
     const Mcp = yield* loadMcp()
-    const started = yield* Effect.mapError(Mcp.withServers(loaded), usageError)
+    const started = yield* Effect.mapError(Mcp.withServers(loaded, connectOptions(options)), usageError)
     return { instructions: started.instructions, registry: started.registry }
   })
 
@@ -50,12 +50,15 @@ export const usageError = (error: { readonly server: string; readonly message: s
     message: `${error.file === undefined ? "" : `${error.file}: `}MCP server ${error.server}: ${error.message.startsWith(error.server) ? error.message.slice(error.server.length).replace(/^[\s:]+/, "") : error.message}`
   })
 
+/** How the servers are connected: `--mcp-max-bytes`. */
+export const connectOptions = (options: Argv.Values) => ({ maxMessageBytes: options.bytes("mcp-max-bytes") })
+
 /** The servers the command line names, connected. */
 const connections = (options: Argv.Values) =>
   Effect.gen(function* () {
     const Mcp = yield* loadMcp()
     const servers = [...options.list("mcp").map((line) => Mcp.stdio(line)), ...options.list("mcp-url").map((url) => Mcp.http(url))]
-    return { Mcp, connections: yield* Mcp.connectAll(servers, (server) => Mcp.connect(server)) }
+    return { Mcp, connections: yield* Mcp.connectAll(servers, (server) => Mcp.connect(server, connectOptions(options))) }
   })
 
 /** The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names). */

@@ -15,8 +15,11 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { Server } from "../Mcp.js"
+import { sizeSentence, tooLargeOf } from "./mcpBound.js"
+import { boundedFetch } from "./mcpFetch.js"
 import { StdioTransport } from "./mcpStdio.js"
 import { hostOf } from "./mcpUrl.js"
 
@@ -38,6 +41,8 @@ export const request = <A>(send: (signal: AbortSignal) => Promise<A>): Effect.Ef
  * ECONNREFUSED …`) in its cause; the SDK's HTTP errors keep the status apart from the body they quote.
  */
 export const messageOf = (error: unknown): string => {
+  const tooLarge = tooLargeOf(error)
+  if (tooLarge !== undefined) return `the answer is ${sizeSentence(tooLarge)}: it was not read`
   if (!(error instanceof Error)) return String(error)
   const status = error instanceof StreamableHTTPError && error.code !== undefined && !error.message.includes(String(error.code)) ? ` (HTTP ${error.code})` : ""
   const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? `: ${error.cause.message}` : ""
@@ -65,15 +70,24 @@ const stderrTail = (transport: StdioTransport) => {
   }
 }
 
-const transportOf = (server: Server): { readonly transport: Transport; readonly said: () => string; readonly stop: () => void } => {
+/** How one message is bounded: its most bytes, and who is told of a message of the server's dropped for its size. */
+interface Bound {
+  readonly maxMessageBytes: number
+  readonly dropped: (why: string) => void
+}
+
+const transportOf = (server: Server, bound: Bound): { readonly transport: Transport; readonly said: () => string; readonly stop: () => void } => {
   if (server._tag === "Http") {
     return {
-      transport: new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } }),
+      transport: new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { ...server.headers } },
+        fetch: boundedFetch(bound.maxMessageBytes, bound.dropped)
+      }),
       said: () => "",
       stop: () => undefined
     }
   }
-  const transport = new StdioTransport({ command: server.command, args: server.args ?? [], env: server.env, cwd: server.cwd })
+  const transport = new StdioTransport({ command: server.command, args: server.args ?? [], env: server.env, cwd: server.cwd, ...bound })
   return { transport, said: stderrTail(transport), stop: () => transport.stop() }
 }
 
@@ -106,6 +120,8 @@ export interface SessionOptions {
   readonly name: string
   /** How long opening a session (the `initialize` handshake) may take, in ms. */
   readonly startTimeout: number
+  /** The most one message from the server may hold, in bytes (see `mcpBound`). */
+  readonly maxMessageBytes: number
   /** Run on each session's client before it connects: handlers for the server's notifications go on each. */
   readonly prepare: (client: Client) => void
   /** Told when a new session replaced one the server forgot: its tools may not be the same. */
@@ -117,8 +133,14 @@ export const start = (server: Server, options: SessionOptions): Effect.Effect<Se
   Effect.gen(function* () {
     const { name, startTimeout } = options
     const host = server._tag === "Http" ? hostOf(server.url) : undefined
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: only an HTTP server (with a host) renews sessions, and only those messages use the label
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a server without a host (stdio) or named after it is labelled by its name either way
     const label = host === undefined || host === name ? name : `${name} (${host})`
+    // Told from the transport's own callbacks, outside any fiber: logged in the runtime the server was started in.
+    const runtime = yield* Effect.runtime<never>()
+    const bound: Bound = {
+      maxMessageBytes: options.maxMessageBytes,
+      dropped: (why) => void Runtime.runFork(runtime)(Effect.logWarning(`${label} sent ${why}`))
+    }
     /** Every session not closed yet: the scope's end closes them, whatever state they are in. */
     const live = new Set<Session>()
     let current: Session | undefined
@@ -159,7 +181,7 @@ export const start = (server: Server, options: SessionOptions): Effect.Effect<Se
      */
     const open = (then: (session: Session) => void): Effect.Effect<Session, string> =>
       Effect.suspend(() => {
-        const made = transportOf(server)
+        const made = transportOf(server, bound)
         said = made.said
         // Stryker disable next-line ObjectLiteral: no capabilities is the SDK's default too
         const client = new Client({ ...clientInfo }, { capabilities: {} })

@@ -13,11 +13,12 @@
  * waiting, and a caller that waits for its own close must not get a promise that resolved while the group still ran.
  */
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { type ChildProcess, spawn } from "node:child_process"
 import { PassThrough } from "node:stream"
+import { defaultMaxMessageBytes, LineReader, type Oversized, sizeSentence, tooLargeAnswer } from "./mcpBound.js"
 
 export interface StdioOptions {
   readonly command: string
@@ -27,6 +28,10 @@ export interface StdioOptions {
   readonly cwd?: string | undefined
   /** How long the server has to leave after its stdin closes, and again after SIGTERM, in ms (default 2,000). */
   readonly grace?: number | undefined
+  /** The most one message (one line) may hold, in bytes (default 10 MiB): see `mcpBound`. */
+  readonly maxMessageBytes?: number | undefined
+  /** Told of a request or notification of the server's dropped for its size, as a sentence. */
+  readonly dropped?: ((why: string) => void) | undefined
 }
 
 /** How often the group is looked at while it is given time to leave, in ms. */
@@ -74,9 +79,11 @@ export class StdioTransport implements Transport {
   /** The process group: the server's pid, once it runs. */
   private group: number | undefined
   private closing: Promise<void> | undefined
-  private readonly reader = new ReadBuffer()
+  private readonly reader: LineReader
 
-  constructor(private readonly options: StdioOptions) {}
+  constructor(private readonly options: StdioOptions) {
+    this.reader = new LineReader(options.maxMessageBytes ?? defaultMaxMessageBytes, { line: (text) => this.line(text), oversized: (message) => this.oversized(message) })
+  }
 
   /** The server's pid (and its group's id), once it runs. */
   get pid(): number | undefined {
@@ -109,28 +116,26 @@ export class StdioTransport implements Transport {
       })
       child.stdin.on("error", (error) => this.onerror?.(error))
       child.stdout.on("error", (error) => this.onerror?.(error))
-      child.stdout.on("data", (chunk: Buffer) => this.read(chunk))
+      child.stdout.on("data", (chunk: Buffer) => this.reader.push(chunk))
       child.stderr.pipe(this.stderr)
     })
   }
 
-  private read(chunk: Buffer): void {
+  private line(text: string): void {
+    let message: JSONRPCMessage
     try {
-      this.reader.append(chunk)
+      message = deserializeMessage(text)
     } catch (error) {
       this.onerror?.(error as Error)
-      void this.close()
       return
     }
-    for (;;) {
-      try {
-        const message = this.reader.readMessage()
-        if (message === null) return
-        this.onmessage?.(message)
-      } catch (error) {
-        this.onerror?.(error as Error)
-      }
-    }
+    this.onmessage?.(message)
+  }
+
+  /** An answer too large is answered for in its place; anything else too large is dropped, and said. */
+  private oversized(message: Oversized): void {
+    if (message.id !== undefined && !message.hasMethod) return this.onmessage?.(tooLargeAnswer(message.id, message.size))
+    this.options.dropped?.(`a message of ${sizeSentence(message.size)}, which was dropped`)
   }
 
   send(message: JSONRPCMessage): Promise<void> {
