@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
 import { everythingBin } from "./support/everything.js"
+import { mcpHttpServer } from "./support/mcpHttp.js"
 
 /** A small MCP server over stdio, as one command line: a `shout` tool, and a `read_file` that clashes with ours. */
 const program = [
@@ -102,6 +103,20 @@ describe("agentfx with MCP servers", () => {
       const result = yield* agentfx(["run", "--mcp-url", "ftp://example.com", "hello"])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain("--mcp-url")
+    }))
+})
+
+describe("issue 35 item 18: --mcp-url servers that refuse", () => {
+  it.scopedLive("a 404 page in HTML: one line naming the server, the status and what the page says, exit 2", () =>
+    Effect.gen(function* () {
+      const page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /mcp</pre>\n</body>\n</html>\n"
+      const server = yield* mcpHttpServer({ gate: (_, response) => (response.writeHead(404, { "content-type": "text/html; charset=utf-8" }).end(page), true) })
+      const result = yield* agentfx(["tools", "--mcp-url", server.url])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toBe(
+        `agentfx: MCP server ${server.host}: did not start: Streamable HTTP error: Error POSTing to endpoint: an HTML page: Cannot POST /mcp (HTTP 404)\n`
+      )
     }))
 })
 

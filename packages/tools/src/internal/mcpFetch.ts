@@ -3,12 +3,14 @@
  * `mcpBound`). A JSON answer past the bound is read no further and replaced by an error answer to the request that was
  * POSTed; in an event stream each event is passed on whole once it has ended, and one past the bound ends a POST's
  * stream with that error answer, or, on the stream the server opens for its own messages (a GET), is dropped with a
- * warning. The SDK's own parsing is unchanged below the bound.
+ * warning. The body of an error (which the SDK quotes in its error) is read up to 64 KiB and said in one line. The SDK's
+ * own parsing is unchanged below the bound.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as ErrorBody from "./errorBody.js"
 import { type Size, sizeSentence, tooLargeAnswer } from "./mcpBound.js"
 
 /** A JSON-RPC request as the SDK POSTs it: its id is the one the answer must carry. */
@@ -31,22 +33,30 @@ const withBody = (response: Response, body: ConstructorParameters<typeof Respons
   return replaced
 }
 
-/** The body's bytes, or how many were read once they passed `limit` (the rest is not read: the stream is cancelled). */
-const readAtMost = async (body: ReadableStream<Uint8Array>, limit: number): Promise<{ readonly bytes: Uint8Array } | { readonly over: number }> => {
+/**
+ * The body's first `limit` bytes and whether that was all of it; once past `limit`, the rest is not read (the stream is
+ * cancelled). `total` is what was read, past `limit` when the body was longer.
+ */
+const readAtMost = async (body: ReadableStream<Uint8Array>, limit: number): Promise<{ readonly bytes: Uint8Array; readonly complete: boolean; readonly total: number }> => {
   const reader = body.getReader()
   const parts: Array<Uint8Array> = []
   let total = 0
   for (;;) {
     const { done, value } = await reader.read()
-    if (done) return { bytes: Buffer.concat(parts) }
+    if (done) return { bytes: Buffer.concat(parts), complete: true, total }
+    const room = limit - total
     total += value.byteLength
     if (total > limit) {
+      parts.push(value.subarray(0, room))
       await reader.cancel().catch(() => undefined)
-      return { over: total }
+      return { bytes: Buffer.concat(parts), complete: false, total }
     }
     parts.push(value)
   }
 }
+
+/** What is read of an error's body: it is only quoted, in one line (see `errorBody`). */
+const errorBodyBytes = 64 * 1024
 
 const encoder = new TextEncoder()
 
@@ -154,12 +164,19 @@ export const boundedFetch = (limit: number, dropped: (why: string) => void, base
     })
     return withBody(response, response.body.pipeThrough(events))
   }
+  // An error's body is quoted in the SDK's error: one line of it, from its start.
+  if (!response.ok) {
+    const head = await readAtMost(response.body, errorBodyBytes)
+    return withBody(response, ErrorBody.summary(Buffer.from(head.bytes).toString("utf8"), response.headers.get("content-type")), "text/plain")
+  }
+  if (id === undefined) return response
   // A declared length past the bound is refused unread; otherwise the body is read up to the bound, then let go.
   const declared = Number(response.headers.get("content-length") ?? Number.NaN)
-  const read = declared > limit ? (await response.body.cancel().catch(() => undefined), { over: declared, exact: true }) : await readAtMost(response.body, limit)
-  if ("bytes" in read) return withBody(response, read.bytes)
-  const size: Size = { bytes: read.over, exact: "exact" in read, limit }
-  // An answer to a request is answered for; anything else (an error status's body, say) says how large it was.
-  if (response.ok && id !== undefined) return withBody(response, JSON.stringify(tooLargeAnswer(id, size)), "application/json")
-  return withBody(response, `(a body of ${sizeSentence(size)}, not read)`, "text/plain")
+  if (declared > limit) {
+    await response.body.cancel().catch(() => undefined)
+    return withBody(response, JSON.stringify(tooLargeAnswer(id, { bytes: declared, exact: true, limit })), "application/json")
+  }
+  const read = await readAtMost(response.body, limit)
+  if (read.complete) return withBody(response, read.bytes)
+  return withBody(response, JSON.stringify(tooLargeAnswer(id, { bytes: read.total, exact: false, limit })), "application/json")
 }
