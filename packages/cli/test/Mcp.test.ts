@@ -106,7 +106,7 @@ describe("agentfx with MCP servers", () => {
     }))
 })
 
-describe("issue 35 item 18: --mcp-url servers that refuse", () => {
+describe("issue 35 item 18: --mcp-url servers that refuse, and the headers they need", () => {
   it.scopedLive("a 404 page in HTML: one line naming the server, the status and what the page says, exit 2", () =>
     Effect.gen(function* () {
       const page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /mcp</pre>\n</body>\n</html>\n"
@@ -117,6 +117,76 @@ describe("issue 35 item 18: --mcp-url servers that refuse", () => {
       expect(result.stderr).toBe(
         `agentfx: MCP server ${server.host}: did not start: Streamable HTTP error: Error POSTing to endpoint: an HTML page: Cannot POST /mcp (HTTP 404)\n`
       )
+    }))
+
+  it.scopedLive("--mcp-header is sent with every request to its server, and only to it; the value is never printed", () =>
+    Effect.gen(function* () {
+      const refuseWithout = (token: string) => (request: { headers: Record<string, unknown> }, response: { writeHead: (status: number) => { end: (text: string) => void } }) =>
+        request.headers.authorization === `Bearer ${token}` ? false : (response.writeHead(401).end("who are you?"), true)
+      const first = yield* mcpHttpServer({ gate: refuseWithout("SECRET-1") })
+      const second = yield* mcpHttpServer({ tools: [{ name: "pong", inputSchema: { type: "object" } }], gate: refuseWithout("SECRET-2") })
+      const one = yield* agentfx(["tools", "--json", "--mcp-url", first.url, "--mcp-header", "Authorization: Bearer SECRET-1"])
+      expect(one.code).toBe(0)
+      expect((JSON.parse(one.stdout) as Array<{ name: string }>).map((entry) => entry.name)).toContain("ping")
+      const before = { first: first.seen.length, second: second.seen.length }
+      const both = yield* agentfx([
+        "tools",
+        "--json",
+        "--mcp-url",
+        first.url,
+        "--mcp-url",
+        second.url,
+        "--mcp-header",
+        `${second.host}=Authorization: Bearer SECRET-2`,
+        "--mcp-header",
+        `${first.host}=Authorization: Bearer SECRET-1`,
+        "--mcp-header",
+        `${first.host}=X-Team: blue`
+      ])
+      expect(both.code).toBe(0)
+      expect(both.stderr).toBe("")
+      const posts = (seen: ReadonlyArray<{ method: string; headers: Record<string, unknown> }>, from: number) => seen.slice(from).filter((request) => request.method === "POST")
+      expect(posts(first.seen, before.first).map((request) => [request.headers.authorization, request.headers["x-team"]])).toEqual(
+        posts(first.seen, before.first).map(() => ["Bearer SECRET-1", "blue"])
+      )
+      expect(posts(second.seen, before.second).map((request) => [request.headers.authorization, request.headers["x-team"]])).toEqual(
+        posts(second.seen, before.second).map(() => ["Bearer SECRET-2", undefined])
+      )
+      expect(posts(second.seen, before.second).length).toBeGreaterThan(1)
+      // Without its header, the server's refusal is said, and no header value is.
+      const refused = yield* agentfx(["tools", "--mcp-url", first.url, "--mcp-url", second.url, "--mcp-header", `${first.host}=Authorization: Bearer SECRET-1`])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain(`MCP server ${second.host}: did not start`)
+      expect(refused.stderr).toContain("who are you? (HTTP 401)")
+      expect(refused.stderr).not.toContain("SECRET")
+    }))
+
+  it.scopedLive("a header for no server, for one of several without naming it, or given twice, and a URL with credentials, are refused: exit 2", () =>
+    Effect.gen(function* () {
+      const server = yield* mcpHttpServer()
+      const other = yield* mcpHttpServer()
+      const run = (...args: ReadonlyArray<string>) => Effect.map(agentfx(["tools", ...args]), (result) => [result.code, result.stderr])
+      expect(yield* run("--mcp-header", "Authorization: Bearer SECRET")).toEqual([2, "agentfx: --mcp-header names no server, and there are no --mcp-url servers it could be for\n"])
+      expect(yield* run("--mcp-url", server.url, "--mcp-url", other.url, "--mcp-header", "Authorization: Bearer SECRET")).toEqual([
+        2,
+        `agentfx: --mcp-header names no server, and there are 2 --mcp-url servers (${server.host}, ${other.host}): give it as SERVER=…\n`
+      ])
+      expect(yield* run("--mcp-url", server.url, "--mcp-header", "elsewhere:1=Authorization: Bearer SECRET")).toEqual([
+        2,
+        `agentfx: --mcp-header is for "elsewhere:1", which is none of the --mcp-url servers (${server.host})\n`
+      ])
+      expect(yield* run("--mcp-url", server.url, "--mcp-header", "Authorization: a", "--mcp-header", "authorization: b")).toEqual([
+        2,
+        `agentfx: --mcp-header gives authorization twice for ${server.host}\n`
+      ])
+      const [badCode, badHeader] = yield* run("--mcp-url", server.url, "--mcp-header", "Bearer SECRET")
+      expect(badCode).toBe(2)
+      expect(badHeader).toBe('agentfx: --mcp-header: a header is "Name: value" (e.g. "Authorization: Bearer TOKEN"), or "SERVER=Name: value" for one of several servers\n')
+      expect(badHeader).not.toContain("SECRET")
+      const [code, stderr] = yield* run("--mcp-url", "http://me:SECRET@127.0.0.1:9/mcp")
+      expect(code).toBe(2)
+      expect(stderr).toContain('send credentials with --mcp-header, e.g. --mcp-header "Authorization: Bearer TOKEN"')
+      expect(stderr).not.toContain("SECRET")
     }))
 })
 

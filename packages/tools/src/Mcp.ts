@@ -99,6 +99,12 @@ export const http = (url: string, options: { readonly headers?: Readonly<Record<
   name: options.name
 })
 
+/**
+ * The name a server goes by in errors and, with several servers, in its tools' names: its `name`, else the host (and
+ * port) of its URL, else the program its command line runs (`npx -y @scope/server-files` → `server-files`).
+ */
+export const nameOf = (server: Server): string => serverName(server)
+
 /** What went wrong with a server, and when; `file` is the scenario file that names it (`path:line`), if one does. */
 export class McpError extends Schema.TaggedError<McpError>()("McpError", {
   server: Schema.String,

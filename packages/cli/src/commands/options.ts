@@ -4,6 +4,7 @@
  */
 import * as HttpUrl from "@agentfx/core/HttpUrl"
 import * as Argv from "../Argv.js"
+import * as McpScoped from "../internal/mcpScoped.js"
 
 /** The providers `--provider` accepts. */
 export const providerNames = ["emulator", "gemini", "glm", "glm-coding", "openai"] as const
@@ -80,12 +81,34 @@ export const mcp: Argv.OptionSpec = {
     'An MCP server to start over stdio, as one command line (quoted: --mcp "npx -y @modelcontextprotocol/server-everything"); its tools are offered beside the built-in ones. Repeatable.'
 }
 
+/** Whether `url` holds a user name or password (it parses: `HttpUrl.isHttp` said so). */
+const hasUserinfo = (url: string): boolean => {
+  const parsed = new URL(url)
+  return parsed.username !== "" || parsed.password !== ""
+}
+
 export const mcpUrl: Argv.OptionSpec = {
   name: "mcp-url",
   value: "URL",
   repeated: true,
-  description: "An MCP server reached over Streamable HTTP; its tools are offered beside the built-in ones. Repeatable.",
-  check: (value) => (HttpUrl.isHttp(value) ? undefined : "an MCP URL starts with http:// or https://")
+  description: "An MCP server reached over Streamable HTTP; its tools are offered beside the built-in ones. Repeatable; credentials go in --mcp-header.",
+  sensitive: true,
+  check: (value) =>
+    !HttpUrl.isHttp(value)
+      ? "an MCP URL starts with http:// or https://"
+      : hasUserinfo(value)
+        ? 'an MCP URL must not hold a user name or password (fetch refuses them, quoting the URL): send credentials with --mcp-header, e.g. --mcp-header "Authorization: Bearer TOKEN"'
+        : undefined
+}
+
+export const mcpHeader: Argv.OptionSpec = {
+  name: "mcp-header",
+  value: "[SERVER=]NAME: VALUE",
+  repeated: true,
+  description:
+    'A header sent with every request to an --mcp-url server, e.g. "Authorization: Bearer TOKEN". With several --mcp-url servers, say which one as SERVER=NAME: VALUE (SERVER is its host and port, as errors name it). Repeatable.',
+  sensitive: true,
+  check: McpScoped.check(McpScoped.parseHeader)
 }
 
 export const mcpMaxBytes: Argv.OptionSpec = {
@@ -147,7 +170,7 @@ export const timeouts: ReadonlyArray<Argv.OptionSpec> = [firstByteTimeout, idleT
 export const modelRequest: ReadonlyArray<Argv.OptionSpec> = [...timeouts, maxResponseBytes, temperature]
 
 /** Where MCP tools come from, and how much is read of what the servers send. */
-export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl, mcpMaxBytes]
+export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl, mcpHeader, mcpMaxBytes]
 
 /** The options of `run` and `chat` that choose the model and the tools. */
 export const agent: ReadonlyArray<Argv.OptionSpec> = [

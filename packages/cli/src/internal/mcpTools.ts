@@ -10,8 +10,10 @@ import { Registry } from "@agentfx/core"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type * as Mcp from "@agentfx/tools/mcp"
 import type * as Argv from "../Argv.js"
 import { UsageError } from "../CliError.js"
+import * as McpScoped from "./mcpScoped.js"
 
 /** A scenario's instructions and tools, for `--scenario FILE`. */
 export interface FromScenario {
@@ -30,17 +32,17 @@ export const scenario = (
   Effect.gen(function* () {
     const file = options.text("scenario")
     if (file === undefined) return undefined
-    if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp / --mcp-url without it" }))
+    if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp, --mcp-url and --mcp-header without it" }))
     const { Scenario } = yield* Effect.promise(() => import("@agentfx/tools"))
     const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
     if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry }
-    const Mcp = yield* loadMcp()
-    const started = yield* Effect.mapError(Mcp.withServers(loaded, connectOptions(options)), usageError)
+    const mcp = yield* loadMcp()
+    const started = yield* Effect.mapError(mcp.withServers(loaded, connectOptions(options)), usageError)
     return { instructions: started.instructions, registry: started.registry }
   })
 
-/** Whether the command line names an MCP server. */
-export const named = (options: Argv.Values): boolean => options.list("mcp").length > 0 || options.list("mcp-url").length > 0
+/** Whether the command line names an MCP server, or says something about one. */
+export const named = (options: Argv.Values): boolean => ["mcp", "mcp-url", "mcp-header"].some((option) => options.list(option).length > 0)
 
 const loadMcp = () => Effect.promise(() => import("@agentfx/tools/mcp"))
 
@@ -53,20 +55,43 @@ export const usageError = (error: { readonly server: string; readonly message: s
 /** How the servers are connected: `--mcp-max-bytes`. */
 export const connectOptions = (options: Argv.Values) => ({ maxMessageBytes: options.bytes("mcp-max-bytes") })
 
+/** The values of an option already checked with `parse`. */
+const parsedList = <A>(options: Argv.Values, option: string, parse: (text: string) => McpScoped.Parsed<A>): ReadonlyArray<McpScoped.Scoped<A>> =>
+  options.list(option).flatMap((text) => {
+    const parsed = parse(text)
+    return parsed._tag === "Ok" ? [parsed.scoped] : []
+  })
+
+/** The `--mcp-url` servers, each with the `--mcp-header`s for it; a header for no server, or given twice, is refused. */
+const httpServers = (mcp: typeof Mcp, options: Argv.Values): Effect.Effect<ReadonlyArray<Mcp.Server>, UsageError> => {
+  const urls = options.list("mcp-url")
+  const names = urls.map((url) => mcp.nameOf(mcp.http(url)))
+  const assigned = McpScoped.assign("--mcp-header", parsedList(options, "mcp-header", McpScoped.parseHeader), names, "--mcp-url servers")
+  if (assigned._tag === "Bad") return Effect.fail(new UsageError({ message: assigned.problem }))
+  const servers: Array<Mcp.Server> = []
+  for (const [i, url] of urls.entries()) {
+    const headers = assigned.byServer.get(i) ?? []
+    const twice = headers.find((header, j) => headers.findIndex((other) => other.name.toLowerCase() === header.name.toLowerCase()) !== j)
+    if (twice !== undefined) return Effect.fail(new UsageError({ message: `--mcp-header gives ${twice.name} twice for ${names[i]}` }))
+    servers.push(mcp.http(url, headers.length === 0 ? {} : { headers: Object.fromEntries(headers.map((header) => [header.name, header.value])) }))
+  }
+  return Effect.succeed(servers)
+}
+
 /** The servers the command line names, connected. */
 const connections = (options: Argv.Values) =>
   Effect.gen(function* () {
-    const Mcp = yield* loadMcp()
-    const servers = [...options.list("mcp").map((line) => Mcp.stdio(line)), ...options.list("mcp-url").map((url) => Mcp.http(url))]
-    return { Mcp, connections: yield* Mcp.connectAll(servers, (server) => Mcp.connect(server, connectOptions(options))) }
+    const mcp = yield* loadMcp()
+    const servers = [...options.list("mcp").map((line) => mcp.stdio(line)), ...(yield* httpServers(mcp, options))]
+    return { mcp, connections: yield* mcp.connectAll(servers, (server) => mcp.connect(server, connectOptions(options))) }
   })
 
 /** The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names). */
 export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Tool.Tool>, UsageError, Scope.Scope> =>
   Effect.gen(function* () {
     if (!named(options)) return []
-    const { Mcp, connections: connected } = yield* connections(options)
-    return yield* Mcp.toolsOf(connected, reserved)
+    const { mcp, connections: connected } = yield* connections(options)
+    return yield* mcp.toolsOf(connected, reserved)
   }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
 
 /**
@@ -80,6 +105,6 @@ export const registry = (
 ): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError, Scope.Scope> =>
   Effect.gen(function* () {
     if (!named(options)) return Registry.unsafeMake(...builtins)
-    const { Mcp, connections: connected } = yield* connections(options)
-    return yield* Mcp.toRegistry(connected, builtins)
+    const { mcp, connections: connected } = yield* connections(options)
+    return yield* mcp.toRegistry(connected, builtins)
   }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
