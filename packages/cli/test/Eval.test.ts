@@ -5,7 +5,7 @@ import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
-import { everythingBin } from "./support/everything.js"
+import { everythingBin, filesystemBin } from "./support/everything.js"
 
 const mathScenario = `---
 name: math
@@ -265,6 +265,29 @@ describe("agentfx eval with a scenario naming an MCP server", () => {
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(`${path.join(dir, "scenarios", "echoer.md")}:6: MCP server everything:`)
       expect(result.stderr).toContain('offers no tool "ecko"')
+    }))
+})
+
+describe("issue 35 item 5: agentfx eval and MCP tools that ask first", () => {
+  it.scopedLive("server-filesystem's move_file is refused without --yes (nobody is asked in an eval) and the file stays; with --yes it moves", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const files = path.join(dir, "files")
+      const move = { source: path.join(files, "a.txt"), destination: path.join(files, "b.txt") }
+      writeFiles(dir, {
+        "files/a.txt": "a\n",
+        "scenarios/mover.md": `---\nname: mover\ndescription: Moves files\navailable_functions: []\nmcp:\n  - name: fs\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(filesystemBin)}, ${JSON.stringify(files)}]\n    tools: [move_file]\n---\nMove what you are asked to.\n`,
+        "cases/move.yaml": `- id: moves\n  scenario: mover\n  input: move a to b\n  expected_function_calls:\n    - function_name: move_file\n      arguments: ${JSON.stringify(move)}\n  x-cassette:\n    - calls: [{ name: move_file, args: ${JSON.stringify(move)} }]\n    - text: Moved.\n`
+      })
+      const args = ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--json"]
+      const refused = yield* agentfx(args)
+      expect(refused.code).toBe(0)
+      expect(refused.stdout).toContain("agentfx eval does not ask for approval: pass --yes to allow tools that need it")
+      expect(fs.readdirSync(files)).toEqual(["a.txt"])
+      const approved = yield* agentfx([...args, "--yes"])
+      expect(approved.code).toBe(0)
+      expect(approved.stdout).not.toContain("ApprovalDenied")
+      expect(fs.readdirSync(files)).toEqual(["b.txt"])
     }))
 })
 

@@ -1,19 +1,25 @@
+import { Io } from "@agentfx/cli"
 import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as fs from "node:fs"
 import * as path from "node:path"
-import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
-import { everythingBin } from "./support/everything.js"
+import { agentfx, count, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { everythingBin, filesystemBin } from "./support/everything.js"
 import { mcpHttpServer } from "./support/mcpHttp.js"
 
-/** A small MCP server over stdio, as one command line: a `shout` tool, and a `read_file` that clashes with ours. */
+/**
+ * A small MCP server over stdio, as one command line: a `shout` tool its server marks read-only and closed-world, and
+ * a `read_file` that clashes with ours, with no annotations (so it asks before each call).
+ */
 const program = [
   'const rl = require("node:readline").createInterface({ input: process.stdin });',
   'const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + String.fromCharCode(10));',
   'rl.on("line", (line) => { const m = JSON.parse(line);',
   'if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "shouter", version: "1" } });',
   'else if (m.method === "tools/list") reply(m.id, { tools: [',
-  '{ name: "shout", description: "Shouts a word", inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] } },',
+  '{ name: "shout", description: "Shouts a word", inputSchema: { type: "object", properties: { word: { type: "string" } }, required: ["word"] }, annotations: { readOnlyHint: true, openWorldHint: false } },',
   '{ name: "read_file", description: "Another read_file", inputSchema: { type: "object" } } ] });',
   'else if (m.method === "tools/call") reply(m.id, { content: [{ type: "text", text: String(m.params.arguments.word).toUpperCase() + "!" }] }); });'
 ].join(" ")
@@ -103,6 +109,60 @@ describe("agentfx with MCP servers", () => {
       const result = yield* agentfx(["run", "--mcp-url", "ftp://example.com", "hello"])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain("--mcp-url")
+    }))
+})
+
+describe("issue 35 item 5: MCP tools ask as the built-in ones do, by what their server says of them", () => {
+  /** server-filesystem on a fresh folder holding `a.txt`, and the command line that starts it. */
+  const filesystem = Effect.map(tempDir, (dir) => {
+    fs.writeFileSync(path.join(dir, "a.txt"), "hello\n")
+    return { dir, line: `${JSON.stringify(process.execPath)} ${JSON.stringify(filesystemBin)} ${JSON.stringify(dir)}` }
+  })
+
+  /** A model that moves a.txt to b.txt, reads what is there, then says it is done. */
+  const mover = (dir: string) =>
+    Policy.script([
+      { calls: [{ name: "move_file", args: { source: path.join(dir, "a.txt"), destination: path.join(dir, "b.txt") } }] },
+      { calls: [{ name: "list_directory", args: { path: dir } }] },
+      { text: "Done." }
+    ])
+
+  it.scopedLive("run --json: server-filesystem's move_file (destructiveHint) is refused without --yes and nothing moves; its read-only list_directory runs; with --yes the file moves", () =>
+    Effect.gen(function* () {
+      const { dir, line } = yield* filesystem
+      const refusing = yield* emulator({ policy: mover(dir) })
+      const { env, flags } = viaGemini(refusing)
+      const refused = yield* agentfx(["run", ...flags, "--mcp", line, "--json", "tidy up"], { env })
+      expect(refused.code).toBe(0)
+      const calls = (JSON.parse(refused.stdout) as { calls: Array<{ name: string; isError: boolean; response: { error?: { type: string; reason?: string } } }> }).calls
+      expect(calls.map((call) => [call.name, call.isError, call.response.error?.type])).toEqual([
+        ["move_file", true, "ApprovalDenied"],
+        ["list_directory", false, undefined]
+      ])
+      expect(calls[0]!.response.error!.reason).toBe("agentfx run --json does not ask for approval: pass --yes to allow tools that need it")
+      expect(fs.readdirSync(dir)).toEqual(["a.txt"])
+      const approving = yield* emulator({ policy: mover(dir) })
+      const approved = yield* agentfx(["run", ...viaGemini(approving).flags, "--mcp", line, "--json", "--yes", "tidy up"], { env: viaGemini(approving).env })
+      expect(approved.code).toBe(0)
+      expect(fs.readdirSync(dir)).toEqual(["b.txt"])
+    }))
+
+  it.scopedLive("run on a terminal asks before move_file, as before fetch_url; n refuses it and the model is told", () =>
+    Effect.gen(function* () {
+      const { dir, line } = yield* filesystem
+      const server = yield* emulator({ policy: mover(dir) })
+      const { env, flags } = viaGemini(server)
+      const terminal = yield* Io.memory()
+      const run = yield* Effect.fork(agentfx(["run", ...flags, "--mcp", line, "tidy up"], { env, terminal }))
+      yield* terminal.waitForOutput((out) => out.includes("— allow? [y/N] "))
+      expect(yield* terminal.stdout).toContain("→ move_file(")
+      yield* terminal.feed("n")
+      const result = yield* Fiber.join(run)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain(`— allow? [y/N] n\n← move_file failed: "move_file" was not approved: the user refused it in the terminal`)
+      // list_directory did not ask.
+      expect(count(result.stdout, "allow?")).toBe(1)
+      expect(fs.readdirSync(dir)).toEqual(["a.txt"])
     }))
 })
 

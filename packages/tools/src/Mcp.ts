@@ -7,11 +7,14 @@
  * structured content is the response when the server gives one, text otherwise.
  *
  * Names are made safe for every provider (letters, digits, `_` and `-`, 64 at most) and kept unique; with several
- * servers each tool is prefixed with its server's name. A server that fails to start, exits, sends a listing the
- * SDK cannot read or does not answer in time is an `McpError` naming it, as is a listing that never ends or runs past
- * 10,000 tools or 1,000 pages; once connected, a call on a server that has gone is a tool error the model sees, so a
- * run goes on without it. An HTTP server that forgets its session (HTTP 404: it restarted, the session expired) gets a
- * new one, and the request that met the 404 is made again on it, once.
+ * servers each tool is prefixed with its server's name. A tool asks the `Approval` service before each call unless its
+ * server's annotations mark it read-only or non-destructive, and closed-world (see `internal/mcpApproval`), as the
+ * built-in tools do. One message from a server holds `maxMessageBytes` at most: a result past it fails its call with
+ * `ResultTooLarge`. A server that fails to start, exits, sends a listing the SDK cannot read or does not answer in time
+ * is an `McpError` naming it, as is a listing that never ends or runs past 10,000 tools or 1,000 pages; once
+ * connected, a call on a server that has gone is a tool error the model sees, so a run goes on without it. An HTTP
+ * server that forgets its session (HTTP 404: it restarted, the session expired) gets a new one, and the request that
+ * met the 404 is made again on it, once.
  *
  * A registry made here follows its servers: a server that announces a new tool list is listed again before the
  * agent loop's next model turn (`toRegistry`). `withServers` starts the servers a scenario file names.
@@ -39,6 +42,7 @@ import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import type * as Scenario from "./Scenario.js"
 import { splitCommandLine } from "./internal/commandLine.js"
+import { askReason } from "./internal/mcpApproval.js"
 import * as Bound from "./internal/mcpBound.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
 import * as Listing from "./internal/mcpListing.js"
@@ -257,10 +261,13 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
       const tools: Array<Tool.Tool> = []
       const refused: Array<{ name: string; reason: string }> = []
       listed.forEach((tool, i) => {
+        // The server's word on the tool's effects decides whether it asks first, as the built-in tools do.
+        const asks = askReason(tool.annotations)
         const built = Tool.fromFunction(names[i]!, {
           description: tool.description ?? "",
           parameters: tool.inputSchema as Json.JsonObject,
-          run: callOf(tool.name)
+          run: callOf(tool.name),
+          needsApproval: asks !== undefined
         })
         Either.match(built, {
           onLeft: (error) => refused.push({ name: tool.name, reason: error.reason }),

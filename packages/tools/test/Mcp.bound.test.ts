@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
 import { loopback } from "./support/loopback.js"
-import { inline, logCapture, rawServer } from "./support/mcp.js"
+import { inline, logCapture, rawServer, readOnly } from "./support/mcp.js"
 
 // Issue 35 item 4: one bound on what an MCP server's message may hold, the same over stdio and Streamable HTTP. A
 // result past it fails its call with a typed error naming the server, the tool and the size, is never held whole,
@@ -19,8 +19,8 @@ const limit = 1024 * 1024
 
 /** `big` answers `bytes` bytes of text; `small` answers "ok". */
 const tools = [
-  { name: "big", inputSchema: { type: "object" as const, properties: { bytes: { type: "number" } } } },
-  { name: "small", inputSchema: { type: "object" as const } }
+  { name: "big", inputSchema: { type: "object" as const, properties: { bytes: { type: "number" } } }, annotations: readOnly },
+  { name: "small", inputSchema: { type: "object" as const }, annotations: readOnly }
 ]
 
 /** A Streamable HTTP server made with the SDK, answering in JSON bodies (`json`) or in event streams. */

@@ -14,7 +14,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { createRequire } from "node:module"
 import { safeName, uniqueNames } from "../src/internal/toolNames.js"
-import { inline, processesWith, rawServer } from "./support/mcp.js"
+import { inline, processesWith, rawServer, readOnly } from "./support/mcp.js"
 
 const require = createRequire(import.meta.url)
 const binOf = (pkg: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js")
@@ -96,7 +96,7 @@ describe.concurrent("MCP tools: Streamable HTTP", () => {
         seen.push(request.headers["x-team"] as string | undefined)
         const server = new Server({ name: "weather", version: "1.0.0" }, { capabilities: { tools: {} } })
         server.setRequestHandler(ListToolsRequestSchema, () => ({
-          tools: [{ name: "forecast.today", description: "Today's forecast", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }]
+          tools: [{ name: "forecast.today", description: "Today's forecast", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, annotations: readOnly }]
         }))
         server.setRequestHandler(CallToolRequestSchema, (call) => ({
           content: [{ type: "text", text: `Sunny in ${String((call.params.arguments as { city: string }).city)}` }]

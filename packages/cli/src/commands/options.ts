@@ -70,7 +70,7 @@ export const allowHost: Argv.OptionSpec = {
 export const yes: Argv.OptionSpec = {
   name: "yes",
   alias: "y",
-  description: "Approve every tool call without asking (fetch_url asks otherwise)."
+  description: "Approve every tool call without asking (fetch_url asks otherwise, and so does an MCP tool unless its server marks it read-only or non-destructive, and closed-world)."
 }
 
 export const mcp: Argv.OptionSpec = {

@@ -1,5 +1,5 @@
 /** `agentfx eval`: the input checked up front, the cases run with progress, the report printed and written. */
-import { LanguageModel } from "@agentfx/core"
+import { Approval, LanguageModel } from "@agentfx/core"
 import type { EvalCase, EvalRunner } from "@agentfx/tools"
 import { EvalReport } from "@agentfx/tools"
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -27,6 +27,10 @@ const outputs = (options: { json: boolean; reportJson: string | undefined; junit
   if (onStdout.length > 1) return Effect.fail(new UsageError({ message: `${onStdout.join(" and ")} would both print on stdout: send one of them to a file` }))
   return Effect.succeed({ prettyOnStdout: onStdout.length === 0, reportJson: options.json ? "-" : options.reportJson, junit: options.junit })
 }
+
+/** Nobody is asked during an eval: a tool that asks first (an MCP tool that may change things) runs only with --yes. */
+const approval = (yes: boolean) =>
+  yes ? Approval.allowAll : Approval.layer(() => Effect.succeed(Approval.denied("agentfx eval does not ask for approval: pass --yes to allow tools that need it")))
 
 export const handler: Handler = ({ options, args }) =>
   Effect.scoped(Effect.gen(function* () {
@@ -57,7 +61,7 @@ export const handler: Handler = ({ options, args }) =>
           agent: { maxTurns, ...AgentOptions.request(options) }
         },
         { io, label: "eval", onRefusal: (error) => Provider.refused(choice, error) }
-      )
+      ).pipe(Effect.provide(approval(options.has("yes"))))
 
     const report = yield* untilInterrupted(
       choice.name === "emulator"
