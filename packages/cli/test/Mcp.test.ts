@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Builtins from "../src/Builtins.js"
 import { agentfx, count, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
 import { everythingBin, filesystemBin } from "./support/everything.js"
 import { mcpHttpServer } from "./support/mcpHttp.js"
@@ -28,14 +29,30 @@ const program = [
 const serverLine = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(program)}`
 
 describe("agentfx with MCP servers", () => {
-  it.live("tools --mcp lists the server's tools beside the built-in ones; a clashing name gets the server's prefix", () =>
+  it.live("issue 35 item 5: tools --mcp lists the server's tools beside the built-in ones, each saying its server, why a name was prefixed, and whether it asks", () =>
     Effect.gen(function* () {
       const result = yield* agentfx(["tools", "--json", "--mcp", serverLine])
       expect(result.stderr).toBe("")
       expect(result.code).toBe(0)
-      const names = (JSON.parse(result.stdout) as Array<{ name: string }>).map((entry) => entry.name)
-      expect(names).toEqual(expect.arrayContaining(["clock", "read_file", "shout"]))
-      expect(names.filter((name) => name.endsWith("read_file"))).toHaveLength(2)
+      const entries = JSON.parse(result.stdout) as Array<{ name: string; availability: string }>
+      expect(entries.map((entry) => entry.name)).toEqual([...Builtins.names, "shout", "node_read_file"])
+      expect(entries.slice(-2).map((entry) => entry.availability)).toEqual([
+        "from the MCP server node; runs without asking: its server marks it read-only or non-destructive, and closed-world",
+        `from the MCP server node (its tool "read_file", prefixed with its server's name: another tool is named read_file); asks for approval before each call unless --yes: its server does not mark it read-only or non-destructive; its server does not mark it closed-world`
+      ])
+    }))
+
+  it.scopedLive("issue 35 item 5: run --mcp says on stderr which server a prefixed tool came from and why its name was prefixed", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([{ text: "Hello." }]) })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["run", ...flags, "--mcp", serverLine, "--json", "hi"], { env })
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain(
+        `MCP server node: its tool "read_file" is offered as node_read_file (prefixed with its server's name: another tool is named read_file)\n`
+      )
+      // Only the renamed tool is noted.
+      expect(result.stderr).not.toContain("shout")
     }))
 
   it.scopedLive("run --mcp: the model calls the server's tool and hears its answer", () =>

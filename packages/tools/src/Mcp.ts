@@ -7,14 +7,14 @@
  * structured content is the response when the server gives one, text otherwise.
  *
  * Names are made safe for every provider (letters, digits, `_` and `-`, 64 at most) and kept unique; with several
- * servers each tool is prefixed with its server's name. A tool asks the `Approval` service before each call unless its
- * server's annotations mark it read-only or non-destructive, and closed-world (see `internal/mcpApproval`), as the
- * built-in tools do. One message from a server holds `maxMessageBytes` at most: a result past it fails its call with
- * `ResultTooLarge`. A server that fails to start, exits, sends a listing the SDK cannot read or does not answer in time
- * is an `McpError` naming it, as is a listing that never ends or runs past 10,000 tools or 1,000 pages; once
- * connected, a call on a server that has gone is a tool error the model sees, so a run goes on without it. An HTTP
- * server that forgets its session (HTTP 404: it restarted, the session expired) gets a new one, and the request that
- * met the 404 is made again on it, once.
+ * servers each tool is prefixed with its server's name (`originOf` says where a tool comes from, and why it was
+ * renamed). A tool asks the `Approval` service before each call unless its server's annotations mark it read-only or
+ * non-destructive, and closed-world (see `internal/mcpApproval`), as the built-in tools do. One message from a server
+ * holds `maxMessageBytes` at most: a result past it fails its call with `ResultTooLarge`. A server that fails to
+ * start, exits, sends a listing the SDK cannot read or does not answer in time is an `McpError` naming it, as is a
+ * listing that never ends or runs past 10,000 tools or 1,000 pages; once connected, a call on a server that has gone
+ * is a tool error the model sees, so a run goes on without it. An HTTP server that forgets its session (HTTP 404: it
+ * restarted, the session expired) gets a new one, and the request that met the 404 is made again on it, once.
  *
  * A registry made here follows its servers: a server that announces a new tool list is listed again before the
  * agent loop's next model turn (`toRegistry`). `withServers` starts the servers a scenario file names.
@@ -46,11 +46,12 @@ import { askReason } from "./internal/mcpApproval.js"
 import * as Bound from "./internal/mcpBound.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
 import * as Listing from "./internal/mcpListing.js"
+import * as Origins from "./internal/mcpOrigin.js"
 import { serverName } from "./internal/mcpServerName.js"
 import * as Session from "./internal/mcpSession.js"
 import { urlProblem } from "./internal/mcpUrl.js"
 import * as YamlSource from "./internal/yamlSource.js"
-import { uniqueNames } from "./internal/toolNames.js"
+import { safeName, uniqueNames } from "./internal/toolNames.js"
 
 /** Where an MCP server is. */
 export type Server =
@@ -158,6 +159,24 @@ export class ResultTooLarge extends Schema.TaggedError<ResultTooLarge>()("McpRes
     return `the result of ${JSON.stringify(this.tool)} from the MCP server ${this.server} is ${Bound.sizeSentence(this)}: it was not read, and the server goes on serving`
   }
 }
+
+/** Where an MCP tool comes from, for people (the model is told none of it): see `originOf`. */
+export interface Origin {
+  /** The server's name (see `nameOf`). */
+  readonly server: string
+  /** The server's own name for the tool. */
+  readonly tool: string
+  /** Why it asks for approval before each call (from the server's annotations), if it does. */
+  readonly asks?: string | undefined
+  /** Why it is offered under another name than the server's (made safe, prefixed), if it is. */
+  readonly renamed?: string | undefined
+}
+
+/**
+ * Where a tool made here comes from: its server, its name there, why it asks for approval and why it was renamed;
+ * `undefined` for a tool made elsewhere (or copied from one made here).
+ */
+export const originOf = (tool: Tool.Any): Origin | undefined => Origins.originOf(tool)
 
 /** A connected server. */
 export interface Connection {
@@ -269,9 +288,11 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
           run: callOf(tool.name),
           needsApproval: asks !== undefined
         })
+        const renamed =
+          names[i] === tool.name ? undefined : names[i] === safeName(tool.name) ? "made a name every provider accepts" : "made a name every provider accepts, and unique among the server's tools"
         Either.match(built, {
           onLeft: (error) => refused.push({ name: tool.name, reason: error.reason }),
-          onRight: (built) => tools.push(built)
+          onRight: (built) => tools.push(Origins.remember(built, { server: name, tool: tool.name, asks, renamed }))
         })
       })
       const wantedButRefused = refused.filter((tool) => options.only?.includes(tool.name) === true)
@@ -358,14 +379,22 @@ export const toolsOf = (
     const lists = yield* Effect.forEach(connections, (connection) => connection.tools)
     const taken = new Set(reserved)
     const entries = lists.flatMap((tools, i) =>
-      tools.map((tool) => ({ tool, key: `${i}\u0000${tool.name}`, name: connections.length > 1 || taken.has(tool.name) ? `${connections[i]!.name}_${tool.name}` : tool.name }))
+      tools.map((tool) => {
+        const prefixed = connections.length > 1 ? "prefixed with its server's name, as every tool is with several servers" : taken.has(tool.name) ? `prefixed with its server's name: another tool is named ${tool.name}` : undefined
+        return { tool, key: `${i}\u0000${tool.name}`, name: prefixed === undefined ? tool.name : `${connections[i]!.name}_${tool.name}`, prefixed }
+      })
     )
     const fresh = entries.filter((entry) => !given.has(entry.key))
     const before = [...reserved, ...given.values()]
     uniqueNames([...before, ...fresh.map((entry) => entry.name)]).slice(before.length).forEach((name, i) => given.set(fresh[i]!.key, name))
     return entries.map((entry) => {
       const name = given.get(entry.key)!
-      return name === entry.tool.name ? entry.tool : renamed(entry.tool, name)
+      if (name === entry.tool.name) return entry.tool
+      // A name given on an earlier listing, or made unique after the prefix, says so too.
+      const why = entry.prefixed === undefined || name !== entry.name ? [entry.prefixed, "made unique among the tools offered"] : [entry.prefixed]
+      const origin = Origins.originOf(entry.tool)
+      const copy = renamed(entry.tool, name)
+      return origin === undefined ? copy : Origins.remember(copy, { ...origin, renamed: [origin.renamed, ...why].filter((part) => part !== undefined).join("; ") })
     })
   })
 

@@ -13,7 +13,9 @@ import type * as Scope from "effect/Scope"
 import type * as Mcp from "@agentfx/tools/mcp"
 import type * as Argv from "../Argv.js"
 import { UsageError } from "../CliError.js"
+import { Io } from "../Io.js"
 import * as McpScoped from "./mcpScoped.js"
+import { escapeLines } from "./terminalText.js"
 
 /** A scenario's instructions and tools, for `--scenario FILE`. */
 export interface FromScenario {
@@ -86,25 +88,61 @@ const connections = (options: Argv.Values) =>
     return { mcp, connections: yield* mcp.connectAll(servers, (server) => mcp.connect(server, connectOptions(options))) }
   })
 
-/** The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names). */
-export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Tool.Tool>, UsageError, Scope.Scope> =>
+/**
+ * Where an MCP tool comes from and whether it asks, for `agentfx tools`: its server, its name there when it is offered
+ * under another and why, and why it asks for approval (or that its server says it need not).
+ */
+export const availability = (mcp: typeof Mcp, tool: Tool.Tool): string => {
+  const origin = mcp.originOf(tool)
+  if (origin === undefined) return "from an MCP server named with --mcp / --mcp-url"
+  const renamed = origin.renamed === undefined ? "" : ` (its tool ${JSON.stringify(origin.tool)}, ${origin.renamed})`
+  const asks =
+    origin.asks === undefined
+      ? "runs without asking: its server marks it read-only or non-destructive, and closed-world"
+      : `asks for approval before each call unless --yes: ${origin.asks}`
+  return `from the MCP server ${origin.server}${renamed}; ${asks}`
+}
+
+/** With one server, each tool offered under another name than its server's, and why: a clash with a built-in, most often. */
+const renameNotes = (mcp: typeof Mcp, connected: ReadonlyArray<Mcp.Connection>, tools: Iterable<Tool.Tool<unknown>>): ReadonlyArray<string> =>
+  connected.length !== 1
+    ? []
+    : [...tools].flatMap((tool) => {
+        const origin = mcp.originOf(tool)
+        return origin?.renamed === undefined ? [] : [`MCP server ${origin.server}: its tool ${JSON.stringify(origin.tool)} is offered as ${tool.name} (${origin.renamed})`]
+      })
+
+/**
+ * The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names), each with where it
+ * comes from and whether it asks (`availability`).
+ */
+export const connect = (
+  options: Argv.Values,
+  reserved: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<{ readonly tool: Tool.Tool; readonly availability: string }>, UsageError, Scope.Scope> =>
   Effect.gen(function* () {
     if (!named(options)) return []
     const { mcp, connections: connected } = yield* connections(options)
-    return yield* mcp.toolsOf(connected, reserved)
+    const tools = yield* mcp.toolsOf(connected, reserved)
+    return tools.map((tool) => ({ tool, availability: availability(mcp, tool) }))
   }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
 
 /**
  * The built-in tools and the MCP servers' tools in one registry, which follows the servers: in `run` and `chat` a
  * tool a server adds while a run is going is offered from the run's next model turn; in `live` from the next turn
- * boundary, on a connection resumed from the session's handle whose setup declares it.
+ * boundary, on a connection resumed from the session's handle whose setup declares it. A tool offered under another
+ * name than its server's (a clash with a built-in tool's) is said on stderr, with why.
  */
 export const registry = (
   options: Argv.Values,
   builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
-): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError, Scope.Scope> =>
+): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError, Scope.Scope | Io> =>
   Effect.gen(function* () {
     if (!named(options)) return Registry.unsafeMake(...builtins)
     const { mcp, connections: connected } = yield* connections(options)
-    return yield* mcp.toRegistry(connected, builtins)
+    const made = yield* mcp.toRegistry(connected, builtins)
+    const io = yield* Io
+    // Names come from the servers: escaped before the terminal shows them.
+    yield* Effect.forEach(renameNotes(mcp, connected, made.tools.values()), (note) => io.err(`${escapeLines(note)}\n`), { discard: true })
+    return made
   }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
