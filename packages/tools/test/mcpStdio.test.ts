@@ -64,10 +64,14 @@ describe.concurrent("StdioTransport", () => {
       /** Notes a SIGTERM in `file`, then leaves; `stay`: does not leave when stdin ends. */
       const program = (file: string, stay: boolean) =>
         `process.on("SIGTERM", () => { require("node:fs").writeFileSync(${JSON.stringify(file)}, "TERM"); process.exit(0) }); ` +
-        `process.stdin.resume(); process.stdin.on("end", () => ${stay ? "setInterval(() => {}, 1000)" : "process.exit(0)"}) /* ${mark} */`
+        `process.stdin.resume(); process.stdin.on("end", () => ${stay ? "setInterval(() => {}, 1000)" : "process.exit(0)"}); process.stderr.write("ready") /* ${mark} */`
       const polite = new StdioTransport({ command: process.execPath, args: ["-e", program(path.join(dir, "polite"), false)], grace: 10_000 })
       const stubborn = new StdioTransport({ command: process.execPath, args: ["-e", program(path.join(dir, "stubborn"), true)], grace: 50 })
+      // Closed once each has set its handlers up: a SIGTERM before that would end it without a word.
+      const ready = (transport: StdioTransport) => new Promise<void>((resolve) => transport.stderr.once("data", () => resolve()))
+      const bothReady = Promise.all([ready(polite), ready(stubborn)])
       yield* Effect.promise(() => Promise.all([polite.start(), stubborn.start()]))
+      yield* Effect.promise(() => bothReady)
       expect(processesWith(mark).length).toBe(2)
       yield* Effect.promise(() => Promise.all([polite.close(), stubborn.close()]))
       expect(processesWith(mark)).toEqual([])
