@@ -181,6 +181,23 @@ describe("issue 35 item 5: MCP tools ask as the built-in ones do, by what their 
       expect(count(result.stdout, "allow?")).toBe(1)
       expect(fs.readdirSync(dir)).toEqual(["a.txt"])
     }))
+
+  it.scopedLive("--mcp-tools offers only the tools it lists, for the server it names; a tool the server lacks, or a list for no server, stops the command: exit 2", () =>
+    Effect.gen(function* () {
+      const http = yield* mcpHttpServer({ tools: [{ name: "ping", inputSchema: { type: "object" } }, { name: "pong", inputSchema: { type: "object" } }] })
+      const names = (result: { stdout: string }) => (JSON.parse(result.stdout) as Array<{ name: string }>).map((entry) => entry.name).filter((name) => !Builtins.names.includes(name))
+      const one = yield* agentfx(["tools", "--json", "--mcp", serverLine, "--mcp-tools", "shout"])
+      expect(one.code).toBe(0)
+      expect(names(one)).toEqual(["shout"])
+      const two = yield* agentfx(["tools", "--json", "--mcp", serverLine, "--mcp-url", http.url, "--mcp-tools", `${http.host}=pong`, "--mcp-tools", "node=read_file"])
+      expect(two.code).toBe(0)
+      // A name must start with a letter or _: the host's prefix makes it start with a digit, so it is made safe.
+      expect(names(two)).toEqual(["node_read_file", `_${http.host.replace(/[.:]/g, "_")}_pong`])
+      const lacking = yield* agentfx(["tools", "--mcp", serverLine, "--mcp-tools", "whisper"])
+      expect([lacking.code, lacking.stderr]).toEqual([2, `agentfx: MCP server node: offers no tool "whisper" (it offers: shout, read_file)\n`])
+      const unnamed = yield* agentfx(["tools", "--mcp", serverLine, "--mcp-url", http.url, "--mcp-tools", "shout"])
+      expect([unnamed.code, unnamed.stderr]).toEqual([2, `agentfx: --mcp-tools names no server, and there are 2 MCP servers (node, ${http.host}): give it as SERVER=…\n`])
+    }))
 })
 
 describe("issue 35 item 18: --mcp-url servers that refuse, and the headers they need", () => {

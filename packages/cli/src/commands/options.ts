@@ -111,6 +111,15 @@ export const mcpHeader: Argv.OptionSpec = {
   check: McpScoped.check(McpScoped.parseHeader)
 }
 
+export const mcpTools: Argv.OptionSpec = {
+  name: "mcp-tools",
+  value: "[SERVER=]TOOL,TOOL",
+  repeated: true,
+  description:
+    "Offer only these of an MCP server's tools (its own names for them); a name it does not offer stops the command. With several servers, say which one as SERVER=TOOL,TOOL (SERVER as errors and agentfx tools name it). Repeatable.",
+  check: McpScoped.check(McpScoped.parseTools)
+}
+
 export const mcpMaxBytes: Argv.OptionSpec = {
   name: "mcp-max-bytes",
   value: "SIZE",
@@ -170,7 +179,7 @@ export const timeouts: ReadonlyArray<Argv.OptionSpec> = [firstByteTimeout, idleT
 export const modelRequest: ReadonlyArray<Argv.OptionSpec> = [...timeouts, maxResponseBytes, temperature]
 
 /** Where MCP tools come from, and how much is read of what the servers send. */
-export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl, mcpHeader, mcpMaxBytes]
+export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl, mcpHeader, mcpTools, mcpMaxBytes]
 
 /** The options of `run` and `chat` that choose the model and the tools. */
 export const agent: ReadonlyArray<Argv.OptionSpec> = [

@@ -1,6 +1,6 @@
 /**
- * The tools a command offers: the built-in ones, and those of the MCP servers named with `--mcp` / `--mcp-url`,
- * connected for as long as the command's scope lasts. The MCP client is loaded only when a server is named, so a
+ * The tools a command offers: the built-in ones, and those of the MCP servers named with `--mcp` / `--mcp-url`
+ * (only the ones `--mcp-tools` lists, when it lists some), connected for as long as the command's scope lasts. The MCP client is loaded only when a server is named, so a
  * command without one pays nothing for it. A server that cannot start or be listed stops the command before
  * anything runs (exit 2), with the server's name and what it said. With `--scenario FILE` the tools are the
  * scenario's: its functions (built-in ones) and the tools of the MCP servers it names.
@@ -34,7 +34,7 @@ export const scenario = (
   Effect.gen(function* () {
     const file = options.text("scenario")
     if (file === undefined) return undefined
-    if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp, --mcp-url and --mcp-header without it" }))
+    if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp, --mcp-url, --mcp-header and --mcp-tools without it" }))
     const { Scenario } = yield* Effect.promise(() => import("@agentfx/tools"))
     const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
     if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry }
@@ -44,7 +44,7 @@ export const scenario = (
   })
 
 /** Whether the command line names an MCP server, or says something about one. */
-export const named = (options: Argv.Values): boolean => ["mcp", "mcp-url", "mcp-header"].some((option) => options.list(option).length > 0)
+export const named = (options: Argv.Values): boolean => ["mcp", "mcp-url", "mcp-header", "mcp-tools"].some((option) => options.list(option).length > 0)
 
 const loadMcp = () => Effect.promise(() => import("@agentfx/tools/mcp"))
 
@@ -80,12 +80,17 @@ const httpServers = (mcp: typeof Mcp, options: Argv.Values): Effect.Effect<Reado
   return Effect.succeed(servers)
 }
 
-/** The servers the command line names, connected. */
+/** The servers the command line names, connected, each offering only the tools `--mcp-tools` lists for it, if any. */
 const connections = (options: Argv.Values) =>
   Effect.gen(function* () {
     const mcp = yield* loadMcp()
     const servers = [...options.list("mcp").map((line) => mcp.stdio(line)), ...(yield* httpServers(mcp, options))]
-    return { mcp, connections: yield* mcp.connectAll(servers, (server) => mcp.connect(server, connectOptions(options))) }
+    const only = McpScoped.assign("--mcp-tools", parsedList(options, "mcp-tools", McpScoped.parseTools), servers.map(mcp.nameOf), "MCP servers")
+    if (only._tag === "Bad") return yield* Effect.fail(new UsageError({ message: only.problem }))
+    const connected = yield* mcp.connectAll(servers.map((server, i) => [server, only.byServer.get(i)?.flat()] as const), ([server, tools]) =>
+      mcp.connect(server, { ...connectOptions(options), only: tools === undefined ? undefined : [...new Set(tools)] })
+    )
+    return { mcp, connections: connected }
   })
 
 /**
