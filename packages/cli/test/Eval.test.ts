@@ -250,7 +250,7 @@ describe("agentfx eval with a scenario naming an MCP server", () => {
     Effect.gen(function* () {
       const dir = yield* tempDir
       writeFiles(dir, { "scenarios/echoer.md": echoScenario("[echo]"), "cases/echo.yaml": echoCase })
-      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--allow-scenario-commands"])
       expect(result.stderr).not.toContain("problem")
       expect(result.code).toBe(0)
       expect(result.stdout).toContain('1. echo({"message":"hi"}) → {"output":"Echo: hi"}')
@@ -261,7 +261,7 @@ describe("agentfx eval with a scenario naming an MCP server", () => {
     Effect.gen(function* () {
       const dir = yield* tempDir
       writeFiles(dir, { "scenarios/echoer.md": echoScenario("[echo, ecko]"), "cases/echo.yaml": echoCase })
-      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--allow-scenario-commands"])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(`${path.join(dir, "scenarios", "echoer.md")}:6: MCP server everything:`)
       expect(result.stderr).toContain('offers no tool "ecko"')
@@ -279,7 +279,7 @@ describe("issue 35 item 5: agentfx eval and MCP tools that ask first", () => {
         "scenarios/mover.md": `---\nname: mover\ndescription: Moves files\navailable_functions: []\nmcp:\n  - name: fs\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(filesystemBin)}, ${JSON.stringify(files)}]\n    tools: [move_file]\n---\nMove what you are asked to.\n`,
         "cases/move.yaml": `- id: moves\n  scenario: mover\n  input: move a to b\n  expected_function_calls:\n    - function_name: move_file\n      arguments: ${JSON.stringify(move)}\n  x-cassette:\n    - calls: [{ name: move_file, args: ${JSON.stringify(move)} }]\n    - text: Moved.\n`
       })
-      const args = ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--json"]
+      const args = ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--json", "--allow-scenario-commands"]
       const refused = yield* agentfx(args)
       expect(refused.code).toBe(0)
       expect(refused.stdout).toContain("agentfx eval does not ask for approval: pass --yes to allow tools that need it")
@@ -288,6 +288,30 @@ describe("issue 35 item 5: agentfx eval and MCP tools that ask first", () => {
       expect(approved.code).toBe(0)
       expect(approved.stdout).not.toContain("ApprovalDenied")
       expect(fs.readdirSync(files)).toEqual(["b.txt"])
+    }))
+})
+
+describe("issue 35 item 17: agentfx eval starts a scenario's programs only with --allow-scenario-commands", () => {
+  it.scopedLive("without it, each program a used scenario names is a problem naming the file, line, scenario and command: exit 2, nothing started", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const marker = path.join(dir, "started")
+      const program = `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "")`
+      writeFiles(dir, {
+        "scenarios/echoer.md": echoScenario("[echo]"),
+        "scenarios/marking.md": `---\nname: marking\ndescription: d\navailable_functions: []\nmcp:\n  - name: marker\n    command: node -e '${program}'\n---\nDo nothing.\n`,
+        "cases/echo.yaml": echoCase,
+        "cases/mark.yaml": `- id: marks\n  scenario: marking\n  input: hi\n  expected_function_calls: []\n`
+      })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("")
+      const scenarios = path.join(dir, "scenarios")
+      expect(result.stderr).toContain(
+        `${scenarios}/echoer.md:6: mcp[0].command: scenario "echoer" would start the program ${JSON.stringify(process.execPath).replace(/^"|"$/g, "")} ${everythingBin} stdio (MCP server everything): pass --allow-scenario-commands to let scenario files start programs (they run with your rights)`
+      )
+      expect(result.stderr).toContain(`${scenarios}/marking.md:6: mcp[0].command: scenario "marking" would start the program node -e '${program}' (MCP server marker)`)
+      expect(fs.existsSync(marker)).toBe(false)
     }))
 })
 
@@ -310,7 +334,7 @@ Do nothing.
       const dir = yield* tempDir
       const marker = path.join(dir, "started")
       writeFiles(dir, { "scenarios/echoer.md": echoScenario("[echo]"), "scenarios/unused.md": markingScenario("unused", marker), "cases/echo.yaml": echoCase })
-      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--allow-scenario-commands"])
       expect(result.stderr).not.toContain("problem")
       expect(result.code).toBe(0)
       expect(fs.existsSync(marker)).toBe(false)
@@ -323,7 +347,7 @@ Do nothing.
       const broken = `- id: lost\n  scenario: nowhere\n  input: hi\n  expected_function_calls: []\n`
       const used = `- id: uses-it\n  scenario: marking\n  input: hi\n  expected_function_calls: []\n`
       writeFiles(dir, { "scenarios/marking.md": markingScenario("marking", marker), "cases/a.yaml": used, "cases/b.yaml": broken })
-      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--allow-scenario-commands"])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain('"nowhere" is not a scenario')
       expect(fs.existsSync(marker)).toBe(false)

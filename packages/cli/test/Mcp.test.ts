@@ -307,13 +307,60 @@ describe("agentfx run --scenario", () => {
       writeFiles(dir, { "echoer.md": scenarioFile })
       const server = yield* emulator({ policy: Policy.script([{ calls: [{ name: "echo", args: { message: "hi" } }] }, { text: "It echoed." }]) })
       const { env, flags } = viaGemini(server)
-      const result = yield* agentfx(["run", ...flags, "--scenario", path.join(dir, "echoer.md"), "--json", "echo hi"], { env })
+      const result = yield* agentfx(["run", ...flags, "--scenario", path.join(dir, "echoer.md"), "--allow-scenario-commands", "--json", "echo hi"], { env })
       expect(result.code).toBe(0)
       const json = JSON.parse(result.stdout) as { text: string; calls: Array<{ name: string; response: unknown }> }
       expect(json.calls).toEqual([expect.objectContaining({ name: "echo", response: { output: "Echo: hi" } })])
       const body = (yield* server.requests)[0]!.body as { systemInstruction?: unknown; tools?: Array<{ functionDeclarations?: Array<{ name: string }> }> }
       expect(JSON.stringify(body.systemInstruction)).toContain("Echo what the user says.")
       expect(body.tools?.flatMap((tool) => tool.functionDeclarations ?? []).map((declaration) => declaration.name)).toEqual(["calculator", "echo"])
+    }))
+
+  it.scopedLive("issue 35 item 17: run --json does not start a scenario's program without --allow-scenario-commands: exit 2 naming the scenario and the command", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const marker = path.join(dir, "started")
+      writeFiles(dir, { "marking.md": `---\nname: marking\ndescription: d\navailable_functions: []\nmcp:\n  - name: marker\n    command: node -e 'require("node:fs").writeFileSync(${JSON.stringify(marker)}, "")'\n---\nHi.\n` })
+      const result = yield* agentfx(["run", "--scenario", path.join(dir, "marking.md"), "--json", "hi"])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toBe(
+        `agentfx: scenario "marking" would start a program as an MCP server (marker: node -e 'require("node:fs").writeFileSync(${JSON.stringify(marker)}, "")', at ${path.join(dir, "marking.md")}:6): nobody is asked here; pass --allow-scenario-commands to let scenario files start programs (they run with your rights)\n`
+      )
+      expect(fs.existsSync(marker)).toBe(false)
+    }))
+
+  for (const [answer, started] of [["y", true], ["n", false]] as const) {
+    it.scopedLive(`issue 35 item 17: run on a terminal asks before a scenario's program starts, showing it; "${answer}" ${started ? "starts it" : "stops the command: exit 2"}`, () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        writeFiles(dir, { "echoer.md": scenarioFile })
+        const server = yield* emulator({ policy: Policy.script([{ text: "Hi." }]) })
+        const { env, flags } = viaGemini(server)
+        const terminal = yield* Io.memory()
+        const run = yield* Effect.fork(agentfx(["run", ...flags, "--scenario", path.join(dir, "echoer.md"), "hi"], { env, terminal }))
+        yield* terminal.waitForOutput((out) => out.includes("Start it? [y/N] "))
+        expect(yield* terminal.stderr).toBe(
+          `scenario "echoer" (${path.join(dir, "echoer.md")}) starts this program as an MCP server, in ${dir}:\n  everything: ${process.execPath} ${everythingBin} stdio\n`
+        )
+        yield* terminal.feed(answer)
+        const result = yield* Fiber.join(run)
+        expect(result.code).toBe(started ? 0 : 2)
+        expect(result.stdout).toContain(started ? "Hi." : "Start it? [y/N] n")
+        if (!started) expect(result.stderr).toContain(`agentfx: scenario "echoer" would start a program as an MCP server (everything: ${process.execPath} ${everythingBin} stdio, at ${path.join(dir, "echoer.md")}:9): you did not answer yes;`)
+      }))
+  }
+
+  it.scopedLive("issue 35 item 17: chat asks too, and an input that ends before the answer starts nothing: exit 2", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const marker = path.join(dir, "started")
+      writeFiles(dir, { "marking.md": `---\nname: marking\ndescription: d\navailable_functions: []\nmcp:\n  - name: marker\n    command: node -e 'require("node:fs").writeFileSync(${JSON.stringify(marker)}, "")'\n---\nHi.\n` })
+      const result = yield* agentfx(["chat", "--scenario", path.join(dir, "marking.md")])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toContain("Start it? [y/N] ")
+      expect(result.stderr).toContain("nobody could answer (the input ended); pass --allow-scenario-commands")
+      expect(fs.existsSync(marker)).toBe(false)
     }))
 
   it.scopedLive("a scenario function that is not built in, or --mcp beside --scenario, stops the command: exit 2", () =>

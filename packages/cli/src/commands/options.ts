@@ -135,6 +135,12 @@ export const scenario: Argv.OptionSpec = {
     "A scenario file (Markdown with YAML front matter): its instructions are the system instruction (unless --system) and its functions the tools — each must be a built-in one — with the tools of the MCP servers it names, started first. Not with --mcp / --mcp-url."
 }
 
+export const allowScenarioCommands: Argv.OptionSpec = {
+  name: "allow-scenario-commands",
+  description:
+    "Start the programs a scenario file names as MCP servers (its mcp entries with a command) without asking. A scenario file may come from anyone and its programs run with your rights: without this flag run and chat ask on the terminal first, and run --json and eval do not start them (exit 2)."
+}
+
 export const firstByteTimeout: Argv.OptionSpec = {
   name: "first-byte-timeout",
   value: "DURATION",

@@ -31,7 +31,7 @@ export const handler: Handler = ({ options }) =>
     // A session that cannot be resumed ends the command before the provider is even chosen.
     const named = name === undefined || path === undefined ? undefined : { name, path, saved: yield* SessionFile.load(path) }
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
-    const scenario = yield* McpTools.scenario(options, builtins)
+    const scenario = yield* McpTools.scenario(options, builtins, true)
     const repl = Repl.run({
       registry: scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry,
       system: args.system ?? scenario?.instructions,

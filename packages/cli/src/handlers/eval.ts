@@ -41,7 +41,8 @@ export const handler: Handler = ({ options, args }) =>
     const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
     const targets = yield* outputs({ json: options.has("json"), reportJson: options.text("report-json"), junit: options.text("junit") })
     const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts: options.list("allow-host") }, {
-      maxMessageBytes: options.bytes("mcp-max-bytes")
+      maxMessageBytes: options.bytes("mcp-max-bytes"),
+      allowCommands: options.has("allow-scenario-commands")
     })
 
     const choice = yield* Provider.choose(AgentOptions.provider(options))

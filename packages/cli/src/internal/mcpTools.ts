@@ -15,6 +15,7 @@ import type * as Argv from "../Argv.js"
 import { UsageError } from "../CliError.js"
 import { Io } from "../Io.js"
 import * as McpScoped from "./mcpScoped.js"
+import * as ScenarioCommands from "./scenarioCommands.js"
 import { escapeLines } from "./terminalText.js"
 
 /** A scenario's instructions and tools, for `--scenario FILE`. */
@@ -25,12 +26,14 @@ export interface FromScenario {
 
 /**
  * `--scenario FILE`: the scenario read and resolved against the built-in tools (a function that is not one is an
- * error: nothing here could answer it), and its MCP servers started for as long as the scope lasts.
+ * error: nothing here could answer it), and its MCP servers started for as long as the scope lasts. The programs it
+ * names start only with `--allow-scenario-commands`, or once the user said yes on the terminal (when `ask`).
  */
 export const scenario = (
   options: Argv.Values,
-  builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
-): Effect.Effect<FromScenario | undefined, UsageError, FileSystem.FileSystem | Scope.Scope> =>
+  builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>,
+  ask: boolean
+): Effect.Effect<FromScenario | undefined, UsageError, FileSystem.FileSystem | Scope.Scope | Io> =>
   Effect.gen(function* () {
     const file = options.text("scenario")
     if (file === undefined) return undefined
@@ -38,6 +41,7 @@ export const scenario = (
     const { Scenario } = yield* Effect.promise(() => import("@agentfx/tools"))
     const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
     if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry }
+    yield* ScenarioCommands.consent(loaded, { allowed: options.has("allow-scenario-commands"), ask })
     const mcp = yield* loadMcp()
     const started = yield* Effect.mapError(mcp.withServers(loaded, connectOptions(options)), usageError)
     return { instructions: started.instructions, registry: started.registry }
