@@ -101,7 +101,7 @@ const connections = (options: Argv.Values) =>
  * Where an MCP tool comes from and whether it asks, for `agentfx tools`: its server, its name there when it is offered
  * under another and why, and why it asks for approval (or that its server says it need not).
  */
-export const availability = (mcp: typeof Mcp, tool: Tool.Tool): string => {
+const availability = (mcp: typeof Mcp, tool: Tool.Tool): string => {
   const origin = mcp.originOf(tool)
   if (origin === undefined) return "from an MCP server named with --mcp / --mcp-url"
   const renamed = origin.renamed === undefined ? "" : ` (its tool ${JSON.stringify(origin.tool)}, ${origin.renamed})`
