@@ -33,6 +33,8 @@ export interface OptionSpec {
   readonly description: string
   /** A problem with a value, said as the end of `--name VALUE: …`; `undefined` when the value is good. */
   readonly check?: (value: string) => string | undefined
+  /** The value may hold a credential (a header, a URL): a problem with it is said as `--name: …`, never quoting it. */
+  readonly sensitive?: boolean
 }
 
 /** One positional argument. */
@@ -270,7 +272,7 @@ const parseCommand = (spec: Spec, argv: ReadonlyArray<string>, verbose: boolean)
       i++
     }
     const problem = option.value === undefined ? undefined : checkValue(option, value)
-    if (problem !== undefined) return invalid(`--${option.name} ${value}: ${problem}`)
+    if (problem !== undefined) return invalid(`--${option.name}${option.sensitive === true ? "" : ` ${value}`}: ${problem}`)
     const previous = values.get(option.name)
     if (previous !== undefined && option.repeated !== true && option.value !== undefined) {
       return invalid(`--${option.name} is given twice (${previous[0]} and ${value}); give it once`)

@@ -6,8 +6,9 @@
  * line and field, as one `InputError` (exit 2). The MCP servers of the scenarios some case uses are started here,
  * once every file and every check that does not need their tools has passed, for as long as the scope lasts: their
  * tools are declared functions like the others (run for real unless a case mocks them), and a server that cannot
- * start or lacks a listed tool is a problem of its scenario file. Cases that run at once share each scenario's
- * servers.
+ * start or lacks a listed tool is a problem of its scenario file. A program a scenario names is started only with
+ * `--allow-scenario-commands` (an eval asks nobody): without it, each is a problem. Cases that run at once share each
+ * scenario's servers.
  *
  * @since 0.1.0
  */
@@ -23,6 +24,7 @@ import * as Builtins from "./Builtins.js"
 import { InputError } from "./CliError.js"
 import * as FileProblem from "./internal/fileProblem.js"
 import * as McpTools from "./internal/mcpTools.js"
+import * as ScenarioCommands from "./internal/scenarioCommands.js"
 
 /** Cases and scenarios that passed every check. */
 export interface Input {
@@ -91,13 +93,34 @@ const loadScenarios = (directory: string, builtins: Builtins.Options, problems: 
 /** The functions a scenario declares that are not built in: each case that calls them must mock them. */
 const mockOnly = (definition: Scenario.Definition) => definition.functions.filter((f) => !Builtins.names.includes(f.name))
 
+/** How the scenarios' MCP servers are started. */
+export interface ServerOptions {
+  /** The most one message from a server may hold (`--mcp-max-bytes`; the MCP layer's default when undefined). */
+  readonly maxMessageBytes?: number | undefined
+  /** Whether the programs scenarios name may be started (`--allow-scenario-commands`): an eval asks nobody. */
+  readonly allowCommands?: boolean | undefined
+}
+
+/** Each program a used scenario would start, as a problem, unless `allowed`: nothing is started without consent. */
+const unconsented = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, allowed: boolean): ReadonlyArray<string> =>
+  allowed
+    ? []
+    : scenarios.flatMap((scenario) =>
+        ScenarioCommands.commandsOf(scenario).map(
+          (command) =>
+            `${command.at}: ${command.field}.command: scenario "${scenario.name}" would start the program ${command.text} (MCP server ${command.server}): pass ${ScenarioCommands.flag} to let scenario files start programs (they run with your rights)`
+        )
+      )
+
 /** The scenarios with the tools of the MCP servers they name, started; a server that fails is a problem. */
-const startServers = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, problems: Array<string>) =>
+const startServers = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, servers: ServerOptions, problems: Array<string>) =>
   Effect.gen(function* () {
     if (!scenarios.some((scenario) => scenario.mcp.length > 0)) return scenarios
     // Loaded only when a scenario names a server: nobody else pays for the MCP client.
     const Mcp = yield* Effect.promise(() => import("@agentfx/tools/mcp"))
-    const started = yield* Effect.forEach(scenarios, (scenario) => Effect.either(Mcp.withServers(scenario)), { concurrency: "unbounded" })
+    const started = yield* Effect.forEach(scenarios, (scenario) => Effect.either(Mcp.withServers(scenario, { maxMessageBytes: servers.maxMessageBytes })), {
+      concurrency: "unbounded"
+    })
     return started.flatMap((outcome) => {
       if (Either.isRight(outcome)) return [outcome.right]
       problems.push(McpTools.usageError(outcome.left).message)
@@ -147,7 +170,8 @@ export const checkCase = (evalCase: EvalCase.EvalCase, scenarios: ReadonlyArray<
 export const load = (
   casesDir: string,
   scenariosDir: string,
-  builtins: Builtins.Options
+  builtins: Builtins.Options,
+  servers: ServerOptions = {}
 ): Effect.Effect<Input, InputError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.gen(function* () {
     const problems: Array<string> = []
@@ -175,7 +199,9 @@ export const load = (
     checked(loaded, (evalCase) => !withServers(evalCase.scenario))
     if (problems.length > 0) return yield* fail
     const used = new Set(cases.map((evalCase) => evalCase.scenario))
-    const started = yield* startServers(loaded.filter((scenario) => used.has(scenario.name)), problems)
+    problems.push(...unconsented(loaded.filter((scenario) => used.has(scenario.name)), servers.allowCommands === true))
+    if (problems.length > 0) return yield* fail
+    const started = yield* startServers(loaded.filter((scenario) => used.has(scenario.name)), servers, problems)
     if (problems.length > 0) return yield* fail
     const scenarios = loaded.map((scenario) => started.find((s) => s.name === scenario.name) ?? scenario)
     checked(scenarios, (evalCase) => withServers(evalCase.scenario))

@@ -66,8 +66,9 @@ describe("Argv", () => {
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
       [["run", "--base-url", url, "hi"], "--base-url http://***@127.0.0.1:9/: a base URL cannot hold a user name or password: fetch refuses such a URL"],
       [["run", `--base-url=${url}`, "hi"], "--base-url http://***@127.0.0.1:9/: a base URL cannot hold a user name or password: fetch refuses such a URL"],
-      [["run", "--mcp-url", "ftp://user:PASS@host/mcp", "hi"], "--mcp-url ftp://***@host/mcp: an MCP URL starts with http:// or https://"],
-      [["run", "--mcp-url", `${url}/mcp`, "hi"], "--mcp-url http://***@127.0.0.1:9/mcp: an MCP URL cannot hold a user name or password: fetch refuses such a URL"],
+      [["run", "--mcp-url", "ftp://user:PASS@host/mcp", "hi"], "--mcp-url: an MCP URL starts with http:// or https://"],
+      // --mcp-url is never quoted at all: a URL of a server may carry a token anywhere.
+      [["run", "--mcp-url", `${url}/mcp`, "hi"], '--mcp-url: an MCP URL cannot hold a user name or password (fetch refuses such a URL): send credentials with --mcp-header, e.g. --mcp-header "Authorization: Bearer TOKEN"'],
       [["emulator", url], "unexpected argument 'http://***@127.0.0.1:9/' for agentfx emulator, which takes none: agentfx emulator [options]"],
       [["run", "-x", url], 'unknown option -x for agentfx run; an argument that starts with - goes after --: agentfx run -- "-x http://***@127.0.0.1:9/"']
     ]

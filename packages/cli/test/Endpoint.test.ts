@@ -39,7 +39,11 @@ describe("the provider's endpoint, from the command line", () => {
           if (args[0] === "eval" && flags[0] === "--mcp-url") continue
           const result = yield* agentfx([...args, ...flags], { env: { GEMINI_API_KEY: sentinel } })
           expect(result.code).toBe(2)
-          expect(result.stderr).toMatch(/^agentfx: --(base|mcp)-url http:\/\/\*\*\*@127\.0\.0\.1:9\/(mcp)?: an? (base|MCP) URL cannot hold a user name or password: fetch refuses such a URL\n$/)
+          expect(result.stderr).toMatch(
+            flags[0] === "--mcp-url"
+              ? /^agentfx: --mcp-url: an MCP URL cannot hold a user name or password \(fetch refuses such a URL\): send credentials with --mcp-header, e\.g\. --mcp-header "Authorization: Bearer TOKEN"\n$/
+              : /^agentfx: --base-url http:\/\/\*\*\*@127\.0\.0\.1:9\/: a base URL cannot hold a user name or password: fetch refuses such a URL\n$/
+          )
           expect(result.stdout + result.stderr).not.toContain(password)
         }
       }

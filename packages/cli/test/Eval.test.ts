@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
-import { everythingBin } from "./support/everything.js"
+import { everythingBin, filesystemBin } from "./support/everything.js"
 
 const mathScenario = `---
 name: math
@@ -275,7 +275,7 @@ describe("agentfx eval with a scenario naming an MCP server", () => {
     Effect.gen(function* () {
       const dir = yield* tempDir
       writeFiles(dir, { "scenarios/echoer.md": echoScenario("[echo]"), "cases/echo.yaml": echoCase })
-      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--allow-scenario-commands"])
       expect(result.stderr).not.toContain("problem")
       expect(result.code).toBe(0)
       expect(result.stdout).toContain('1. echo({"message":"hi"}) → {"output":"Echo: hi"}')
@@ -286,10 +286,57 @@ describe("agentfx eval with a scenario naming an MCP server", () => {
     Effect.gen(function* () {
       const dir = yield* tempDir
       writeFiles(dir, { "scenarios/echoer.md": echoScenario("[echo, ecko]"), "cases/echo.yaml": echoCase })
-      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--allow-scenario-commands"])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(`${path.join(dir, "scenarios", "echoer.md")}:6: MCP server everything:`)
       expect(result.stderr).toContain('offers no tool "ecko"')
+    }))
+})
+
+describe("issue 35 item 5: agentfx eval and MCP tools that ask first", () => {
+  it.scopedLive("server-filesystem's move_file is refused without --yes (nobody is asked in an eval) and the file stays; with --yes it moves", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const files = path.join(dir, "files")
+      const move = { source: path.join(files, "a.txt"), destination: path.join(files, "b.txt") }
+      writeFiles(dir, {
+        "files/a.txt": "a\n",
+        "scenarios/mover.md": `---\nname: mover\ndescription: Moves files\navailable_functions: []\nmcp:\n  - name: fs\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(filesystemBin)}, ${JSON.stringify(files)}]\n    tools: [move_file]\n---\nMove what you are asked to.\n`,
+        "cases/move.yaml": `- id: moves\n  scenario: mover\n  input: move a to b\n  expected_function_calls:\n    - function_name: move_file\n      arguments: ${JSON.stringify(move)}\n  x-cassette:\n    - calls: [{ name: move_file, args: ${JSON.stringify(move)} }]\n    - text: Moved.\n`
+      })
+      const args = ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--json", "--allow-scenario-commands"]
+      const refused = yield* agentfx(args)
+      expect(refused.code).toBe(0)
+      expect(refused.stdout).toContain("agentfx eval does not ask for approval: pass --yes to allow tools that need it")
+      expect(fs.readdirSync(files)).toEqual(["a.txt"])
+      const approved = yield* agentfx([...args, "--yes"])
+      expect(approved.code).toBe(0)
+      expect(approved.stdout).not.toContain("ApprovalDenied")
+      expect(fs.readdirSync(files)).toEqual(["b.txt"])
+    }))
+})
+
+describe("issue 35 item 17: agentfx eval starts a scenario's programs only with --allow-scenario-commands", () => {
+  it.scopedLive("without it, each program a used scenario names is a problem naming the file, line, scenario and command: exit 2, nothing started", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const marker = path.join(dir, "started")
+      const program = `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "")`
+      writeFiles(dir, {
+        "scenarios/echoer.md": echoScenario("[echo]"),
+        "scenarios/marking.md": `---\nname: marking\ndescription: d\navailable_functions: []\nmcp:\n  - name: marker\n    command: node -e '${program}'\n---\nDo nothing.\n`,
+        "cases/echo.yaml": echoCase,
+        "cases/mark.yaml": `- id: marks\n  scenario: marking\n  input: hi\n  expected_function_calls: []\n`
+      })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("")
+      const scenarios = path.join(dir, "scenarios")
+      expect(result.stderr).toContain(
+        `${scenarios}/echoer.md:6: mcp[0].command: scenario "echoer" would start the program ${JSON.stringify(process.execPath).replace(/^"|"$/g, "")} ${everythingBin} stdio (MCP server everything): pass --allow-scenario-commands to let scenario files start programs (they run with your rights)`
+      )
+      expect(result.stderr).toContain(`${scenarios}/marking.md:6: mcp[0].command: scenario "marking" would start the program node -e '${program}' (MCP server marker)`)
+      expect(fs.existsSync(marker)).toBe(false)
     }))
 })
 
@@ -312,7 +359,7 @@ Do nothing.
       const dir = yield* tempDir
       const marker = path.join(dir, "started")
       writeFiles(dir, { "scenarios/echoer.md": echoScenario("[echo]"), "scenarios/unused.md": markingScenario("unused", marker), "cases/echo.yaml": echoCase })
-      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--allow-scenario-commands"])
       expect(result.stderr).not.toContain("problem")
       expect(result.code).toBe(0)
       expect(fs.existsSync(marker)).toBe(false)
@@ -325,7 +372,7 @@ Do nothing.
       const broken = `- id: lost\n  scenario: nowhere\n  input: hi\n  expected_function_calls: []\n`
       const used = `- id: uses-it\n  scenario: marking\n  input: hi\n  expected_function_calls: []\n`
       writeFiles(dir, { "scenarios/marking.md": markingScenario("marking", marker), "cases/a.yaml": used, "cases/b.yaml": broken })
-      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--allow-scenario-commands"])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain('"nowhere" is not a scenario')
       expect(fs.existsSync(marker)).toBe(false)

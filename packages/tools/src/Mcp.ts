@@ -7,11 +7,14 @@
  * structured content is the response when the server gives one, text otherwise.
  *
  * Names are made safe for every provider (letters, digits, `_` and `-`, 64 at most) and kept unique; with several
- * servers each tool is prefixed with its server's name. A server that fails to start, exits, sends a listing the
- * SDK cannot read or does not answer in time is an `McpError` naming it, as is a listing that never ends or runs past
- * 10,000 tools or 1,000 pages; once connected, a call on a server that has gone is a tool error the model sees, so a
- * run goes on without it. An HTTP server that forgets its session (HTTP 404: it restarted, the session expired) gets a
- * new one, and the request that met the 404 is made again on it, once.
+ * servers each tool is prefixed with its server's name (`originOf` says where a tool comes from, and why it was
+ * renamed). A tool asks the `Approval` service before each call unless its server's annotations mark it read-only or
+ * non-destructive, and closed-world (see `internal/mcpApproval`), as the built-in tools do. One message from a server
+ * holds `maxMessageBytes` at most: a result past it fails its call with `ResultTooLarge`. A server that fails to
+ * start, exits, sends a listing the SDK cannot read or does not answer in time is an `McpError` naming it, as is a
+ * listing that never ends or runs past 10,000 tools or 1,000 pages; once connected, a call on a server that has gone
+ * is a tool error the model sees, so a run goes on without it. An HTTP server that forgets its session (HTTP 404: it
+ * restarted, the session expired) gets a new one, and the request that met the 404 is made again on it, once.
  *
  * A registry made here follows its servers: a server that announces a new tool list is listed again before the
  * agent loop's next model turn (`toRegistry`). `withServers` starts the servers a scenario file names.
@@ -39,13 +42,16 @@ import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import type * as Scenario from "./Scenario.js"
 import { splitCommandLine } from "./internal/commandLine.js"
+import { askReason } from "./internal/mcpApproval.js"
+import * as Bound from "./internal/mcpBound.js"
 import { contentOf, type CallResult } from "./internal/mcpContent.js"
 import * as Listing from "./internal/mcpListing.js"
+import * as Origins from "./internal/mcpOrigin.js"
 import { serverName } from "./internal/mcpServerName.js"
 import * as Session from "./internal/mcpSession.js"
 import { urlProblem } from "./internal/mcpUrl.js"
 import * as YamlSource from "./internal/yamlSource.js"
-import { uniqueNames } from "./internal/toolNames.js"
+import { safeName, uniqueNames } from "./internal/toolNames.js"
 
 /** Where an MCP server is. */
 export type Server =
@@ -58,6 +64,8 @@ export type Server =
       /** Added to the safe default environment the SDK passes on (PATH, HOME, …); nothing else of ours leaks in. */
       readonly env?: Readonly<Record<string, string>> | undefined
       readonly cwd?: string | undefined
+      /** Why the command line given to `stdio` cannot be run (an unclosed quote): `connect` fails with it, starting nothing. */
+      readonly problem?: string | undefined
     }
   | {
       readonly _tag: "Http"
@@ -66,10 +74,26 @@ export type Server =
       readonly headers?: Readonly<Record<string, string>> | undefined
     }
 
-/** A server started with a command line (`"npx -y @modelcontextprotocol/server-everything"`), or command and args. */
+/**
+ * A server started with a command line (`"npx -y @modelcontextprotocol/server-everything"`), or command and args. A
+ * line that cannot be split (an unclosed quote) is kept with its `problem`: `connect` refuses it, naming the line.
+ */
 export const stdio = (command: string, options: { readonly args?: ReadonlyArray<string>; readonly name?: string; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string } = {}): Server => {
-  const words = options.args === undefined ? splitCommandLine(command) : [command, ...options.args]
-  return { _tag: "Stdio", command: words[0] ?? "", args: words.slice(1), name: options.name, env: options.env, cwd: options.cwd }
+  const split = options.args === undefined ? splitCommandLine(command) : Either.right([command, ...options.args])
+  const { name, env, cwd } = options
+  return Either.match(split, {
+    // The words before the open quote name the server in the error, as they would have had the line been good.
+    onLeft: ({ why, before }) => ({
+      _tag: "Stdio",
+      command: before[0] ?? "",
+      args: before.slice(1),
+      name,
+      env,
+      cwd,
+      problem: `its command line ${JSON.stringify(command)} cannot be run: ${why}`
+    }),
+    onRight: (words) => ({ _tag: "Stdio", command: words[0] ?? "", args: words.slice(1), name, env, cwd })
+  })
 }
 
 /** A server reached over Streamable HTTP. */
@@ -79,6 +103,12 @@ export const http = (url: string, options: { readonly headers?: Readonly<Record<
   headers: options.headers,
   name: options.name
 })
+
+/**
+ * The name a server goes by in errors and, with several servers, in its tools' names: its `name`, else the host (and
+ * port) of its URL, else the program its command line runs (`npx -y @scope/server-files` → `server-files`).
+ */
+export const nameOf = (server: Server): string => serverName(server)
 
 /** What went wrong with a server, and when; `file` is the scenario file that names it (`path:line`), if one does. */
 export class McpError extends Schema.TaggedError<McpError>()("McpError", {
@@ -105,7 +135,48 @@ export interface Options {
    * listing after the server changed its list offers those of them it still has (a warning names the ones that went).
    */
   readonly only?: ReadonlyArray<string> | undefined
+  /**
+   * The most one message from the server may hold, in bytes (default 10 MiB), over stdio and HTTP alike. A tool
+   * result past it fails its call with `ResultTooLarge`, a tool list past it is an `McpError`, and a message of the
+   * server's own past it is dropped with a warning; none of them is held in memory, and the server goes on serving.
+   */
+  readonly maxMessageBytes?: number | undefined
 }
+
+/**
+ * A tool's result larger than `maxMessageBytes`: it was not read (or not past the bound), so the call fails with this,
+ * naming the server, the tool (by the server's name for it) and the size; the server goes on serving.
+ */
+export class ResultTooLarge extends Schema.TaggedError<ResultTooLarge>()("McpResultTooLarge", {
+  server: Schema.String,
+  tool: Schema.String,
+  /** The result's size in bytes, or (`exact` false) how much was read when reading stopped, past the bound. */
+  bytes: Schema.Number,
+  exact: Schema.Boolean,
+  limit: Schema.Number
+}) {
+  override get message(): string {
+    return `the result of ${JSON.stringify(this.tool)} from the MCP server ${this.server} is ${Bound.sizeSentence(this)}: it was not read, and the server goes on serving`
+  }
+}
+
+/** Where an MCP tool comes from, for people (the model is told none of it): see `originOf`. */
+export interface Origin {
+  /** The server's name (see `nameOf`). */
+  readonly server: string
+  /** The server's own name for the tool. */
+  readonly tool: string
+  /** Why it asks for approval before each call (from the server's annotations), if it does. */
+  readonly asks?: string | undefined
+  /** Why it is offered under another name than the server's (made safe, prefixed), if it is. */
+  readonly renamed?: string | undefined
+}
+
+/**
+ * Where a tool made here comes from: its server, its name there, why it asks for approval and why it was renamed;
+ * `undefined` for a tool made elsewhere (or copied from one made here).
+ */
+export const originOf = (tool: Tool.Any): Origin | undefined => Origins.originOf(tool)
 
 /** A connected server. */
 export interface Connection {
@@ -138,14 +209,18 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
     if (server._tag === "Http") {
       const problem = urlProblem(server.url)
       if (problem !== undefined) return yield* Effect.fail(new McpError({ server: name, phase: "start", message: `${name} cannot be reached: ${problem}` }))
+    } else if (server.problem !== undefined) {
+      return yield* Effect.fail(new McpError({ server: name, phase: "start", message: server.problem }))
     } else if (server.command.trim() === "") {
       return yield* Effect.fail(new McpError({ server: name, phase: "start", message: "no command to start the server with" }))
     }
     let version = 0
+    const maxMessageBytes = options.maxMessageBytes ?? Bound.defaultMaxMessageBytes
     const sessions = yield* Effect.mapError(
       Session.start(server, {
         name,
         startTimeout,
+        maxMessageBytes,
         prepare: (client) =>
           client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
             version++
@@ -174,7 +249,11 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
         Session.request((signal) => client.callTool({ name: original, arguments: args }, undefined, { signal, timeout: callTimeout }) as Promise<CallResult>)
       )
       const result = await Runtime.runPromise(runtime)(Effect.either(call), { signal: context.signal })
-      if (Either.isLeft(result)) throw new Error(why(result.left, name))
+      if (Either.isLeft(result)) {
+        const tooLarge = result.left._tag === "RequestFailed" ? Bound.tooLargeOf(result.left.error) : undefined
+        if (tooLarge !== undefined) throw new ResultTooLarge({ server: name, tool: original, ...tooLarge })
+        throw new Error(why(result.left, name))
+      }
       const content = contentOf(result.right)
       if (result.right.isError === true) throw new Error(typeof content === "string" ? content : JSON.stringify(content))
       return content
@@ -201,14 +280,19 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
       const tools: Array<Tool.Tool> = []
       const refused: Array<{ name: string; reason: string }> = []
       listed.forEach((tool, i) => {
+        // The server's word on the tool's effects decides whether it asks first, as the built-in tools do.
+        const asks = askReason(tool.annotations)
         const built = Tool.fromFunction(names[i]!, {
           description: tool.description ?? "",
           parameters: tool.inputSchema as Json.JsonObject,
-          run: callOf(tool.name)
+          run: callOf(tool.name),
+          needsApproval: asks !== undefined
         })
+        const renamed =
+          names[i] === tool.name ? undefined : names[i] === safeName(tool.name) ? "made a name every provider accepts" : "made a name every provider accepts, and unique among the server's tools"
         Either.match(built, {
           onLeft: (error) => refused.push({ name: tool.name, reason: error.reason }),
-          onRight: (built) => tools.push(built)
+          onRight: (built) => tools.push(Origins.remember(built, { server: name, tool: tool.name, asks, renamed }))
         })
       })
       const wantedButRefused = refused.filter((tool) => options.only?.includes(tool.name) === true)
@@ -295,14 +379,22 @@ export const toolsOf = (
     const lists = yield* Effect.forEach(connections, (connection) => connection.tools)
     const taken = new Set(reserved)
     const entries = lists.flatMap((tools, i) =>
-      tools.map((tool) => ({ tool, key: `${i}\u0000${tool.name}`, name: connections.length > 1 || taken.has(tool.name) ? `${connections[i]!.name}_${tool.name}` : tool.name }))
+      tools.map((tool) => {
+        const prefixed = connections.length > 1 ? "prefixed with its server's name, as every tool is with several servers" : taken.has(tool.name) ? `prefixed with its server's name: another tool is named ${tool.name}` : undefined
+        return { tool, key: `${i}\u0000${tool.name}`, name: prefixed === undefined ? tool.name : `${connections[i]!.name}_${tool.name}`, prefixed }
+      })
     )
     const fresh = entries.filter((entry) => !given.has(entry.key))
     const before = [...reserved, ...given.values()]
     uniqueNames([...before, ...fresh.map((entry) => entry.name)]).slice(before.length).forEach((name, i) => given.set(fresh[i]!.key, name))
     return entries.map((entry) => {
       const name = given.get(entry.key)!
-      return name === entry.tool.name ? entry.tool : renamed(entry.tool, name)
+      if (name === entry.tool.name) return entry.tool
+      // A name given on an earlier listing, or made unique after the prefix, says so too.
+      const why = entry.prefixed === undefined || name !== entry.name ? [entry.prefixed, "made unique among the tools offered"] : [entry.prefixed]
+      const origin = Origins.originOf(entry.tool)
+      const copy = renamed(entry.tool, name)
+      return origin === undefined ? copy : Origins.remember(copy, { ...origin, renamed: [origin.renamed, ...why].filter((part) => part !== undefined).join("; ") })
     })
   })
 

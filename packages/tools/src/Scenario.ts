@@ -31,12 +31,15 @@
  *     tools: [read_text_file, list_directory]
  *   - name: docs
  *     url: http://127.0.0.1:3000/mcp
+ *     variables: [DOCS_TOKEN]
  *     headers: { Authorization: "Bearer ${DOCS_TOKEN}" }
  * ```
  *
  * `${NAME}` in `headers` and `env` values is the environment variable `NAME` (`$${NAME}` is the text itself), so
- * that secrets stay out of committed files; one that is not set is a `ScenarioFileError` naming the file, line and
- * variable. A `command` runs in the scenario file's folder.
+ * that secrets stay out of committed files, but only a variable the entry lists in `variables`: a scenario file may
+ * come from anyone, and must not be able to send the API keys of this process (or anything else of its environment)
+ * to a server of its choosing by naming them. A variable not listed, or not set, is a `ScenarioFileError` naming the
+ * file, line and variable. A `command` runs in the scenario file's folder.
  *
  * Loading resolves every declared function to a registered implementation and checks that the declared
  * parameters agree with the implementation's (names, required set, types): adding a scenario, or changing which
@@ -55,6 +58,7 @@ import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import type { FunctionDeclaration } from "@agentfx/core"
 import { Dialect, Json, Registry, Telemetry, Tool } from "@agentfx/core"
+import { splitCommandLine } from "./internal/commandLine.js"
 import { diff } from "./internal/schemaDiff.js"
 import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
@@ -147,6 +151,11 @@ const ToolNames = Schema.Array(nonEmpty("a tool name")).pipe(
 
 const StringMap = Schema.Record({ key: Schema.String, value: Schema.String })
 
+/** The environment variables an entry's `${NAME}`s may name. */
+const VariableNames = Schema.Array(
+  Schema.String.pipe(Schema.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || "a variable name holds letters, digits and _, and does not start with a digit"))
+).pipe(Schema.filter((names) => new Set(names).size === names.length || "a variable is listed twice"))
+
 /** An MCP server's `url`: an absolute http(s) URL. */
 const ServerUrl = Schema.String.pipe(Schema.filter((url) => HttpUrl.isHttp(url) || "an http(s) URL"))
 
@@ -162,7 +171,9 @@ export const McpServerSpec = Schema.Struct({
   env: Schema.optional(StringMap),
   url: Schema.optional(ServerUrl),
   headers: Schema.optional(StringMap),
-  tools: Schema.optional(ToolNames)
+  tools: Schema.optional(ToolNames),
+  /** The environment variables `${NAME}` may name in `headers` and `env`: no other is read. */
+  variables: Schema.optional(VariableNames)
 })
 
 /** The front matter of a scenario file, as written. */
@@ -207,6 +218,9 @@ const mcpServerOf = (spec: Schema.Schema.Type<typeof McpServerSpec>, line: numbe
   if (command !== undefined && url !== undefined) return Either.left({ reason: "give `command` (a server started over stdio) or `url` (Streamable HTTP), not both" })
   if (command !== undefined) {
     if (headers !== undefined) return Either.left({ field: "headers", reason: "`headers` go with `url`, not with `command`" })
+    // Without `args` the command is a whole line, split when the server starts: a line that cannot be split is refused here.
+    const split = args === undefined ? splitCommandLine(command) : Either.right([])
+    if (Either.isLeft(split)) return Either.left({ field: "command", reason: `the command line ${JSON.stringify(command)} cannot be run: ${split.left.why}` })
     return Either.right({ name, command, args, env, tools, line })
   }
   if (url !== undefined) {
@@ -262,26 +276,39 @@ const splitFrontMatter = (
 /** Where `${NAME}` in an MCP entry's `headers` and `env` values is looked up. */
 export type Environment = Readonly<Record<string, string | undefined>>
 
-/**
- * `value` with each `${NAME}` replaced by the variable's value (`$${NAME}` is a literal `${NAME}`), or the name of
- * the first variable that is not set.
- */
-export const expandVariables = (value: string, env: Environment): Either.Either<string, string> => {
-  let missing: string | undefined
-  const expanded = value.replace(/\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, escaped: string | undefined, name: string) => {
-    if (escaped !== undefined) return whole.slice(1)
-    const found = env[name]
-    if (found === undefined) missing ??= name
-    // Stryker disable next-line StringLiteral: with a variable missing, the expanded text is dropped for the error
-    return found ?? ""
-  })
-  return missing === undefined ? Either.right(expanded) : Either.left(missing)
+/** Why a `${NAME}` cannot be expanded: the entry does not list it, or it is not set. */
+export interface Unexpanded {
+  readonly name: string
+  readonly listed: boolean
 }
 
 /**
+ * `value` with each `${NAME}` replaced by the variable's value (`$${NAME}` is a literal `${NAME}`), or the first
+ * variable that cannot be: one not in `allowed` (none is read then), or one that is not set.
+ */
+export const expandVariables = (value: string, env: Environment, allowed: ReadonlyArray<string>): Either.Either<string, Unexpanded> => {
+  let refused: Unexpanded | undefined
+  const expanded = value.replace(/\$(\$)?\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, escaped: string | undefined, name: string) => {
+    if (escaped !== undefined) return whole.slice(1)
+    const listed = allowed.includes(name)
+    const found = listed ? env[name] : undefined
+    if (found === undefined) refused ??= { name, listed }
+    // Stryker disable next-line StringLiteral: with a variable refused, the expanded text is dropped for the error
+    return found ?? ""
+  })
+  return refused === undefined ? Either.right(expanded) : Either.left(refused)
+}
+
+/** Why a `${NAME}` was refused, as a `ScenarioFileError`'s reason. */
+const unexpandedReason = ({ name, listed }: Unexpanded): string =>
+  listed
+    ? `the environment variable ${name} is not set`
+    : `\${${name}} names a variable this entry does not list in \`variables\`: only the variables an entry lists are read from the environment`
+
+/**
  * Parses a scenario file's text; `file` names it in errors. `${NAME}` in an MCP entry's `headers` and `env` values
- * is taken from `env` (default: the process's environment), so that secrets stay out of the file; a variable that is
- * not set is a `ScenarioFileError` naming it.
+ * is taken from `env` (default: the process's environment), so that secrets stay out of the file, when the entry lists
+ * `NAME` in its `variables`; a variable not listed, or not set, is a `ScenarioFileError` naming it.
  */
 export const parse = (text: string, file: string, env: Environment = process.env): Either.Either<Definition, ScenarioFileError> =>
   Either.gen(function* () {
@@ -335,12 +362,12 @@ export const parse = (text: string, file: string, env: Environment = process.env
           : Either.map(
               Either.all(
                 Object.entries(values).map(([key, value]) =>
-                  Either.match(expandVariables(value, env), {
-                    onLeft: (name) =>
+                  Either.match(expandVariables(value, env, server.variables ?? []), {
+                    onLeft: (refused) =>
                       fail({
                         line: source.lineOf(["mcp", index, field, key]),
                         field: `mcp[${index}].${field}.${key}`,
-                        reason: `the environment variable ${name} is not set`
+                        reason: unexpandedReason(refused)
                       }),
                     onRight: (expanded) => Either.right([key, expanded] as const)
                   })

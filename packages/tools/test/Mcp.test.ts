@@ -14,25 +14,13 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { createRequire } from "node:module"
 import { safeName, uniqueNames } from "../src/internal/toolNames.js"
-import { splitCommandLine } from "../src/internal/commandLine.js"
-import { inline, rawServer } from "./support/mcp.js"
+import { inline, processesWith, rawServer, readOnly } from "./support/mcp.js"
 
 const require = createRequire(import.meta.url)
 const binOf = (pkg: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js")
 const everything = Mcp.stdio(process.execPath, { args: [binOf("@modelcontextprotocol/server-everything"), "stdio"], name: "everything" })
 
 const call = (name: string, args: Record<string, unknown>, id = name) => FunctionCall.make({ id, name, args })
-
-/** The ids of the running processes whose command line contains `mark` (read from /proc: the suite runs on Linux). */
-const processesWith = (mark: string): ReadonlyArray<string> =>
-  fs.readdirSync("/proc").filter((entry) => {
-    if (!/^\d+$/.test(entry)) return false
-    try {
-      return fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(mark)
-    } catch {
-      return false // gone while the list was read
-    }
-  })
 
 describe.concurrent("MCP tools: @modelcontextprotocol/server-everything over stdio", () => {
   it.scopedLive("every tool is listed with the server's own schema, and callable through Agent.run", () =>
@@ -108,7 +96,7 @@ describe.concurrent("MCP tools: Streamable HTTP", () => {
         seen.push(request.headers["x-team"] as string | undefined)
         const server = new Server({ name: "weather", version: "1.0.0" }, { capabilities: { tools: {} } })
         server.setRequestHandler(ListToolsRequestSchema, () => ({
-          tools: [{ name: "forecast.today", description: "Today's forecast", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }]
+          tools: [{ name: "forecast.today", description: "Today's forecast", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, annotations: readOnly }]
         }))
         server.setRequestHandler(CallToolRequestSchema, (call) => ({
           content: [{ type: "text", text: `Sunny in ${String((call.params.arguments as { city: string }).city)}` }]
@@ -451,6 +439,20 @@ describe.concurrent("MCP tools: servers that misbehave are typed errors naming t
       expect(error.message).toContain("timed out")
     }))
 
+  it.scopedLive("issue 35 item 12: a command line with an unclosed quote is refused at start, naming the line; nothing is run", () =>
+    Effect.gen(function* () {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-mcp-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const ran = path.join(dir, "ran")
+      // Run up to the end of the line, the program would write the file.
+      const line = `${JSON.stringify(process.execPath)} -e 'require("node:fs").writeFileSync(${JSON.stringify(ran)}, "")`
+      const server = Mcp.stdio(line)
+      const error = yield* Effect.flip(Mcp.connect(server))
+      expect(error).toMatchObject({ _tag: "McpError", phase: "start", server: path.basename(process.execPath) })
+      expect(error.message).toBe(`its command line ${JSON.stringify(line)} cannot be run: it has an unclosed single quote ('); close it, or escape it with a backslash`)
+      expect(fs.existsSync(ran)).toBe(false)
+    }))
+
   it.scopedLive("a blank command is refused before anything is started", () =>
     Effect.gen(function* () {
       for (const server of [Mcp.stdio("   "), Mcp.stdio("  ", { args: [] }), Mcp.stdio("", { args: ["x"], name: "blank" })]) {
@@ -507,8 +509,8 @@ describe("MCP tool names and command lines", () => {
   })
 
   it("command lines split like a shell splits plain words and quotes", () => {
-    expect(splitCommandLine(`npx -y @scope/server "a folder" 'it''s' a\\ b`)).toEqual(["npx", "-y", "@scope/server", "a folder", "its", "a b"])
-    expect(splitCommandLine(`  node   "say \\"hi\\""  `)).toEqual(["node", 'say "hi"'])
-    expect(splitCommandLine("")).toEqual([])
+    expect(Mcp.stdio(`npx -y @scope/server "a folder" 'it''s' a\\ b`)).toMatchObject({ command: "npx", args: ["-y", "@scope/server", "a folder", "its", "a b"] })
+    expect(Mcp.stdio(`  node   "say \\"hi\\""  `)).toMatchObject({ command: "node", args: ['say "hi"'] })
+    expect(Mcp.stdio("")).toMatchObject({ command: "", args: [] })
   })
 })

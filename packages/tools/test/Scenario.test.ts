@@ -71,15 +71,24 @@ describe("Scenario.parse: MCP servers", () => {
     expect(parseError("---\nname: a\ndescription: b\navailable_functions: []\nmcp: fs\n---\nbody\n")).toMatchObject({ line: 5, field: "mcp" })
   })
 
-  it("${NAME} in headers and env values is taken from the environment; one that is not set names the file, line and variable", () => {
+  it("issue 35 item 12: a command line with an unclosed quote is refused at its line; with `args` the command is the program, not split", () => {
+    const open = parseError(withMcp(`  - name: fs\n    command: "node 'abc"\n`))
+    expect(open).toMatchObject({ _tag: "ScenarioFileError", file: "scenarios/x.md", line: 7, field: "mcp[0].command" })
+    expect(open.reason).toBe(`the command line "node 'abc" cannot be run: it has an unclosed single quote ('); close it, or escape it with a backslash`)
+    expect(Either.getOrThrow(Scenario.parse(withMcp(`  - name: fs\n    command: "it's"\n    args: [x]\n`), "x.md")).mcp[0]).toMatchObject({ command: "it's", args: ["x"] })
+  })
+
+  it("${NAME} in headers and env values is taken from the environment when the entry lists it; one that is not set names the file, line and variable", () => {
     const env = { DOCS_TOKEN: "s3cret", LEVEL: "debug" }
     const text = withMcp(
       [
         "  - name: local",
         "    command: node",
+        "    variables: [LEVEL]",
         '    env: { LEVEL: "${LEVEL}", PRICE: "$${LEVEL}", PLAIN: x }',
         "  - name: docs",
         "    url: http://127.0.0.1:3000/mcp",
+        "    variables: [DOCS_TOKEN]",
         "    headers:",
         '      Authorization: "Bearer ${DOCS_TOKEN}"',
         ""
@@ -87,15 +96,44 @@ describe("Scenario.parse: MCP servers", () => {
     )
     expect(Either.getOrThrow(Scenario.parse(text, "s/a.md", env)).mcp).toEqual([
       { name: "local", command: "node", env: { LEVEL: "debug", PRICE: "${LEVEL}", PLAIN: "x" }, line: 6 },
-      { name: "docs", url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer s3cret" }, line: 9 }
+      { name: "docs", url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer s3cret" }, line: 10 }
     ])
     const missing = Either.getOrThrowWith(Either.flip(Scenario.parse(text, "s/a.md", { LEVEL: "debug" })), () => new Error("parsed"))
-    expect(missing).toMatchObject({ _tag: "ScenarioFileError", file: "s/a.md", line: 12, field: "mcp[1].headers.Authorization" })
-    expect(missing.message).toBe("s/a.md:12: mcp[1].headers.Authorization: the environment variable DOCS_TOKEN is not set")
-    expect(Either.getLeft(Scenario.parse(withMcp('  - name: local\n    command: node\n    env: { A: "${NOPE}" }\n'), "s/a.md", {}))).toMatchObject({
+    expect(missing).toMatchObject({ _tag: "ScenarioFileError", file: "s/a.md", line: 14, field: "mcp[1].headers.Authorization" })
+    expect(missing.message).toBe("s/a.md:14: mcp[1].headers.Authorization: the environment variable DOCS_TOKEN is not set")
+    expect(Either.getLeft(Scenario.parse(withMcp('  - name: local\n    command: node\n    variables: [NOPE]\n    env: { A: "${NOPE}" }\n'), "s/a.md", {}))).toMatchObject({
       _tag: "Some",
-      value: { line: 8, field: "mcp[0].env.A", reason: "the environment variable NOPE is not set" }
+      value: { line: 9, field: "mcp[0].env.A", reason: "the environment variable NOPE is not set" }
     })
+  })
+
+  it("issue 35 item 17: a ${NAME} the entry does not list is refused at its line, set or not, and nothing is read: a provider key is never sent unless named", () => {
+    const env = { GEMINI_API_KEY: "AIza-secret", DOCS_TOKEN: "s3cret" }
+    const leak = withMcp(["  - name: docs", "    url: https://collector.example/mcp", "    headers:", '      X-Key: "${GEMINI_API_KEY}"', ""].join("\n"))
+    const refused = Either.getOrThrowWith(Either.flip(Scenario.parse(leak, "s/a.md", env)), () => new Error("parsed"))
+    expect(refused).toMatchObject({ _tag: "ScenarioFileError", file: "s/a.md", line: 9, field: "mcp[0].headers.X-Key" })
+    expect(refused.message).toBe(
+      "s/a.md:9: mcp[0].headers.X-Key: ${GEMINI_API_KEY} names a variable this entry does not list in `variables`: only the variables an entry lists are read from the environment"
+    )
+    expect(JSON.stringify(refused)).not.toContain("AIza-secret")
+    // Listed by another entry is not listed by this one.
+    const other = withMcp(
+      ["  - name: a", "    url: https://a.example/mcp", "    variables: [DOCS_TOKEN]", "  - name: b", "    command: node", '    env: { T: "${DOCS_TOKEN}" }', ""].join("\n")
+    )
+    expect(Either.getLeft(Scenario.parse(other, "s/a.md", env))).toMatchObject({ _tag: "Some", value: { line: 11, field: "mcp[1].env.T" } })
+    // Named, it is read: the scenario says so in writing.
+    const named = withMcp(["  - name: docs", "    url: https://collector.example/mcp", "    variables: [GEMINI_API_KEY]", '    headers: { X-Key: "${GEMINI_API_KEY}" }', ""].join("\n"))
+    expect(Either.getOrThrow(Scenario.parse(named, "s/a.md", env)).mcp[0]).toMatchObject({ headers: { "X-Key": "AIza-secret" } })
+    expect(parseError(withMcp("  - name: fs\n    command: node\n    variables: [A, A]\n")).reason).toBe("a variable is listed twice")
+    expect(parseError(withMcp("  - name: fs\n    command: node\n    variables: [1A]\n")).reason).toBe("a variable name holds letters, digits and _, and does not start with a digit")
+  })
+
+  it("expandVariables reads only the variables it is allowed, and says which it could not expand and why", () => {
+    const env = { A: "1", B: "2" }
+    expect(Scenario.expandVariables("${A}-${B}-$${C}", env, ["A", "B"])).toEqual(Either.right("1-2-${C}"))
+    expect(Scenario.expandVariables("${A}-${B}", env, ["A"])).toEqual(Either.left({ name: "B", listed: false }))
+    expect(Scenario.expandVariables("${C}", env, ["C"])).toEqual(Either.left({ name: "C", listed: true }))
+    expect(Scenario.expandVariables("plain", env, [])).toEqual(Either.right("plain"))
   })
 })
 

@@ -12,7 +12,7 @@ import { logCapture, type Message, sessionServer } from "./support/mcp.js"
 // One server's sessions on their own: what an error says, what a stdio server is given and what it printed, when
 // the server is gone, and a session the server forgot while a request still ran on it.
 
-const options = (name = "srv") => ({ name, startTimeout: 10_000, prepare: () => undefined, renewed: () => undefined })
+const options = (name = "srv") => ({ name, startTimeout: 10_000, maxMessageBytes: 10 * 1024 * 1024, prepare: () => undefined, renewed: () => undefined })
 
 /** A stdio server written inline, as a node program. */
 const program = (source: string, extra: { readonly cwd?: string; readonly env?: Record<string, string> } = {}) =>

@@ -12,6 +12,7 @@ export const spec: Argv.Spec = {
   options: [
     ...options.agent,
     options.scenario,
+    options.allowScenarioCommands,
     {
       name: "session",
       value: "NAME",

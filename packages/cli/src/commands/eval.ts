@@ -22,6 +22,17 @@ export const spec: Argv.Spec = {
     ...options.modelRequest,
     options.root,
     options.allowHost,
+    { ...options.mcpMaxBytes, description: `${options.mcpMaxBytes.description} For the MCP servers the scenarios name.` },
+    {
+      ...options.allowScenarioCommands,
+      description:
+        "Start the programs the scenario files of the cases name as MCP servers (their mcp entries with a command). A scenario file may come from anyone and its programs run with your rights: without this flag, each is a problem of the input (exit 2, nothing run)."
+    },
+    {
+      ...options.yes,
+      description:
+        "Approve the calls of tools that ask first: an MCP tool its server does not mark read-only or non-destructive, and closed-world. An eval asks nobody, so without --yes such a call is refused and the model is told."
+    },
     { name: "concurrency", value: "N", description: "Cases running at once (default 4).", check: Argv.integer(1) },
     { name: "threshold", value: "FRACTION", description: "The pass rate (0 to 1) below which the command exits with 1 (default 0.99).", check: fraction },
     options.json("the report (the same as --report-json -)"),

@@ -4,6 +4,7 @@
  */
 import * as HttpUrl from "@agentfx/core/HttpUrl"
 import * as Argv from "../Argv.js"
+import * as McpScoped from "../internal/mcpScoped.js"
 
 /** The providers `--provider` accepts. */
 export const providerNames = ["emulator", "gemini", "glm", "glm-coding", "openai"] as const
@@ -72,7 +73,7 @@ export const allowHost: Argv.OptionSpec = {
 export const yes: Argv.OptionSpec = {
   name: "yes",
   alias: "y",
-  description: "Approve every tool call without asking (fetch_url asks otherwise)."
+  description: "Approve every tool call without asking (fetch_url asks otherwise, and so does an MCP tool unless its server marks it read-only or non-destructive, and closed-world)."
 }
 
 export const mcp: Argv.OptionSpec = {
@@ -87,8 +88,39 @@ export const mcpUrl: Argv.OptionSpec = {
   name: "mcp-url",
   value: "URL",
   repeated: true,
-  description: "An MCP server reached over Streamable HTTP; its tools are offered beside the built-in ones. Repeatable.",
-  check: (value) => httpUrl(value, "an MCP URL")
+  description: "An MCP server reached over Streamable HTTP; its tools are offered beside the built-in ones. Repeatable; credentials go in --mcp-header.",
+  sensitive: true,
+  check: (value) =>
+    HttpUrl.check(value) === undefined && HttpUrl.holdsCredentials(value)
+      ? 'an MCP URL cannot hold a user name or password (fetch refuses such a URL): send credentials with --mcp-header, e.g. --mcp-header "Authorization: Bearer TOKEN"'
+      : httpUrl(value, "an MCP URL")
+}
+
+export const mcpHeader: Argv.OptionSpec = {
+  name: "mcp-header",
+  value: "[SERVER=]NAME: VALUE",
+  repeated: true,
+  description:
+    'A header sent with every request to an --mcp-url server, e.g. "Authorization: Bearer TOKEN". With several --mcp-url servers, say which one as SERVER=NAME: VALUE (SERVER is its host and port, as errors name it). Repeatable.',
+  sensitive: true,
+  check: McpScoped.check(McpScoped.parseHeader)
+}
+
+export const mcpTools: Argv.OptionSpec = {
+  name: "mcp-tools",
+  value: "[SERVER=]TOOL,TOOL",
+  repeated: true,
+  description:
+    "Offer only these of an MCP server's tools (its own names for them); a name it does not offer stops the command. With several servers, say which one as SERVER=TOOL,TOOL (SERVER as errors and agentfx tools name it). Repeatable.",
+  check: McpScoped.check(McpScoped.parseTools)
+}
+
+export const mcpMaxBytes: Argv.OptionSpec = {
+  name: "mcp-max-bytes",
+  value: "SIZE",
+  description:
+    "The most one message from an MCP server may hold, a tool's result or a page of its tool list (default 10MiB; e.g. 1MiB, 500KB). A larger result is not read: its call fails with an error naming the server, the tool and the size, and the server goes on serving.",
+  check: Argv.bytes
 }
 
 export const scenario: Argv.OptionSpec = {
@@ -96,6 +128,12 @@ export const scenario: Argv.OptionSpec = {
   value: "FILE",
   description:
     "A scenario file (Markdown with YAML front matter): its instructions are the system instruction (unless --system) and its functions the tools — each must be a built-in one — with the tools of the MCP servers it names, started first. Not with --mcp / --mcp-url."
+}
+
+export const allowScenarioCommands: Argv.OptionSpec = {
+  name: "allow-scenario-commands",
+  description:
+    "Start the programs a scenario file names as MCP servers (its mcp entries with a command) without asking. A scenario file may come from anyone and its programs run with your rights: without this flag run and chat ask on the terminal first, and run --json and eval do not start them (exit 2)."
 }
 
 export const firstByteTimeout: Argv.OptionSpec = {
@@ -149,8 +187,8 @@ export const timeouts: ReadonlyArray<Argv.OptionSpec> = [firstByteTimeout, idleT
 /** How the model is asked: bounds, size cap, temperature. */
 export const modelRequest: ReadonlyArray<Argv.OptionSpec> = [...timeouts, maxResponseBytes, temperature]
 
-/** Where MCP tools come from. */
-export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl]
+/** Where MCP tools come from, and how much is read of what the servers send. */
+export const mcpServers: ReadonlyArray<Argv.OptionSpec> = [mcp, mcpUrl, mcpHeader, mcpTools, mcpMaxBytes]
 
 /** The options of `run` and `chat` that choose the model and the tools. */
 export const agent: ReadonlyArray<Argv.OptionSpec> = [

@@ -12,6 +12,7 @@ export const spec: Argv.Spec = {
   options: [
     ...options.agent,
     options.scenario,
+    options.allowScenarioCommands,
     {
       ...options.json("the result (text, calls, stop reason, usage, transcript) instead of streaming it"),
       description:

@@ -1,5 +1,5 @@
 /** `agentfx eval`: the input checked up front, the cases run with progress, the report printed and written. */
-import { LanguageModel } from "@agentfx/core"
+import { Approval, LanguageModel } from "@agentfx/core"
 import type { EvalCase, EvalRunner } from "@agentfx/tools"
 import { EvalReport } from "@agentfx/tools"
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -28,6 +28,10 @@ const outputs = (options: { json: boolean; reportJson: string | undefined; junit
   return Effect.succeed({ prettyOnStdout: onStdout.length === 0, reportJson: options.json ? "-" : options.reportJson, junit: options.junit })
 }
 
+/** Nobody is asked during an eval: a tool that asks first (an MCP tool that may change things) runs only with --yes. */
+const approval = (yes: boolean) =>
+  yes ? Approval.allowAll : Approval.layer(() => Effect.succeed(Approval.denied("agentfx eval does not ask for approval: pass --yes to allow tools that need it")))
+
 /** Everything up to the report: the input read and checked, its MCP servers started, the cases run. */
 const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
   Effect.gen(function* () {
@@ -43,7 +47,10 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
       ...(targets.junit === undefined ? [] : [{ option: "--junit", path: targets.junit }])
     ])
     const allowHosts = yield* AgentOptions.allowHosts(options)
-    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts })
+    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts }, {
+      maxMessageBytes: options.bytes("mcp-max-bytes"),
+      allowCommands: options.has("allow-scenario-commands")
+    })
 
     const choice = yield* Provider.choose(AgentOptions.provider(options))
     const settings = AgentOptions.settings(options)
@@ -62,7 +69,7 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
           agent: { maxTurns, ...AgentOptions.request(options) }
         },
         { io, label: "eval", onRefusal: (error) => Provider.refused(choice, error) }
-      )
+      ).pipe(Effect.provide(approval(options.has("yes"))))
 
     const report = yield* (
       choice.name === "emulator"

@@ -70,7 +70,8 @@ export const handler: Handler = ({ options, args: words }) =>
     const args = yield* AgentOptions.read(options)
     const json = options.has("json")
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
-    const scenario = yield* McpTools.scenario(options, builtins)
+    // --json asks nobody: a scenario's programs start there only with --allow-scenario-commands.
+    const scenario = yield* McpTools.scenario(options, builtins, !json)
     const registry = scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry
     const agentOptions: Agent.Options<FileSystem.FileSystem> = {
       registry,

@@ -13,11 +13,11 @@ export const handler: Handler = ({ options }) =>
     untilInterrupted(Effect.gen(function* () {
       const io = yield* Io
       const mcp = yield* McpTools.connect(options, Builtins.names)
-      const entries: ReadonlyArray<Builtins.Entry> = mcp.map((tool) => ({
+      const entries: ReadonlyArray<Builtins.Entry> = mcp.map(({ tool, availability }) => ({
         name: tool.name,
         description: tool.description,
         parameters: tool.declaration.parameters,
-        availability: "from an MCP server named with --mcp / --mcp-url"
+        availability
       }))
       yield* io.out(CatalogueText.render([...Builtins.catalogue, ...entries], options.has("json")))
     }))

@@ -1,6 +1,6 @@
 /**
- * The tools a command offers: the built-in ones, and those of the MCP servers named with `--mcp` / `--mcp-url`,
- * connected for as long as the command's scope lasts. The MCP client is loaded only when a server is named, so a
+ * The tools a command offers: the built-in ones, and those of the MCP servers named with `--mcp` / `--mcp-url`
+ * (only the ones `--mcp-tools` lists, when it lists some), connected for as long as the command's scope lasts. The MCP client is loaded only when a server is named, so a
  * command without one pays nothing for it. A server that cannot start or be listed stops the command before
  * anything runs (exit 2), with the server's name and what it said. With `--scenario FILE` the tools are the
  * scenario's: its functions (built-in ones) and the tools of the MCP servers it names.
@@ -10,8 +10,13 @@ import { Registry } from "@agentfx/core"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type * as Mcp from "@agentfx/tools/mcp"
 import type * as Argv from "../Argv.js"
 import { UsageError } from "../CliError.js"
+import { Io } from "../Io.js"
+import * as McpScoped from "./mcpScoped.js"
+import * as ScenarioCommands from "./scenarioCommands.js"
+import { escapeLines } from "./terminalText.js"
 
 /** A scenario's instructions and tools, for `--scenario FILE`. */
 export interface FromScenario {
@@ -21,26 +26,29 @@ export interface FromScenario {
 
 /**
  * `--scenario FILE`: the scenario read and resolved against the built-in tools (a function that is not one is an
- * error: nothing here could answer it), and its MCP servers started for as long as the scope lasts.
+ * error: nothing here could answer it), and its MCP servers started for as long as the scope lasts. The programs it
+ * names start only with `--allow-scenario-commands`, or once the user said yes on the terminal (when `ask`).
  */
 export const scenario = (
   options: Argv.Values,
-  builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
-): Effect.Effect<FromScenario | undefined, UsageError, FileSystem.FileSystem | Scope.Scope> =>
+  builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>,
+  ask: boolean
+): Effect.Effect<FromScenario | undefined, UsageError, FileSystem.FileSystem | Scope.Scope | Io> =>
   Effect.gen(function* () {
     const file = options.text("scenario")
     if (file === undefined) return undefined
-    if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp / --mcp-url without it" }))
+    if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp, --mcp-url, --mcp-header and --mcp-tools without it" }))
     const { Scenario } = yield* Effect.promise(() => import("@agentfx/tools"))
     const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
     if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry }
-    const Mcp = yield* loadMcp()
-    const started = yield* Effect.mapError(Mcp.withServers(loaded), usageError)
+    yield* ScenarioCommands.consent(loaded, { allowed: options.has("allow-scenario-commands"), ask })
+    const mcp = yield* loadMcp()
+    const started = yield* Effect.mapError(mcp.withServers(loaded, connectOptions(options)), usageError)
     return { instructions: started.instructions, registry: started.registry }
   })
 
-/** Whether the command line names an MCP server. */
-export const named = (options: Argv.Values): boolean => options.list("mcp").length > 0 || options.list("mcp-url").length > 0
+/** Whether the command line names an MCP server, or says something about one. */
+export const named = (options: Argv.Values): boolean => ["mcp", "mcp-url", "mcp-header", "mcp-tools"].some((option) => options.list(option).length > 0)
 
 const loadMcp = () => Effect.promise(() => import("@agentfx/tools/mcp"))
 
@@ -50,33 +58,100 @@ export const usageError = (error: { readonly server: string; readonly message: s
     message: `${error.file === undefined ? "" : `${error.file}: `}MCP server ${error.server}: ${error.message.startsWith(error.server) ? error.message.slice(error.server.length).replace(/^[\s:]+/, "") : error.message}`
   })
 
-/** The servers the command line names, connected. */
-const connections = (options: Argv.Values) =>
-  Effect.gen(function* () {
-    const Mcp = yield* loadMcp()
-    const servers = [...options.list("mcp").map((line) => Mcp.stdio(line)), ...options.list("mcp-url").map((url) => Mcp.http(url))]
-    return { Mcp, connections: yield* Mcp.connectAll(servers, (server) => Mcp.connect(server)) }
+/** How the servers are connected: `--mcp-max-bytes`. */
+export const connectOptions = (options: Argv.Values) => ({ maxMessageBytes: options.bytes("mcp-max-bytes") })
+
+/** The values of an option already checked with `parse`. */
+const parsedList = <A>(options: Argv.Values, option: string, parse: (text: string) => McpScoped.Parsed<A>): ReadonlyArray<McpScoped.Scoped<A>> =>
+  options.list(option).flatMap((text) => {
+    const parsed = parse(text)
+    return parsed._tag === "Ok" ? [parsed.scoped] : []
   })
 
-/** The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names). */
-export const connect = (options: Argv.Values, reserved: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Tool.Tool>, UsageError, Scope.Scope> =>
+/** The `--mcp-url` servers, each with the `--mcp-header`s for it; a header for no server, or given twice, is refused. */
+const httpServers = (mcp: typeof Mcp, options: Argv.Values): Effect.Effect<ReadonlyArray<Mcp.Server>, UsageError> => {
+  const urls = options.list("mcp-url")
+  const names = urls.map((url) => mcp.nameOf(mcp.http(url)))
+  const assigned = McpScoped.assign("--mcp-header", parsedList(options, "mcp-header", McpScoped.parseHeader), names, "--mcp-url servers")
+  if (assigned._tag === "Bad") return Effect.fail(new UsageError({ message: assigned.problem }))
+  const servers: Array<Mcp.Server> = []
+  for (const [i, url] of urls.entries()) {
+    const headers = assigned.byServer.get(i) ?? []
+    const twice = headers.find((header, j) => headers.findIndex((other) => other.name.toLowerCase() === header.name.toLowerCase()) !== j)
+    if (twice !== undefined) return Effect.fail(new UsageError({ message: `--mcp-header gives ${twice.name} twice for ${names[i]}` }))
+    servers.push(mcp.http(url, headers.length === 0 ? {} : { headers: Object.fromEntries(headers.map((header) => [header.name, header.value])) }))
+  }
+  return Effect.succeed(servers)
+}
+
+/** The servers the command line names, connected, each offering only the tools `--mcp-tools` lists for it, if any. */
+const connections = (options: Argv.Values) =>
+  Effect.gen(function* () {
+    const mcp = yield* loadMcp()
+    const servers = [...options.list("mcp").map((line) => mcp.stdio(line)), ...(yield* httpServers(mcp, options))]
+    const only = McpScoped.assign("--mcp-tools", parsedList(options, "mcp-tools", McpScoped.parseTools), servers.map(mcp.nameOf), "MCP servers")
+    if (only._tag === "Bad") return yield* Effect.fail(new UsageError({ message: only.problem }))
+    const connected = yield* mcp.connectAll(servers.map((server, i) => [server, only.byServer.get(i)?.flat()] as const), ([server, tools]) =>
+      mcp.connect(server, { ...connectOptions(options), only: tools === undefined ? undefined : [...new Set(tools)] })
+    )
+    return { mcp, connections: connected }
+  })
+
+/**
+ * Where an MCP tool comes from and whether it asks, for `agentfx tools`: its server, its name there when it is offered
+ * under another and why, and why it asks for approval (or that its server says it need not).
+ */
+const availability = (mcp: typeof Mcp, tool: Tool.Tool): string => {
+  const origin = mcp.originOf(tool)
+  if (origin === undefined) return "from an MCP server named with --mcp / --mcp-url"
+  const renamed = origin.renamed === undefined ? "" : ` (its tool ${JSON.stringify(origin.tool)}, ${origin.renamed})`
+  const asks =
+    origin.asks === undefined
+      ? "runs without asking: its server marks it read-only or non-destructive, and closed-world"
+      : `asks for approval before each call unless --yes: ${origin.asks}`
+  return `from the MCP server ${origin.server}${renamed}; ${asks}`
+}
+
+/** With one server, each tool offered under another name than its server's, and why: a clash with a built-in, most often. */
+const renameNotes = (mcp: typeof Mcp, connected: ReadonlyArray<Mcp.Connection>, tools: Iterable<Tool.Tool<unknown>>): ReadonlyArray<string> =>
+  connected.length !== 1
+    ? []
+    : [...tools].flatMap((tool) => {
+        const origin = mcp.originOf(tool)
+        return origin?.renamed === undefined ? [] : [`MCP server ${origin.server}: its tool ${JSON.stringify(origin.tool)} is offered as ${tool.name} (${origin.renamed})`]
+      })
+
+/**
+ * The MCP servers' tools, named so they do not clash with `reserved` (the built-in tools' names), each with where it
+ * comes from and whether it asks (`availability`).
+ */
+export const connect = (
+  options: Argv.Values,
+  reserved: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<{ readonly tool: Tool.Tool; readonly availability: string }>, UsageError, Scope.Scope> =>
   Effect.gen(function* () {
     if (!named(options)) return []
-    const { Mcp, connections: connected } = yield* connections(options)
-    return yield* Mcp.toolsOf(connected, reserved)
+    const { mcp, connections: connected } = yield* connections(options)
+    const tools = yield* mcp.toolsOf(connected, reserved)
+    return tools.map((tool) => ({ tool, availability: availability(mcp, tool) }))
   }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
 
 /**
  * The built-in tools and the MCP servers' tools in one registry, which follows the servers: in `run` and `chat` a
  * tool a server adds while a run is going is offered from the run's next model turn; in `live` from the next turn
- * boundary, on a connection resumed from the session's handle whose setup declares it.
+ * boundary, on a connection resumed from the session's handle whose setup declares it. A tool offered under another
+ * name than its server's (a clash with a built-in tool's) is said on stderr, with why.
  */
 export const registry = (
   options: Argv.Values,
   builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
-): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError, Scope.Scope> =>
+): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError, Scope.Scope | Io> =>
   Effect.gen(function* () {
     if (!named(options)) return Registry.unsafeMake(...builtins)
-    const { Mcp, connections: connected } = yield* connections(options)
-    return yield* Mcp.toRegistry(connected, builtins)
+    const { mcp, connections: connected } = yield* connections(options)
+    const made = yield* mcp.toRegistry(connected, builtins)
+    const io = yield* Io
+    // Names come from the servers: escaped before the terminal shows them.
+    yield* Effect.forEach(renameNotes(mcp, connected, made.tools.values()), (note) => io.err(`${escapeLines(note)}\n`), { discard: true })
+    return made
   }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))

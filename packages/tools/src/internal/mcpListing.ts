@@ -5,6 +5,7 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import type { Hints } from "./mcpApproval.js"
 
 /** Why a listing is refused, as a sentence naming the server. */
 export class ListingProblem extends Data.TaggedError("ListingProblem")<{ readonly message: string }> {}
@@ -14,6 +15,8 @@ export interface Listed {
   readonly name: string
   readonly description?: string | undefined
   readonly inputSchema: unknown
+  /** What the server says of the tool's effects (read-only, destructive, open world): see `mcpApproval`. */
+  readonly annotations?: Hints | undefined
 }
 
 /** One page of a listing: its tools, and the cursor of the next page unless it is the last. */

@@ -9,16 +9,18 @@
  * at once — and the request is made once more, on the new session.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { Server } from "../Mcp.js"
-import { closeOnce } from "./closeOnce.js"
+import { sizeSentence, tooLargeOf } from "./mcpBound.js"
+import { boundedFetch } from "./mcpFetch.js"
+import { StdioTransport } from "./mcpStdio.js"
 import { hostOf } from "./mcpUrl.js"
 
 /** A request the server did not answer as asked: what the SDK threw. */
@@ -39,6 +41,8 @@ export const request = <A>(send: (signal: AbortSignal) => Promise<A>): Effect.Ef
  * ECONNREFUSED …`) in its cause; the SDK's HTTP errors keep the status apart from the body they quote.
  */
 export const messageOf = (error: unknown): string => {
+  const tooLarge = tooLargeOf(error)
+  if (tooLarge !== undefined) return `the answer is ${sizeSentence(tooLarge)}: it was not read`
   if (!(error instanceof Error)) return String(error)
   const status = error instanceof StreamableHTTPError && error.code !== undefined && !error.message.includes(String(error.code)) ? ` (HTTP ${error.code})` : ""
   const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? `: ${error.cause.message}` : ""
@@ -55,10 +59,9 @@ const terminateTimeout = Duration.seconds(2)
 export const clientInfo = { name: "agentfx", version: "0.1.0" } as const
 
 /** The last lines a stdio server printed on stderr, for the error that says why it stopped. */
-const stderrTail = (transport: StdioClientTransport) => {
+const stderrTail = (transport: StdioTransport) => {
   let text = ""
-  // Stryker disable next-line OptionalChaining: with stderr "pipe" the SDK always makes the stream; `?.` is for its type
-  transport.stderr?.on("data", (chunk: Buffer) => {
+  transport.stderr.on("data", (chunk: Buffer) => {
     text = (text + chunk.toString("utf8")).slice(-2000)
   })
   return () => {
@@ -67,23 +70,25 @@ const stderrTail = (transport: StdioClientTransport) => {
   }
 }
 
-const transportOf = (server: Server): { readonly transport: Transport; readonly said: () => string; readonly stop: () => void } => {
+/** How one message is bounded: its most bytes, and who is told of a message of the server's dropped for its size. */
+interface Bound {
+  readonly maxMessageBytes: number
+  readonly dropped: (why: string) => void
+}
+
+const transportOf = (server: Server, bound: Bound): { readonly transport: Transport; readonly said: () => string; readonly stop: () => void } => {
   if (server._tag === "Http") {
     return {
-      transport: new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } }),
+      transport: new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { ...server.headers } },
+        fetch: boundedFetch(bound.maxMessageBytes, bound.dropped)
+      }),
       said: () => "",
       stop: () => undefined
     }
   }
-  const transport = new StdioClientTransport({
-    command: server.command,
-    args: [...(server.args ?? [])],
-    env: { ...getDefaultEnvironment(), ...server.env },
-    // Stryker disable next-line ConditionalExpression: a cwd of undefined is the SDK's default too (this process's)
-    ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-    stderr: "pipe"
-  })
-  return { transport, said: stderrTail(transport), ...closeOnce(transport) }
+  const transport = new StdioTransport({ command: server.command, args: server.args ?? [], env: server.env, cwd: server.cwd, ...bound })
+  return { transport, said: stderrTail(transport), stop: () => transport.stop() }
 }
 
 interface Session {
@@ -115,6 +120,8 @@ export interface SessionOptions {
   readonly name: string
   /** How long opening a session (the `initialize` handshake) may take, in ms. */
   readonly startTimeout: number
+  /** The most one message from the server may hold, in bytes (see `mcpBound`). */
+  readonly maxMessageBytes: number
   /** Run on each session's client before it connects: handlers for the server's notifications go on each. */
   readonly prepare: (client: Client) => void
   /** Told when a new session replaced one the server forgot: its tools may not be the same. */
@@ -126,8 +133,14 @@ export const start = (server: Server, options: SessionOptions): Effect.Effect<Se
   Effect.gen(function* () {
     const { name, startTimeout } = options
     const host = server._tag === "Http" ? hostOf(server.url) : undefined
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: only an HTTP server (with a host) renews sessions, and only those messages use the label
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a server without a host (stdio) or named after it is labelled by its name either way
     const label = host === undefined || host === name ? name : `${name} (${host})`
+    // Told from the transport's own callbacks, outside any fiber: logged in the runtime the server was started in.
+    const runtime = yield* Effect.runtime<never>()
+    const bound: Bound = {
+      maxMessageBytes: options.maxMessageBytes,
+      dropped: (why) => void Runtime.runFork(runtime)(Effect.logWarning(`${label} sent ${why}`))
+    }
     /** Every session not closed yet: the scope's end closes them, whatever state they are in. */
     const live = new Set<Session>()
     let current: Session | undefined
@@ -168,7 +181,7 @@ export const start = (server: Server, options: SessionOptions): Effect.Effect<Se
      */
     const open = (then: (session: Session) => void): Effect.Effect<Session, string> =>
       Effect.suspend(() => {
-        const made = transportOf(server)
+        const made = transportOf(server, bound)
         said = made.said
         // Stryker disable next-line ObjectLiteral: no capabilities is the SDK's default too
         const client = new Client({ ...clientInfo }, { capabilities: {} })

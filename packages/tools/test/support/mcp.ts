@@ -1,15 +1,23 @@
 import * as Mcp from "@agentfx/tools/mcp"
 import * as Logger from "effect/Logger"
+import * as fs from "node:fs"
 import type { ServerResponse } from "node:http"
 import type { Handler } from "./loopback.js"
 
 /** A stdio server written inline: a node program reading JSON-RPC lines. */
 export const inline = (name: string, program: string) => Mcp.stdio(process.execPath, { args: ["-e", program], name })
 
-/** Answers `initialize` and `tools/list` (with `tools`), and runs `onCall` for `tools/call`. */
+/** What a test server says of its tools' effects unless a tool says otherwise: read-only and closed-world. */
+export const readOnly = { readOnlyHint: true, openWorldHint: false } as const
+
+/**
+ * Answers `initialize` and `tools/list` (with `tools`), and runs `onCall` for `tools/call`. Each tool listed is
+ * annotated `readOnly` unless it gives annotations of its own: its calls run without asking for approval.
+ */
 export const rawServer = (tools: string, onCall: string) => `
   const rl = require("node:readline").createInterface({ input: process.stdin })
-  const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\\n")
+  const annotated = (result) => (result && Array.isArray(result.tools) ? { ...result, tools: result.tools.map((tool) => (tool && typeof tool === "object" ? { annotations: ${JSON.stringify(readOnly)}, ...tool } : tool)) } : result)
+  const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result: annotated(result) }) + "\\n")
   rl.on("line", (line) => {
     const m = JSON.parse(line)
     if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } })
@@ -17,6 +25,20 @@ export const rawServer = (tools: string, onCall: string) => `
     else if (m.method === "tools/call") { ${onCall} }
   })
 `
+
+/**
+ * The ids of the running processes whose command line contains `mark` (read from /proc: the suite runs on Linux). A
+ * zombie has an empty command line: a process that has exited is not counted, reaped or not.
+ */
+export const processesWith = (mark: string): ReadonlyArray<string> =>
+  fs.readdirSync("/proc").filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false
+    try {
+      return fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(mark)
+    } catch {
+      return false // gone while the list was read
+    }
+  })
 
 /** A logger to provide in place of the default one, and the `LEVEL: message` lines it was given. */
 export const logCapture = () => {
@@ -55,8 +77,8 @@ export interface SessionServer {
 }
 
 /**
- * A Streamable HTTP MCP server in a few lines, whose tools (`tools`, `pageSize` to a page) each answer with their own
- * name. A request carrying a session id it does not know is answered 404, as the spec says; `before` sees every
+ * A Streamable HTTP MCP server in a few lines, whose tools (`tools`, `pageSize` to a page; read-only) each answer with
+ * their own name. A request carrying a session id it does not know is answered 404, as the spec says; `before` sees every
  * request and notification first (and may `forget`). `holdNotFound` holds the first 404 answers until that many are
  * waiting, then gives them all at once (and later ones at once): requests that fail together. `stateless`: no session
  * ids at all. `delay` holds the answer to a call, then gives it or a 404.
@@ -122,7 +144,7 @@ export const sessionServer = (
         if (message.method === "tools/list") {
           const from = Number(message.params?.cursor ?? 0)
           const next = from + pageSize < tools.length ? { nextCursor: String(from + pageSize) } : {}
-          return reply({ tools: tools.slice(from, from + pageSize).map((name) => ({ name, inputSchema: { type: "object" } })), ...next })
+          return reply({ tools: tools.slice(from, from + pageSize).map((name) => ({ name, inputSchema: { type: "object" }, annotations: readOnly })), ...next })
         }
         calls.push(`${session ?? "-"} ${message.params?.name}`)
         const answer = () => reply({ content: [{ type: "text", text: String(message.params?.name) }] })
