@@ -20,8 +20,17 @@
  * uses MCP.
  *
  * @example
- * const registry = yield* Mcp.registry([Mcp.stdio("npx -y @modelcontextprotocol/server-everything"), Mcp.http("http://127.0.0.1:3000/mcp")])
- * const result = yield* Agent.run({ registry, prompt: "Echo hello" })
+ * ```ts
+ * import { Agent } from "@agentfx/core"
+ * import * as Mcp from "@agentfx/tools/mcp"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   // Started when the scope opens, stopped when it closes; the servers' own JSON Schemas.
+ *   const registry = yield* Mcp.registry([Mcp.stdio("npx -y @modelcontextprotocol/server-everything"), Mcp.http("http://127.0.0.1:3000/mcp")])
+ *   return yield* Agent.run({ registry, prompt: "Echo hello" })
+ * }).pipe(Effect.scoped)
+ * ```
  *
  * @since 0.2.0
  */
@@ -47,7 +56,12 @@ import { urlProblem } from "./internal/mcpUrl.js"
 import * as YamlSource from "./internal/yamlSource.js"
 import { uniqueNames } from "./internal/toolNames.js"
 
-/** Where an MCP server is. */
+/**
+ * Where an MCP server is.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type Server =
   | {
       readonly _tag: "Stdio"
@@ -66,13 +80,21 @@ export type Server =
       readonly headers?: Readonly<Record<string, string>> | undefined
     }
 
-/** A server started with a command line (`"npx -y @modelcontextprotocol/server-everything"`), or command and args. */
+/**
+ * A server started with a command line (`"npx -y @modelcontextprotocol/server-everything"`), or command and args.
+ *
+ * @since 0.2.0
+ */
 export const stdio = (command: string, options: { readonly args?: ReadonlyArray<string>; readonly name?: string; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string } = {}): Server => {
   const words = options.args === undefined ? splitCommandLine(command) : [command, ...options.args]
   return { _tag: "Stdio", command: words[0] ?? "", args: words.slice(1), name: options.name, env: options.env, cwd: options.cwd }
 }
 
-/** A server reached over Streamable HTTP. */
+/**
+ * A server reached over Streamable HTTP.
+ *
+ * @since 0.2.0
+ */
 export const http = (url: string, options: { readonly headers?: Readonly<Record<string, string>>; readonly name?: string } = {}): Server => ({
   _tag: "Http",
   url,
@@ -80,7 +102,12 @@ export const http = (url: string, options: { readonly headers?: Readonly<Record<
   name: options.name
 })
 
-/** What went wrong with a server, and when; `file` is the scenario file that names it (`path:line`), if one does. */
+/**
+ * What went wrong with a server, and when; `file` is the scenario file that names it (`path:line`), if one does.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
 export class McpError extends Schema.TaggedError<McpError>()("McpError", {
   server: Schema.String,
   phase: Schema.Literal("start", "list", "call"),
@@ -88,6 +115,12 @@ export class McpError extends Schema.TaggedError<McpError>()("McpError", {
   file: Schema.optional(Schema.String)
 }) {}
 
+/**
+ * How servers are started and listed: the bounds on a start and on a listing.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Options {
   /**
    * How long starting a server (the `initialize` handshake) and each page of its tool list may take (default 10 s).
@@ -107,7 +140,12 @@ export interface Options {
   readonly only?: ReadonlyArray<string> | undefined
 }
 
-/** A connected server. */
+/**
+ * A connected server.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Connection {
   readonly name: string
   /**
@@ -129,7 +167,11 @@ export interface Connection {
 /** Node's timers hold 2^31−1 ms at most: a longer delay (or Infinity) fires after 1 ms, so it is clamped to that. */
 const timerMillis = (input: Duration.DurationInput): number => Math.min(Duration.toMillis(Duration.decode(input)), 2 ** 31 - 1)
 
-/** Connects to `server` for as long as the scope lasts. */
+/**
+ * Connects to `server` for as long as the scope lasts.
+ *
+ * @since 0.2.0
+ */
 export const connect = (server: Server, options: Options = {}): Effect.Effect<Connection, McpError, Scope.Scope> =>
   Effect.gen(function* () {
     const name = serverName(server)
@@ -256,6 +298,8 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
  * The tools of every server in one registry (each server connected for as long as the scope lasts). With several
  * servers each tool is named `<server>_<tool>`, so that names stay unique and say where a tool comes from. The
  * registry follows the servers' tool lists: see `toRegistry`.
+ *
+ * @since 0.2.0
  */
 export const registry = (servers: ReadonlyArray<Server>, options: Options = {}): Effect.Effect<Registry.Registry, McpError, Scope.Scope> =>
   Effect.flatMap(connectAll(servers, (server) => connect(server, options)), (connections) => toRegistry(connections))
@@ -264,6 +308,8 @@ export const registry = (servers: ReadonlyArray<Server>, options: Options = {}):
  * Connects every server at once (with `start`, `connect` by default), in a scope of their own inside the caller's:
  * when one fails (or the start is interrupted), those already started are closed before the error is returned, not
  * when the caller's scope ends.
+ *
+ * @since 0.2.0
  */
 export const connectAll = <A, E>(
   servers: ReadonlyArray<A>,
@@ -281,6 +327,8 @@ export const connectAll = <A, E>(
  * The current tools of `connections` (re-listing servers whose list changed), named uniquely: with several servers
  * as `<server>_<tool>`; with one, a tool whose name is `reserved` (taken by other tools it will sit beside) is
  * prefixed the same way.
+ *
+ * @since 0.2.0
  */
 export const toolsOf = (
   connections: ReadonlyArray<Connection>,
@@ -312,6 +360,8 @@ export const toolsOf = (
  * agent loop lists it again before its next model turn, so a run sees tools added while it runs. Until then, no
  * server is asked anything. A listing that fails is the source's failure: the loop logs it, keeps the tools it has
  * and lists again before its next turn. A tool keeps its name across listings.
+ *
+ * @since 0.2.0
  */
 export const toRegistry = <R = never>(
   connections: ReadonlyArray<Connection>,
@@ -341,6 +391,8 @@ const renamed = (tool: Tool.Tool, name: string): Tool.Tool => ({ ...tool, name, 
 /**
  * The `Server` a scenario's `mcp` entry describes; `file`, the scenario file, makes its folder the working directory
  * of a command (so that `node ./server.js` means the server beside the file, wherever the process runs).
+ *
+ * @since 0.2.0
  */
 export const fromScenario = (server: Scenario.McpServer, file?: string): Server =>
   "url" in server
@@ -354,6 +406,8 @@ export const fromScenario = (server: Scenario.McpServer, file?: string): Server 
  * several, each is named `<server>_<tool>`. A command runs in the scenario file's folder. Errors name the scenario
  * file and line; when one server fails, those
  * already started are stopped before the error is returned. A scenario without servers is returned as it is.
+ *
+ * @since 0.2.0
  */
 export const withServers = <R>(scenario: Scenario.Scenario<R>, options: Omit<Options, "only"> = {}): Effect.Effect<Scenario.Scenario<R>, McpError, Scope.Scope> =>
   scenario.mcp.length === 0
