@@ -77,7 +77,9 @@ for (const [order, name] of packages.entries()) {
   rmSync(join(dir, outDir, "modules"), { recursive: true, force: true })
   const started = Date.now()
   const { status, output } = docgen(dir)
+  // docgen leaves its examples behind when they fail to compile; nothing of them may reach the next lint or typecheck.
   rmSync(join(dir, "docs", "src"), { recursive: true, force: true })
+  rmSync(join(dir, outDir, "examples"), { recursive: true, force: true })
   const lines = output.split("\n")
   const complaints = lines.filter((line) => /\b(WARN|WARNING|ERROR|FATAL)\b/.test(line))
   const examples = Number(/(\d+) example\(s\) found/.exec(output)?.[1] ?? 0)

@@ -34,7 +34,7 @@ const program = Effect.gen(function* () {
     policy: Policy.script([
       Policy.withFaults(
         { calls: [{ name: "scan_house", args: {} }, { name: "get_device_status", args: { device_name: "living room lamp" } }] },
-        Fault.cancelCalls("200 millis")
+        Fault.cancelCalls("1 second")
       ),
       { text: "The living room lamp is on; I stopped the scan." }
     ])

@@ -40,7 +40,8 @@ const example = async (name: string): Promise<ReadonlyArray<string>> => {
 // The examples tested below, by name; the last test checks that this is every file of examples/src.
 const tested = ["scripted", "gemini", "glm", "executor", "live", "mcp", "evals", "telemetry"]
 
-describe.concurrent("examples/, each run as a process", () => {
+// One at a time: eight processes at once would take the CPU from timed tests running beside this file.
+describe("examples/, each run as a process", () => {
   it("scripted: the tool's call and result, the scripted answer, two model turns", async () => {
     expect(await example("scripted")).toEqual([
       'call get_weather({"city":"Oslo"}) → {"city":"Oslo","celsius":7}',
