@@ -20,7 +20,7 @@ const isolated = [
   "packages/cli/test/Tracing.test.ts",
   "packages/tools/test/openInside.race.test.ts"
 ]
-const include = ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"]
+const include = ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "examples/test/**/*.test.ts"]
 const exclude = ["**/node_modules/**", ".stryker-tmp*/**", "reports/**"]
 
 // Tests run against the sources of sibling packages, so `pnpm test` needs no build first.

@@ -3,10 +3,28 @@
  * repeat until the model answers without calls (or a stop condition, or `maxTurns`).
  *
  * @example
- * const result = yield* Agent.run({ registry, system: "You are helpful.", prompt: "Weather in Oslo?" })
- * result.text          // the answer
- * result.calls         // every call: args, result or error, duration, turn
- * result.stopReason    // { _tag: "Finished" } | MaxTurns | ToolCalled | RepeatedCall
+ * ```ts
+ * import { Agent, Registry, Tool } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect, Schema } from "effect"
+ *
+ * const getWeather = Tool.make("get_weather", {
+ *   description: "Current temperature of a city in °C",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   success: Schema.Struct({ celsius: Schema.Number }),
+ *   handler: ({ city }) => Effect.succeed({ celsius: city === "Oslo" ? 7 : 20 })
+ * })
+ *
+ * const program = Effect.gen(function* () {
+ *   const registry = yield* Registry.make(getWeather)
+ *   const result = yield* Agent.run({ registry, system: "You are helpful.", prompt: "Weather in Oslo?" })
+ *   // the answer; every call (args, result or error, duration, turn); why the run stopped
+ *   return [result.text, result.calls.length, result.stopReason._tag] as const
+ * })
+ *
+ * const model = Scripted.layer([{ calls: [{ name: "get_weather", args: { city: "Oslo" } }] }, { text: "7 °C in Oslo." }])
+ * Effect.runPromise(program.pipe(Effect.provide(model))).then(console.log) // ["7 °C in Oslo.", 1, "Finished"]
+ * ```
  *
  * @since 0.1.0
  */
@@ -26,22 +44,102 @@ import type { ToolError } from "./ToolError.js"
 import type { Transcript, TranscriptViolation } from "./Transcript.js"
 import type { Turn } from "./Turn.js"
 
-export type { AgentEvent, AttemptFailed } from "./AgentEvent.js"
-export type { AgentResult, CallRecord, StopReason } from "./AgentResult.js"
-export { defaultFirstByteTimeout, defaultIdleTimeout, defaultMaxTurns, defaultRunTimeout, defaultTurnTimeout } from "./internal/run.js"
+export type {
+  /**
+   * One event of `Agent.stream`, tagged (see the `AgentEvent` type's cases).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  AgentEvent,
+  /**
+   * One failed attempt at a model request, said before it is retried or given up (`Agent.Options.onAttemptFailed`).
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  AttemptFailed
+} from "./AgentEvent.js"
+export type {
+  /**
+   * What `Agent.run` returns, and `Agent.stream` ends with (`Done`).
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  AgentResult,
+  /**
+   * One executed call. `response` is exactly what the model was sent for it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  CallRecord,
+  /**
+   * Why a run ended without an error.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  StopReason
+} from "./AgentResult.js"
+export {
+  /**
+   * The default `firstByteTimeout`: 2 minutes until a streamed answer's first part (thinking models are slow to start).
+   *
+   * @since 0.2.0
+   * @category constants
+   */
+  defaultFirstByteTimeout,
+  /**
+   * The default `idleTimeout`: 1 minute without a part once a stream has started.
+   *
+   * @since 0.2.0
+   * @category constants
+   */
+  defaultIdleTimeout,
+  /**
+   * The default `maxTurns`: 10 model turns.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultMaxTurns,
+  /**
+   * The default `runTimeout`: 15 minutes of waiting on the model in all, over every request and retry wait of a run.
+   *
+   * @since 0.2.0
+   * @category constants
+   */
+  defaultRunTimeout,
+  /**
+   * The default `turnTimeout`: 10 minutes for a whole model request, so that a slow but healthy answer finishes.
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultTurnTimeout
+} from "./internal/run.js"
 
 /**
  * Options of a run. Only `registry` is required, and one of `prompt` or `history`.
  *
  * @example
+ * ```ts
+ * import { Agent, Registry, StopCondition } from "@agentfx/core"
+ * import { Duration, Effect } from "effect"
+ *
  * const options: Agent.Options<never> = {
- *   registry,
+ *   registry: Registry.empty,
  *   system: "Answer in one sentence.",
  *   prompt: "Weather in Oslo?",
  *   maxTurns: 5,
  *   idleTimeout: "30 seconds",
- *   stopWhen: [StopCondition.repeatedCall(3)]
+ *   stopWhen: [StopCondition.repeatedCall(3)],
+ *   // runs as each call finishes, before the turn's answers go back to the model
+ *   onCallFinished: (call) => Effect.logInfo(`${call.name} took ${Duration.format(call.duration)}`)
  * }
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -119,9 +217,6 @@ export interface Options<R> {
    * Runs in the run's fiber as each call finishes, before the turn's answers go back to the model: to log or store
    * calls as they happen, so none is lost when the run fails later. Cheaper than following `stream` for that alone
    * (a stream has a fixed cost of several turns). It cannot fail; a slow one holds up its turn.
-   *
-   * @example
-   * Agent.run({ registry, prompt, onCallFinished: (call) => Effect.logInfo(`${call.name} took ${Duration.format(call.duration)}`) })
    */
   readonly onCallFinished?: ((call: CallRecord) => Effect.Effect<void, never, R>) | undefined
 }
@@ -139,7 +234,19 @@ export type AgentError = ModelError | TranscriptViolation | ToolError
  * Runs the conversation to its end and returns the result.
  *
  * @example
- * const result = yield* Agent.run({ registry, prompt: "Weather in Oslo?" })
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const registry = yield* Registry.fromFunctions({ add: ({ a, b }) => Number(a) + Number(b) })
+ *   return yield* Agent.run({ registry, prompt: "What is 2 + 3?" })
+ * })
+ *
+ * const model = Scripted.layer([{ calls: [{ name: "add", args: { a: 2, b: 3 } }] }, { text: "5" }])
+ * Effect.runPromise(program.pipe(Effect.provide(model))).then((result) => console.log(result.text)) // "5"
+ * ```
  *
  * @since 0.1.0
  * @category running
@@ -151,9 +258,17 @@ export const run = <R>(options: Options<R>): Effect.Effect<AgentResult, AgentErr
  * `TextDelta`s. Stopping the stream early interrupts the run, including any running tools.
  *
  * @example
- * yield* Agent.stream({ registry, prompt: "Weather in Oslo?" }).pipe(
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Console, Effect, Stream } from "effect"
+ *
+ * const program = Agent.stream({ registry: Registry.empty, prompt: "Say hello" }).pipe(
  *   Stream.runForEach((event) => (event._tag === "TextDelta" ? Console.log(event.text) : Effect.void))
  * )
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(Scripted.layer([{ text: "Hello there!" }]))))
+ * ```
  *
  * @since 0.1.0
  * @category running

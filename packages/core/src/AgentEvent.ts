@@ -16,9 +16,17 @@ import type { ModelError } from "./ModelError.js"
  * One event of a run; `turn` is the model turn (1-based, within the run) it belongs to.
  *
  * @example
- * yield* Agent.stream({ registry, prompt: "Weather in Oslo?" }).pipe(
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Console, Effect, Stream } from "effect"
+ *
+ * const program = Agent.stream({ registry: Registry.empty, prompt: "Say hello" }).pipe(
  *   Stream.runForEach((event) => (event._tag === "TextDelta" ? Console.log(event.text) : Effect.void))
  * )
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(Scripted.layer([{ text: "Hello there!" }]))))
+ * ```
  *
  * @since 0.1.0
  * @category models

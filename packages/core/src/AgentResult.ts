@@ -12,7 +12,12 @@ import type { Usage } from "./LanguageModel.js"
 import type { ToolError } from "./ToolError.js"
 import type { Transcript } from "./Transcript.js"
 
-/** One executed call. `response` is exactly what the model was sent for it. */
+/**
+ * One executed call. `response` is exactly what the model was sent for it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface CallRecord {
   /** The call's id, as in the transcript. */
   readonly id: string

@@ -4,10 +4,23 @@
  * loses nothing that was answered; sessions export to JSON and resume exactly where they stopped.
  *
  * @example
- * const chat = yield* Chat.make({ registry, system: "You are helpful." })
- * yield* chat.send("What is 2 + 2?")
- * const saved = yield* chat.export
- * const again = yield* Chat.fromJson(saved, { registry })
+ * ```ts
+ * import { Chat, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const registry = Registry.empty
+ *   const chat = yield* Chat.make({ registry, system: "You are helpful." })
+ *   yield* chat.send("What is 2 + 2?")
+ *   const saved = yield* chat.export // JSON: store it, resume it later
+ *   const again = yield* Chat.fromJson(saved, { registry })
+ *   return yield* again.send("And 3 + 3?")
+ * })
+ *
+ * const model = Scripted.layer([{ text: "4" }, { text: "6" }])
+ * Effect.runPromise(program.pipe(Effect.provide(model))).then((result) => console.log(result.text)) // "6"
+ * ```
  *
  * @since 0.1.0
  */
@@ -23,19 +36,38 @@ import type { TranscriptViolation } from "./Transcript.js"
 import * as Transcript from "./Transcript.js"
 import type * as Turn from "./Turn.js"
 
-/** The saved form of a session. */
+/**
+ * The saved form of a session.
+ *
+ * @since 0.1.0
+ */
 export const Session = Schema.Struct({
   version: Schema.Literal(1),
   system: Schema.optional(Schema.String),
   transcript: Transcript.Transcript
 })
-/** The saved form of a session: what `export` writes and `fromJson` reads. */
+/**
+ * The saved form of a session: what `export` writes and `fromJson` reads.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Session extends Schema.Schema.Type<typeof Session> {}
 
-/** Options of every message of the session (`prompt` and `history` are the session's own). */
+/**
+ * Options of every message of the session (`prompt` and `history` are the session's own).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Options<R> = Omit<Agent.Options<R>, "prompt" | "history">
 
-/** What may change between messages. */
+/**
+ * What may change between messages.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Changes<R> {
   /** The new system instruction. */
   readonly system?: string | undefined
@@ -70,7 +102,11 @@ export interface Chat<R> {
 
 const SessionJson = Schema.parseJson(Session)
 
-/** A new session, optionally on an existing (validated) history. */
+/**
+ * A new session, optionally on an existing (validated) history.
+ *
+ * @since 0.1.0
+ */
 export const make = <R>(
   options: Options<R> & { readonly history?: Transcript.Transcript }
 ): Effect.Effect<Chat<R>, TranscriptViolation> =>
@@ -119,7 +155,11 @@ export const make = <R>(
     }
   })
 
-/** A session restored from `export`'s JSON; it continues exactly where it stopped. */
+/**
+ * A session restored from `export`'s JSON; it continues exactly where it stopped.
+ *
+ * @since 0.1.0
+ */
 export const fromJson = <R>(
   json: string,
   options: Options<R>
@@ -129,7 +169,12 @@ export const fromJson = <R>(
     Effect.flatMap((session) => make({ ...options, system: options.system ?? session.system, history: session.transcript }))
   )
 
-/** The saved session is not valid JSON of the `Session` schema. */
+/**
+ * The saved session is not valid JSON of the `Session` schema.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class SessionDecodeError extends Schema.TaggedError<SessionDecodeError>()("SessionDecodeError", {
   message: Schema.String
 }) {}

@@ -18,7 +18,12 @@ import type { JsonObject } from "./Json.js"
 import { isPlainObject } from "./Json.js"
 import { recursiveDefinitions, refName } from "./internal/references.js"
 
-/** A declaration cannot be expressed in a provider's dialect. */
+/**
+ * A declaration cannot be expressed in a provider's dialect.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DeclarationError extends Schema.TaggedError<DeclarationError>()("DeclarationError", {
   name: Schema.String,
   dialect: Schema.String,
@@ -29,14 +34,24 @@ export class DeclarationError extends Schema.TaggedError<DeclarationError>()("De
   }
 }
 
-/** Gemini's `FunctionDeclaration` wire shape. */
+/**
+ * Gemini's `FunctionDeclaration` wire shape.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface GeminiDeclaration {
   readonly name: string
   readonly description: string
   readonly parametersJsonSchema: JsonObject
 }
 
-/** OpenAI / GLM `tools[]` entry. */
+/**
+ * OpenAI / GLM `tools[]` entry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface OpenAITool {
   readonly type: "function"
   readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonObject }
@@ -191,7 +206,11 @@ const compile = (
   }
 }
 
-/** The top-level parameters object schema, normalised (no `$schema`, empty structs as `{type: "object"}`). */
+/**
+ * The top-level parameters object schema, normalised (no `$schema`, empty structs as `{type: "object"}`).
+ *
+ * @since 0.1.0
+ */
 export const normalise = (declaration: FunctionDeclaration): Either.Either<JsonObject, DeclarationError> =>
   compile(declaration, "openai")
 
@@ -211,7 +230,23 @@ const memoise = <A>(compileOne: (declaration: FunctionDeclaration) => A): ((decl
   }
 }
 
-/** @example Dialect.gemini(declaration) // Right({ name, description, parametersJsonSchema }) */
+/**
+ * @example
+ * ```ts
+ * import { Dialect, type FunctionDeclaration } from "@agentfx/core"
+ * import { Either } from "effect"
+ *
+ * const declaration: FunctionDeclaration.FunctionDeclaration = {
+ *   name: "get_weather",
+ *   description: "Current weather in a city",
+ *   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+ * }
+ * const gemini = Dialect.gemini(declaration)
+ * console.log(Either.isRight(gemini) && gemini.right.parametersJsonSchema) // the JSON Schema, $refs inlined
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const gemini: (declaration: FunctionDeclaration) => Either.Either<GeminiDeclaration, DeclarationError> = memoise((declaration) =>
   Either.map(compile(declaration, "gemini"), (parametersJsonSchema) => ({
     name: declaration.name,
@@ -220,7 +255,23 @@ export const gemini: (declaration: FunctionDeclaration) => Either.Either<GeminiD
   }))
 )
 
-/** @example Dialect.openAI(declaration) // Right({ type: "function", function: { name, description, parameters } }) */
+/**
+ * @example
+ * ```ts
+ * import { Dialect, type FunctionDeclaration } from "@agentfx/core"
+ * import { Either } from "effect"
+ *
+ * const declaration: FunctionDeclaration.FunctionDeclaration = {
+ *   name: "get_weather",
+ *   description: "Current weather in a city",
+ *   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+ * }
+ * const tool = Dialect.openAI(declaration)
+ * console.log(Either.isRight(tool) && tool.right.function.name) // "get_weather"
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const openAI: (declaration: FunctionDeclaration) => Either.Either<OpenAITool, DeclarationError> = memoise((declaration) =>
   Either.map(compile(declaration, "openai"), (parameters) => ({
     type: "function" as const,

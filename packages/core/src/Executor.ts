@@ -28,17 +28,41 @@ import type { HandlerFailure, Tool } from "./Tool.js"
 import type { ToolError } from "./ToolError.js"
 import { ApprovalDenied, ExecutionFailed, InvalidArguments, ToolTimeout, UnknownFunction } from "./ToolError.js"
 
-/** Limits on untrusted arguments: nesting depth, number of values, total characters. */
-export type { ArgumentLimits } from "./internal/json.js"
+export type {
+  /**
+   * Limits on untrusted arguments: nesting depth, number of values, total characters.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ArgumentLimits
+} from "./internal/json.js"
 
-/** The outcome of one call: the handler's result as JSON, or why there is none. */
+/**
+ * The outcome of one call: the handler's result as JSON, or why there is none.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type CallResult = Either.Either<unknown, ToolError>
 
 /**
  * Options of one call.
  *
  * @example
- * Executor.execute(registry, call, { timeout: "30 seconds", limits: { maxDepth: 16 } })
+ * ```ts
+ * import { Executor, FunctionCall, Registry } from "@agentfx/core"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const registry = yield* Registry.fromFunctions({ add: ({ a, b }) => Number(a) + Number(b) })
+ *   const call = FunctionCall.make({ id: "c1", name: "add", args: { a: 1, b: 2 } })
+ *   return yield* Executor.execute(registry, call, { timeout: "30 seconds", limits: { maxDepth: 16 } })
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Options {
   /**
@@ -55,10 +79,22 @@ export interface Options {
  * the hooks require).
  *
  * @example
- * Executor.executeAll(registry, calls, {
- *   concurrency: 4,
- *   onFinish: (call, result, duration) => Console.log(`${call.name}: ${Duration.format(duration)}`)
+ * ```ts
+ * import { Executor, FunctionCall, Registry } from "@agentfx/core"
+ * import { Console, Duration, Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const registry = yield* Registry.fromFunctions({ add: ({ a, b }) => Number(a) + Number(b) })
+ *   const calls = [1, 2, 3].map((n) => FunctionCall.make({ id: `c${n}`, name: "add", args: { a: n, b: n } }))
+ *   return yield* Executor.executeAll(registry, calls, {
+ *     concurrency: 4,
+ *     onFinish: (call, _result, duration) => Console.log(`${call.name}: ${Duration.format(duration)}`)
+ *   })
  * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface BatchOptions<R = never> extends Options {
   /** `"sequential"`, `"unbounded"` or the most handlers running at once (default 10). */
@@ -69,7 +105,11 @@ export interface BatchOptions<R = never> extends Options {
   readonly onFinish?: (call: FunctionCall, result: CallResult, duration: Duration.Duration, index: number) => Effect.Effect<void, never, R>
 }
 
-/** The default bound of a batch: 10 handlers at once. */
+/**
+ * The default bound of a batch: 10 handlers at once.
+ *
+ * @since 0.1.0
+ */
 export const defaultConcurrency = 10
 
 const failureOf = (name: string, cause: Cause.Cause<HandlerFailure>): ExecutionFailed => {
@@ -96,7 +136,20 @@ const approve = (tool: Tool<unknown>, call: FunctionCall): Effect.Effect<void, A
  * and decoded as the Effect is built; running it runs the handler.
  *
  * @example
- * const result = yield* Effect.either(Executor.execute(registry, FunctionCall.make({ id: "c1", name: "add", args: { a: 1, b: 2 } })))
+ * ```ts
+ * import { Executor, FunctionCall, Registry } from "@agentfx/core"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const registry = yield* Registry.fromFunctions({ add: ({ a, b }) => Number(a) + Number(b) })
+ *   // Right(3); an unknown name, bad arguments or a failing handler would be a Left with a ToolError
+ *   return yield* Effect.either(Executor.execute(registry, FunctionCall.make({ id: "c1", name: "add", args: { a: 1, b: 2 } })))
+ * })
+ *
+ * Effect.runPromise(program).then(console.log)
+ * ```
+ *
+ * @since 0.1.0
  */
 export const execute = <R>(registry: Registry<R>, call: FunctionCall, options: Options = {}): Effect.Effect<unknown, ToolError, R> =>
   Telemetry.span(
@@ -187,6 +240,8 @@ const pool = <R>(count: number, bound: number, task: (index: number) => Effect.E
  * Runs a batch: one result per call, in call order, whatever each call did. A batch of one call runs it in the
  * calling fiber, as `execute` would. Interrupting the batch interrupts
  * every running handler (their finalizers run). A bad `concurrency` (0, negative, fractional) is a defect.
+ *
+ * @since 0.1.0
  */
 export const executeAll = <R, RH = never>(
   registry: Registry<R>,
@@ -218,14 +273,23 @@ export const executeAll = <R, RH = never>(
     return Effect.as(calls.length === 1 ? one(0) : pool(calls.length, bound, one), results)
   })
 
-/** `executeAll` with the default bound of 10 handlers at once. */
+/**
+ * `executeAll` with the default bound of 10 handlers at once.
+ *
+ * @since 0.1.0
+ */
 export const executeAllParallel = <R, RH = never>(
   registry: Registry<R>,
   calls: ReadonlyArray<FunctionCall>,
   options: Omit<BatchOptions<RH>, "concurrency"> = {}
 ): Effect.Effect<ReadonlyArray<CallResult>, never, R | RH> => executeAll(registry, calls, { ...options, concurrency: defaultConcurrency })
 
-/** `buildResponses` was given a different number of results than calls. */
+/**
+ * `buildResponses` was given a different number of results than calls.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ResponseCountMismatch extends Schema.TaggedError<ResponseCountMismatch>()("ResponseCountMismatch", {
   calls: Schema.Number,
   results: Schema.Number
@@ -235,7 +299,11 @@ export class ResponseCountMismatch extends Schema.TaggedError<ResponseCountMisma
   }
 }
 
-/** An error as the model sees it: `{error: {type, message, ...what it needs to correct itself}}`. */
+/**
+ * An error as the model sees it: `{error: {type, message, ...what it needs to correct itself}}`.
+ *
+ * @since 0.1.0
+ */
 export const renderError = (error: ToolError): JsonObject => {
   const base = { type: error._tag, message: error.message }
   switch (error._tag) {
@@ -252,10 +320,18 @@ export const renderError = (error: ToolError): JsonObject => {
   }
 }
 
-/** A result as the model sees it: a plain object as it is, anything else as `{output: value}`. */
+/**
+ * A result as the model sees it: a plain object as it is, anything else as `{output: value}`.
+ *
+ * @since 0.1.0
+ */
 export const renderSuccess = (value: unknown): JsonObject => (isPlainObject(value) ? value : { output: value })
 
-/** One response for one call: id and name echoed, the result or error rendered as a JSON object. */
+/**
+ * One response for one call: id and name echoed, the result or error rendered as a JSON object.
+ *
+ * @since 0.1.0
+ */
 export const responseFor = (call: FunctionCall, result: CallResult): FunctionResponse.FunctionResponse => ({
   // Built directly, not through the validating constructor: every field is correct by construction (hot path).
   _tag: "FunctionResponse",
@@ -265,7 +341,11 @@ export const responseFor = (call: FunctionCall, result: CallResult): FunctionRes
   isError: Either.isLeft(result)
 })
 
-/** One response per call, in call order; a length mismatch is `ResponseCountMismatch`. */
+/**
+ * One response per call, in call order; a length mismatch is `ResponseCountMismatch`.
+ *
+ * @since 0.1.0
+ */
 export const buildResponses = (
   calls: ReadonlyArray<FunctionCall>,
   results: ReadonlyArray<CallResult>

@@ -8,12 +8,25 @@
 import * as Schema from "effect/Schema"
 import { JsonObject } from "./Json.js"
 
-/** Opaque provider data attached to a part; providers own its keys. */
+/**
+ * Opaque provider data attached to a part; providers own its keys.
+ *
+ * @since 0.1.0
+ */
 export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-/** Opaque provider data attached to a part; providers own its keys. */
+/**
+ * Opaque provider data attached to a part; providers own its keys.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Metadata = typeof Metadata.Type
 
-/** The schema of a call: `id`, `name`, `args` (a JSON object) and optional provider `metadata`. */
+/**
+ * The schema of a call: `id`, `name`, `args` (a JSON object) and optional provider `metadata`.
+ *
+ * @since 0.1.0
+ */
 export const FunctionCall = Schema.TaggedStruct("FunctionCall", {
   id: Schema.NonEmptyString,
   name: Schema.String,
@@ -25,21 +38,38 @@ export const FunctionCall = Schema.TaggedStruct("FunctionCall", {
  * A call the model asked for.
  *
  * @example
- * FunctionCall.make({ id: "c1", name: "get_weather", args: { city: "Oslo" } })
+ * ```ts
+ * import { FunctionCall } from "@agentfx/core"
+ *
+ * const call = FunctionCall.make({ id: "c1", name: "get_weather", args: { city: "Oslo" } })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface FunctionCall extends Schema.Schema.Type<typeof FunctionCall> {}
 
-/** A call from its fields (the tag is added). */
+/**
+ * A call from its fields (the tag is added).
+ *
+ * @since 0.1.0
+ */
 export const make = (fields: Omit<FunctionCall, "_tag">): FunctionCall => FunctionCall.make(fields)
 
 /**
  * The metadata key under which a provider reports arguments it could not parse (invalid, truncated or
  * concatenated JSON). The call then carries `args: {}`, and the executor answers it with `InvalidArguments`
  * quoting this text, so the model can correct itself.
+ *
+ * @since 0.1.0
  */
 export const argumentsErrorKey = "argumentsError"
 
-/** Why the provider could not read this call's arguments, if it could not. */
+/**
+ * Why the provider could not read this call's arguments, if it could not.
+ *
+ * @since 0.1.0
+ */
 export const argumentsError = (call: FunctionCall): string | undefined => {
   const error = call.metadata?.[argumentsErrorKey]
   return typeof error === "string" ? error : undefined

@@ -7,7 +7,11 @@
 import * as Schema from "effect/Schema"
 import { JsonObject } from "./Json.js"
 
-/** The schema of a declaration, as sent with every request. */
+/**
+ * The schema of a declaration, as sent with every request.
+ *
+ * @since 0.1.0
+ */
 export const FunctionDeclaration = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
@@ -23,10 +27,17 @@ export const FunctionDeclaration = Schema.Struct({
  * What the model is told about one tool (built by `Tool.make` from its parameters Schema).
  *
  * @example
+ * ```ts
+ * import type { FunctionDeclaration } from "@agentfx/core"
+ *
  * const declaration: FunctionDeclaration.FunctionDeclaration = {
  *   name: "get_weather",
  *   description: "Current weather in a city",
  *   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
  * }
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface FunctionDeclaration extends Schema.Schema.Type<typeof FunctionDeclaration> {}

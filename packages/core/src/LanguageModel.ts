@@ -2,9 +2,19 @@
  * The model as a service. Providers are Layers that supply it; the loop only ever talks to this interface.
  *
  * @example
- * const model = yield* LanguageModel.LanguageModel
- * const response = yield* model.generate({ transcript: [Turn.user("Hi")], declarations: [] })
- * Turn.text(response.turn) // "Hello!"
+ * ```ts
+ * import { LanguageModel, Turn } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const model = yield* LanguageModel.LanguageModel
+ *   const response = yield* model.generate({ transcript: [Turn.user("Hi")], declarations: [] })
+ *   return Turn.text(response.turn)
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(Scripted.layer([{ text: "Hello!" }])))).then(console.log) // "Hello!"
+ * ```
  *
  * @since 0.1.0
  */
@@ -81,7 +91,12 @@ export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens:
  * Usage summed field by field (optional fields are summed when either side has them).
  *
  * @example
- * LanguageModel.addUsage(LanguageModel.emptyUsage, response.usage)
+ * ```ts
+ * import { LanguageModel } from "@agentfx/core"
+ *
+ * const turn = { inputTokens: 120, outputTokens: 30, totalTokens: 150 }
+ * const total = LanguageModel.addUsage(LanguageModel.emptyUsage, turn) // { inputTokens: 120, outputTokens: 30, totalTokens: 150 }
+ * ```
  *
  * @since 0.1.0
  * @category combinators
@@ -157,7 +172,14 @@ export interface Service {
  * The model service. Provide it with a provider's Layer (or `Scripted.layer` in tests).
  *
  * @example
- * Agent.run({ registry, prompt: "Hi" }).pipe(Effect.provide(Scripted.layer([{ text: "Hello!" }])))
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect } from "effect"
+ *
+ * // Any layer that provides LanguageModel: Gemini, GLM, OpenAI, or the scripted one.
+ * const program = Agent.run({ registry: Registry.empty, prompt: "Hi" }).pipe(Effect.provide(Scripted.layer([{ text: "Hello!" }])))
+ * ```
  *
  * @since 0.1.0
  * @category tags
@@ -170,7 +192,11 @@ export class LanguageModel extends Context.Tag("@agentfx/core/LanguageModel")<La
  * response without running the Stream.
  *
  * @example
- * LanguageModel.streamOfResponse({ turn: Turn.model("Hi there"), finishReason: "stop", usage: LanguageModel.emptyUsage })
+ * ```ts
+ * import { LanguageModel, Turn } from "@agentfx/core"
+ *
+ * const stream = LanguageModel.streamOfResponse({ turn: Turn.model("Hi there"), finishReason: "stop", usage: LanguageModel.emptyUsage })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -180,16 +206,19 @@ export const streamOfResponse = (
   split: (text: string) => ReadonlyArray<string> = (text) => [text]
 ): Stream.Stream<StreamPart> => replay(Effect.succeed(response), split)
 
-/**
- * How `streamOfChunks` reads one response from an SDK: `start` sends the request (and must abort it when the signal
- * does); `onChunk` turns each chunk into parts, or an error that ends the stream; `onEnd` gives the last parts, the
- * `Finish` among them; `onError` turns whatever `start` or the iterable threw into the stream's error. A throw of
- * any of the three is a defect: the stream dies with it (the request aborted), it is not a retryable error.
- *
- * @since 0.1.0
- * @category models
- */
-export type { ChunkSource }
+export type {
+  /**
+   * How `streamOfChunks` reads one response from an SDK: `start` sends the request (and must abort it when the
+   * signal does); `onChunk` turns each chunk into parts, or an error that ends the stream; `onEnd` gives the last
+   * parts, the `Finish` among them; `onError` turns whatever `start` or the iterable threw into the stream's error.
+   * A throw of any of the three is a defect: the stream dies with it (the request aborted), it is not a retryable
+   * error.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  ChunkSource
+}
 
 /**
  * A provider's streamed response: the async iterable an SDK returns, decoded chunk by chunk into parts. `make` is
@@ -199,16 +228,34 @@ export type { ChunkSource }
  * steps); run as a Stream, it yields the same parts.
  *
  * @example
+ * ```ts
+ * import { LanguageModel, ModelError, Turn } from "@agentfx/core"
+ * import { Either } from "effect"
+ *
+ * // An SDK whose request resolves to an async iterable of text chunks.
+ * type Chunk = { readonly text: string }
+ * const sdk = {
+ *   stream: async (_body: unknown, _options: { readonly signal: AbortSignal }): Promise<AsyncIterable<Chunk>> =>
+ *     (async function* () {
+ *       yield { text: "Hel" }
+ *       yield { text: "lo" }
+ *     })()
+ * }
+ *
  * const stream = (request: LanguageModel.Request) =>
  *   LanguageModel.streamOfChunks(() => {
- *     const aggregator = new MyAggregator()
+ *     let text = "" // one aggregator per run of the stream: a retried stream starts afresh
  *     return {
- *       start: (signal) => sdk.stream(toWire(request), { signal }),
- *       onChunk: (chunk) => aggregator.push(chunk),
- *       onEnd: () => aggregator.finish(),
+ *       start: (signal) => sdk.stream({ contents: request.transcript.map(Turn.text) }, { signal }),
+ *       onChunk: (chunk: Chunk) => {
+ *         text += chunk.text
+ *         return Either.right([{ _tag: "TextDelta", text: chunk.text }])
+ *       },
+ *       onEnd: () => Either.right([{ _tag: "Finish", response: { turn: Turn.model(text), finishReason: "stop", usage: LanguageModel.emptyUsage } }]),
  *       onError: (error) => new ModelError.Unavailable({ message: String(error) })
  *     }
  *   })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -219,7 +266,16 @@ export const streamOfChunks = <Item, E = ModelError>(make: () => ChunkSource<Ite
  * The final response of a stream (its last `Finish`); a stream that ends without `Finish` is a `MalformedResponse`.
  *
  * @example
- * const response = yield* LanguageModel.collect(model.stream(request))
+ * ```ts
+ * import { LanguageModel, Turn } from "@agentfx/core"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const stream = LanguageModel.streamOfResponse({ turn: Turn.model("Hi there"), finishReason: "stop", usage: LanguageModel.emptyUsage })
+ *   const response = yield* LanguageModel.collect(stream)
+ *   return Turn.text(response.turn) // "Hi there"
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category destructors
@@ -233,11 +289,17 @@ const ignore = (): void => {}
  * Builds a service from `generate` alone; `stream` replays each response as deltas (one per text part).
  *
  * @example
+ * ```ts
+ * import { LanguageModel, Turn } from "@agentfx/core"
+ * import { Effect } from "effect"
+ *
  * const echo = LanguageModel.fromGenerate({
  *   provider: "echo",
  *   model: "echo-1",
- *   generate: (request) => Effect.succeed({ turn: Turn.model("echo"), finishReason: "stop", usage: LanguageModel.emptyUsage })
+ *   generate: (request) =>
+ *     Effect.succeed({ turn: Turn.model(Turn.text(request.transcript.at(-1) ?? Turn.user(""))), finishReason: "stop", usage: LanguageModel.emptyUsage })
  * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -6,12 +6,29 @@
  * events; `send` is the request/response form for CLIs and demos.
  *
  * @example
- * const turns = yield* Effect.scoped(Effect.gen(function* () {
+ * ```ts
+ * import { LiveAgent, Registry, Tool } from "@agentfx/core"
+ * import { ScriptedLive } from "@agentfx/core/testing"
+ * import { Console, Effect, Schema, Stream } from "effect"
+ *
+ * const lamp = Tool.make("lamp", {
+ *   description: "Turns the kitchen lamp on or off",
+ *   parameters: Schema.Struct({ on: Schema.Boolean }),
+ *   handler: ({ on }) => Effect.succeed({ on })
+ * })
+ *
+ * const program = Effect.gen(function* () {
+ *   const registry = yield* Registry.make(lamp)
  *   const session = yield* LiveAgent.session({ registry, system: "You control the lights." })
  *   yield* Effect.forkScoped(Stream.runForEach(yield* session.subscribe, (event) => Console.log(event._tag)))
- *   const first = yield* session.send("Turn on the kitchen lamp.")   // after its calls ran and were answered
- *   return [first.text, first.calls.map((call) => call.outcome._tag)]
- * }))
+ *   const first = yield* session.send("Turn on the kitchen lamp.") // after its calls ran and were answered
+ *   return [first.text, first.calls.map((call) => call.outcome._tag)] as const
+ * }).pipe(Effect.scoped)
+ *
+ * // Gemini Live in production (GeminiLive.layerConfig() from @agentfx/providers); a scripted server here.
+ * const live = ScriptedLive.layer(ScriptedLive.conversation([{ calls: [{ name: "lamp", args: { on: true } }], text: "The lamp is on." }]))
+ * Effect.runPromise(program.pipe(Effect.provide(live)))
+ * ```
  *
  * @since 0.2.0
  */
@@ -31,9 +48,55 @@ import type { CallRecord, LiveTurn } from "./LiveTurn.js"
 import type { Registry } from "./Registry.js"
 import * as Retry from "./Retry.js"
 
-export type { LiveAgentEvent } from "./LiveAgentEvent.js"
-export type { SendError, SessionError } from "./LiveError.js"
-export type { CallOutcome, CallRecord, LiveTurn } from "./LiveTurn.js"
+export type {
+  /**
+   * One event of a live session, tagged.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  LiveAgentEvent
+} from "./LiveAgentEvent.js"
+export type {
+  /**
+   * Why a message could not be sent or answered.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  SendError,
+  /**
+   * Why a session ended abnormally: a setup the server refused (a `ModelError`), a fatal close, or too many failed
+   * reconnects.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  SessionError
+} from "./LiveError.js"
+export type {
+  /**
+   * How a call ended. Every outcome but `Cancelled` and `Lost` sent exactly one response for it.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  CallOutcome,
+  /**
+   * One call of a live session.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  CallRecord,
+  /**
+   * A completed model turn.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  LiveTurn
+} from "./LiveTurn.js"
 
 /**
  * Options of a session.
@@ -56,6 +119,9 @@ export type { CallOutcome, CallRecord, LiveTurn } from "./LiveTurn.js"
  *   to the model's first reply, between two of its replies (time our tools run does not count: the model waits
  *   for them), and to the turn's end. Hitting one fails the `send` with a `ModelTimeout` naming it and stops the
  *   turn's calls as `cancelTurn` does; the session goes on.
+ *
+ * @since 0.2.0
+ * @category models
  */
 export interface Options<R> {
   readonly registry: Registry<R>
@@ -72,7 +138,12 @@ export interface Options<R> {
   readonly turnTimeout?: Duration.DurationInput | undefined
 }
 
-/** An open session. Its methods need nothing from the environment: tools run with what `session` was given. */
+/**
+ * An open session. Its methods need nothing from the environment: tools run with what `session` was given.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Session {
   /**
    * Sends a user message and waits for the model's turn to complete: its text, the calls asked in it (run and
@@ -115,13 +186,19 @@ export interface Session {
   readonly await: Effect.Effect<void, SessionError>
 }
 
-/** Reconnects: after a failed attempt wait 0.5 s, doubling (jittered, capped at 8 s), and give up after 5 more. */
+/**
+ * Reconnects: after a failed attempt wait 0.5 s, doubling (jittered, capped at 8 s), and give up after 5 more.
+ *
+ * @since 0.2.0
+ */
 export const defaultReconnect: Retry.Policy = Retry.policy({ maxRetries: 5, base: "500 millis", cap: "8 seconds" })
 
 /**
  * Opens a session; it lasts as long as the scope. Completes once the first connection is set up; a setup the
  * server refuses fails with its `ModelError` (`InvalidRequest`, `Unauthorized`), an unreachable server with
  * `ReconnectFailed` once the reconnect schedule gives up.
+ *
+ * @since 0.2.0
  */
 export const session = <R>(options: Options<R>): Effect.Effect<Session, SessionError, LiveModel | R | Scope.Scope> =>
   make(options, options.reconnect ?? defaultReconnect)
@@ -131,7 +208,30 @@ export const session = <R>(options: Options<R>): Effect.Effect<Session, SessionE
  * and returns the turns. For demos and tests.
  *
  * @example
- * const turns = yield* LiveAgent.run({ registry, messages: ["Lamp on?", "Now dim it.", "Thanks!"] })
+ * ```ts
+ * import { LiveAgent, Registry, Tool } from "@agentfx/core"
+ * import { ScriptedLive } from "@agentfx/core/testing"
+ * import { Effect, Schema } from "effect"
+ *
+ * const lamp = Tool.make("lamp", {
+ *   description: "Turns the kitchen lamp on or off",
+ *   parameters: Schema.Struct({ on: Schema.Boolean }),
+ *   handler: ({ on }) => Effect.succeed({ on })
+ * })
+ *
+ * const program = Effect.gen(function* () {
+ *   const registry = yield* Registry.make(lamp)
+ *   const turns = yield* LiveAgent.run({ registry, messages: ["Lamp on?", "Thanks!"] })
+ *   return turns.map((turn) => turn.text) // ["The lamp is on.", "You're welcome."]
+ * })
+ *
+ * const live = ScriptedLive.layer(
+ *   ScriptedLive.conversation([{ calls: [{ name: "lamp", args: { on: true } }], text: "The lamp is on." }, { text: "You're welcome." }])
+ * )
+ * Effect.runPromise(program.pipe(Effect.provide(live)))
+ * ```
+ *
+ * @since 0.2.0
  */
 export const run = <R>(
   options: Options<R> & { readonly messages: ReadonlyArray<string> }

@@ -13,7 +13,12 @@ import type { FunctionCall } from "./FunctionCall.js"
 import type { Usage } from "./LanguageModel.js"
 import type { CallRecord, LiveTurn } from "./LiveTurn.js"
 
-/** One event of a live session, tagged. */
+/**
+ * One event of a live session, tagged.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type LiveAgentEvent =
   /** A connection is open (`connection` counts from 1); `resumed` when it continued the session from a handle. */
   | { readonly _tag: "Connected"; readonly connection: number; readonly resumed: boolean }

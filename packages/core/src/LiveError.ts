@@ -10,6 +10,9 @@ import { ModelError } from "./ModelError.js"
 /**
  * The server closed the session with a code a reconnect would not fix: `1007` (a payload it cannot read, a setup
  * it refuses) or `1008` (policy, an unknown model), or any code that is neither normal nor transient.
+ *
+ * @since 0.2.0
+ * @category errors
  */
 export class LiveClosed extends Schema.TaggedError<LiveClosed>()("LiveClosed", {
   code: Schema.Number,
@@ -20,7 +23,12 @@ export class LiveClosed extends Schema.TaggedError<LiveClosed>()("LiveClosed", {
   }
 }
 
-/** Reconnecting failed `attempts` times in a row (the reconnect schedule gave up); `error` is the last failure. */
+/**
+ * Reconnecting failed `attempts` times in a row (the reconnect schedule gave up); `error` is the last failure.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
 export class ReconnectFailed extends Schema.TaggedError<ReconnectFailed>()("ReconnectFailed", {
   attempts: Schema.Number,
   error: ModelError
@@ -34,6 +42,9 @@ export class ReconnectFailed extends Schema.TaggedError<ReconnectFailed>()("Reco
  * The connection was lost before the model completed the turn a `send` waited for. The session goes on, on a new
  * connection; whether to send the message again is the caller's choice (the turn's calls were not answered, and
  * re-sending may make the model call them again).
+ *
+ * @since 0.2.0
+ * @category errors
  */
 export class TurnLost extends Schema.TaggedError<TurnLost>()("TurnLost", {
   turn: Schema.Number,
@@ -44,7 +55,12 @@ export class TurnLost extends Schema.TaggedError<TurnLost>()("TurnLost", {
   }
 }
 
-/** The session is over (closed, or ended by the server): nothing more can be sent. */
+/**
+ * The session is over (closed, or ended by the server): nothing more can be sent.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
 export class SessionEnded extends Schema.TaggedError<SessionEnded>()("SessionEnded", {
   reason: Schema.String
 }) {
@@ -53,8 +69,18 @@ export class SessionEnded extends Schema.TaggedError<SessionEnded>()("SessionEnd
   }
 }
 
-/** Why a session ended abnormally: a setup the server refused (a `ModelError`), a fatal close, or too many failed reconnects. */
+/**
+ * Why a session ended abnormally: a setup the server refused (a `ModelError`), a fatal close, or too many failed reconnects.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type SessionError = ModelError | LiveClosed | ReconnectFailed
 
-/** Why a message could not be sent or answered. */
+/**
+ * Why a message could not be sent or answered.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type SendError = SessionError | SessionEnded | TurnLost

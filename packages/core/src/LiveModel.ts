@@ -6,10 +6,20 @@
  * `LiveAgent` driver runs tools through the executor on top of it. Only providers translate to a wire format.
  *
  * @example
- * const live = yield* LiveModel.LiveModel
- * const connection = yield* live.connect({ system: "Be brief.", declarations: registry.declarations })
- * yield* connection.sendText("Is the lamp on?")
- * yield* Stream.runForEach(connection.events, (event) => Console.log(event._tag))
+ * ```ts
+ * import { LiveModel } from "@agentfx/core"
+ * import { ScriptedLive } from "@agentfx/core/testing"
+ * import { Console, Effect, Stream } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const live = yield* LiveModel.LiveModel
+ *   const connection = yield* live.connect({ system: "Be brief.", declarations: [] })
+ *   yield* connection.sendText("Is the lamp on?")
+ *   yield* Stream.runForEach(connection.events.pipe(Stream.takeUntil((event) => event._tag === "TurnComplete")), (event) => Console.log(event._tag))
+ * }).pipe(Effect.scoped)
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(ScriptedLive.layer(ScriptedLive.conversation([{ text: "It is off." }])))))
+ * ```
  *
  * @since 0.2.0
  */
@@ -27,6 +37,9 @@ import type { ModelError } from "./ModelError.js"
 /**
  * When the model hears the answer of a non-blocking call: `interrupt` stops what it is saying to speak about it,
  * `whenIdle` (the server's default) waits until it is done, `silent` only adds it to the context.
+ *
+ * @since 0.2.0
+ * @category models
  */
 export type Scheduling = "interrupt" | "whenIdle" | "silent"
 
@@ -34,6 +47,9 @@ export type Scheduling = "interrupt" | "whenIdle" | "silent"
  * What a session starts with. Declarations with `behavior: "nonBlocking"` let the model talk while they run.
  * Providers always ask the server for resumption updates (Gemini: `sessionResumption: {}` even without a handle):
  * the driver reconnects with them.
+ *
+ * @since 0.2.0
+ * @category models
  */
 export interface Setup {
   readonly system?: string | undefined
@@ -44,7 +60,12 @@ export interface Setup {
   readonly maxOutputTokens?: number | undefined
 }
 
-/** The answer to one call, matched by `id`. */
+/**
+ * The answer to one call, matched by `id`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface ToolResponse {
   readonly id: string
   readonly name: string
@@ -59,6 +80,9 @@ export interface ToolResponse {
 /**
  * What the server said, in neutral form, in the order it said it. One server frame may carry several events
  * (text, usage and the end of the turn, say); they are emitted in the order of this list.
+ *
+ * @since 0.2.0
+ * @category models
  */
 export type Event =
   /** A piece of the model's text. */
@@ -95,6 +119,8 @@ export type Event =
  * `serviceRestart`, `tryAgainLater` and `badGateway` are worth a reconnect with the last resumption handle;
  * `invalidPayload` (a response that is not a Struct, a bad setup) and `policyViolation` (an unknown model, a
  * refused request) will fail again the same way.
+ *
+ * @since 0.2.0
  */
 export const CloseCode = {
   normal: 1000,
@@ -111,6 +137,9 @@ export const CloseCode = {
 /**
  * An open live connection. Everything sent after it closed fails with `Unavailable`. A transport failure may end
  * `events` either with `Closed` (code `1006`) or with an `Unavailable` failure: the driver treats both as a drop.
+ *
+ * @since 0.2.0
+ * @category models
  */
 export interface Connection {
   /**
@@ -126,7 +155,12 @@ export interface Connection {
   readonly close: Effect.Effect<void>
 }
 
-/** What a live model provides: connections. */
+/**
+ * What a live model provides: connections.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Service {
   /** Provider name for logs and results, e.g. "gemini-live", "scripted-live". */
   readonly provider: string
@@ -139,5 +173,10 @@ export interface Service {
   readonly connect: (setup: Setup) => Effect.Effect<Connection, ModelError, Scope.Scope>
 }
 
-/** The live model service; provided by `GeminiLive.layer` or the scripted live model. */
+/**
+ * The live model service; provided by `GeminiLive.layer` or the scripted live model.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
 export class LiveModel extends Context.Tag("@agentfx/core/LiveModel")<LiveModel, Service>() {}

@@ -11,7 +11,12 @@ import type { JsonObject } from "./Json.js"
 import type { Usage } from "./LanguageModel.js"
 import type { ToolResponse } from "./LiveModel.js"
 
-/** How a call ended. Every outcome but `Cancelled` and `Lost` sent exactly one response for it. */
+/**
+ * How a call ended. Every outcome but `Cancelled` and `Lost` sent exactly one response for it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type CallOutcome =
   /** It ran; `response` (its result or error, as an object) was sent. */
   | { readonly _tag: "Answered"; readonly result: CallResult; readonly response: ToolResponse }
@@ -30,7 +35,12 @@ export type CallOutcome =
   /** Asked again on a later connection after it already ran there: not run twice, answered with an error. */
   | { readonly _tag: "Repeated"; readonly response: ToolResponse }
 
-/** One call of a live session. */
+/**
+ * One call of a live session.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface CallRecord {
   readonly id: string
   readonly name: string
@@ -44,7 +54,12 @@ export interface CallRecord {
   readonly connection: number
 }
 
-/** A completed model turn. */
+/**
+ * A completed model turn.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface LiveTurn {
   /** 1-based, counting the model turns of the session (a lost turn keeps its number). */
   readonly turn: number

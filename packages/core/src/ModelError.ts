@@ -15,7 +15,12 @@ const common = {
   status: Schema.optional(Schema.Number)
 }
 
-/** Too many requests for now; retry after `retryAfter` when the provider said how long. */
+/**
+ * Too many requests for now; retry after `retryAfter` when the provider said how long.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
   ...common,
   retryAfter: Schema.optional(Schema.DurationFromMillis)
@@ -25,14 +30,24 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   }
 }
 
-/** A quota that will not clear soon (per-day quota, no balance, plan expired): retrying wastes requests. */
+/**
+ * A quota that will not clear soon (per-day quota, no balance, plan expired): retrying wastes requests.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class QuotaExhausted extends Schema.TaggedError<QuotaExhausted>()("QuotaExhausted", common) {
   get retryable(): boolean {
     return false
   }
 }
 
-/** The model is overloaded (503 and friends). */
+/**
+ * The model is overloaded (503 and friends).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
   ...common,
   retryAfter: Schema.optional(Schema.DurationFromMillis)
@@ -42,28 +57,48 @@ export class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {
   }
 }
 
-/** The transport failed: connection refused or dropped, a stream cut mid-way, a server error. */
+/**
+ * The transport failed: connection refused or dropped, a stream cut mid-way, a server error.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", common) {
   get retryable(): boolean {
     return true
   }
 }
 
-/** The provider refused the request as malformed (400): the same request will fail again. */
+/**
+ * The provider refused the request as malformed (400): the same request will fail again.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", common) {
   get retryable(): boolean {
     return false
   }
 }
 
-/** The API key is missing, wrong or lacks permission. */
+/**
+ * The API key is missing, wrong or lacks permission.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", common) {
   get retryable(): boolean {
     return false
   }
 }
 
-/** The prompt or the answer was blocked (safety, policy). */
+/**
+ * The prompt or the answer was blocked (safety, policy).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class Blocked extends Schema.TaggedError<Blocked>()("Blocked", common) {
   get retryable(): boolean {
     return false
@@ -122,6 +157,9 @@ export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeo
  * The provider's answer could not be understood (bad JSON, a malformed function call). `malformedCall` is set when
  * the model tried to call a function and produced something unusable (Gemini's `MALFORMED_FUNCTION_CALL`): the
  * provider's words for it, which the loop can show the model (see `Agent.Options.onMalformedCall`).
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class MalformedResponse extends Schema.TaggedError<MalformedResponse>()("MalformedResponse", {
   ...common,
@@ -134,7 +172,11 @@ export class MalformedResponse extends Schema.TaggedError<MalformedResponse>()("
   }
 }
 
-/** The schema of every model error (serialisable, e.g. in a saved transcript or an eval report). */
+/**
+ * The schema of every model error (serialisable, e.g. in a saved transcript or an eval report).
+ *
+ * @since 0.1.0
+ */
 export const ModelError = Schema.Union(
   RateLimited,
   QuotaExhausted,
@@ -150,11 +192,25 @@ export const ModelError = Schema.Union(
  * Why a model request failed; each error says whether it is `retryable`.
  *
  * @example
- * Agent.run(options).pipe(Effect.catchTag("RateLimited", (error) => Console.log(error.message)))
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Console, Effect } from "effect"
+ *
+ * const program = Agent.run({ registry: Registry.empty, prompt: "Hi" }).pipe(
+ *   Effect.catchTag("RateLimited", (error) => Console.log(`still rate-limited after the retries: ${error.message}`))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type ModelError = typeof ModelError.Type
 
-/** How long the provider asked us to wait, if it did. */
+/**
+ * How long the provider asked us to wait, if it did.
+ *
+ * @since 0.1.0
+ */
 export const retryAfter = (error: ModelError): Option.Option<Duration.Duration> =>
   // Stryker disable next-line ConditionalExpression: the other errors have no retryAfter to find
   (error._tag === "RateLimited" || error._tag === "Overloaded") && error.retryAfter !== undefined
@@ -171,5 +227,9 @@ export const isMalformedCall = (error: ModelError): error is MalformedResponse &
   // Stryker disable next-line ConditionalExpression: the other errors have no malformedCall to find
   error._tag === "MalformedResponse" && error.malformedCall !== undefined
 
-/** Whether a value is one of the model errors. */
+/**
+ * Whether a value is one of the model errors.
+ *
+ * @since 0.1.0
+ */
 export const isModelError = Schema.is(ModelError)

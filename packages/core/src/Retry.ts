@@ -4,7 +4,11 @@
  * (the error carries the hint). Only errors whose `retryable` is true are retried, whatever the schedule says.
  *
  * @example
- * Agent.run({ registry, prompt, retry: Retry.policy({ maxRetries: 5, maxHint: "2 minutes" }) })
+ * ```ts
+ * import { Agent, Registry, Retry } from "@agentfx/core"
+ *
+ * const run = Agent.run({ registry: Registry.empty, prompt: "Hi", retry: Retry.policy({ maxRetries: 5, maxHint: "2 minutes" }) })
+ * ```
  *
  * @since 0.1.0
  */
@@ -80,7 +84,11 @@ const counted = (policy: Policy, attempts: number): Policy => {
  * Throws a `RangeError` for a `cap` or `maxHint` longer than a timer can hold.
  *
  * @example
+ * ```ts
+ * import { Retry } from "@agentfx/core"
+ *
  * const patient = Retry.policy({ maxRetries: 6, base: "2 seconds", cap: "1 minute", maxHint: "5 minutes" })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -158,7 +166,16 @@ export interface FailedAttempt {
  * step. Each wait is an interruptible sleep: interrupting the retries ends them at once.
  *
  * @example
- * const response = yield* Retry.retrying(model.generate(request), Retry.defaultPolicy)
+ * ```ts
+ * import { LanguageModel, Retry, Turn } from "@agentfx/core"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const model = yield* LanguageModel.LanguageModel
+ *   const request: LanguageModel.Request = { transcript: [Turn.user("Hi")], declarations: [] }
+ *   return yield* Retry.retrying(model.generate(request), Retry.defaultPolicy)
+ * })
+ * ```
  *
  * @since 0.2.0
  * @category combinators

@@ -2,6 +2,30 @@
  * A `LanguageModel` that plays a script: each request gets the next step (a turn, an error, after an optional
  * delay), or the answer of a function of the request. Call ids are deterministic (`call_<request>_<index>`).
  *
+ * @example
+ * ```ts
+ * import { Agent, Registry, Tool } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect, Schema } from "effect"
+ *
+ * const getWeather = Tool.make("get_weather", {
+ *   description: "Current temperature of a city in °C",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   success: Schema.Struct({ celsius: Schema.Number }),
+ *   handler: ({ city }) => Effect.succeed({ celsius: city === "Oslo" ? 7 : 20 })
+ * })
+ *
+ * const model = Scripted.layer([
+ *   { calls: [{ name: "get_weather", args: { city: "Oslo" } }] },
+ *   { text: "It is 7 °C in Oslo." }
+ * ])
+ * const program = Effect.gen(function* () {
+ *   const registry = yield* Registry.make(getWeather)
+ *   return yield* Agent.run({ registry, prompt: "Weather in Oslo?" })
+ * })
+ * Effect.runPromise(program.pipe(Effect.provide(model))).then((result) => console.log(result.text))
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -17,7 +41,12 @@ import * as LanguageModel from "./LanguageModel.js"
 import * as ModelError from "./ModelError.js"
 import * as Turn from "./Turn.js"
 
-/** A call in a script; `id` defaults to `call_<request>_<index>`. */
+/**
+ * A call in a script; `id` defaults to `call_<request>_<index>`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ScriptCall {
   readonly name: string
   readonly args?: JsonObject
@@ -25,7 +54,12 @@ export interface ScriptCall {
   readonly metadata?: FunctionCall.Metadata
 }
 
-/** One answer: a model turn (text and/or calls, or exact `parts`), or an error; optionally after a delay. */
+/**
+ * One answer: a model turn (text and/or calls, or exact `parts`), or an error; optionally after a delay.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Step =
   | {
       readonly text?: string
@@ -39,10 +73,20 @@ export type Step =
     }
   | { readonly error: ModelError.ModelError; readonly delay?: Duration.DurationInput }
 
-/** A step as a function of the request and its 0-based index. */
+/**
+ * A step as a function of the request and its 0-based index.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Responder = (request: LanguageModel.Request, index: number) => Effect.Effect<Step>
 
-/** `assertConsumed` found steps of the script that no request used. */
+/**
+ * `assertConsumed` found steps of the script that no request used.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ScriptIncomplete extends Schema.TaggedError<ScriptIncomplete>()("ScriptIncomplete", {
   used: Schema.Number,
   total: Schema.Number
@@ -52,7 +96,12 @@ export class ScriptIncomplete extends Schema.TaggedError<ScriptIncomplete>()("Sc
   }
 }
 
-/** Inspects a scripted model: the requests it received, and whether its script was used up. */
+/**
+ * Inspects a scripted model: the requests it received, and whether its script was used up.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
 export class ScriptedModel extends Context.Tag("@agentfx/core/testing/ScriptedModel")<
   ScriptedModel,
   {
@@ -71,6 +120,8 @@ const usageOf = (step: Step & { readonly text?: string }, turn: Turn.Turn): Lang
 /**
  * Builds the model turn of a step. Generated ids are `call_<request>_<index>`, skipping any in `taken` (the ids of
  * the conversation so far: a resumed session may already hold them).
+ *
+ * @since 0.1.0
  */
 export const turnOf = (
   step: Exclude<Step, { readonly error: ModelError.ModelError }>,
@@ -142,8 +193,20 @@ const words = (text: string): ReadonlyArray<string> => text.match(/\S+\s*|\s+/g)
  * The scripted model's service and inspector, from a script or a responder.
  *
  * @example
- * const context = yield* Scripted.make([{ text: "Hello!" }])
- * yield* Agent.run({ registry, prompt: "Hi" }).pipe(Effect.provide(context))
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const context = yield* Scripted.make([{ text: "Hello!" }])
+ *   const result = yield* Agent.run({ registry: Registry.empty, prompt: "Hi" }).pipe(Effect.provide(context))
+ *   yield* Effect.provide(Effect.flatMap(Scripted.ScriptedModel, (model) => model.assertConsumed), context)
+ *   return result.text // "Hello!"
+ * })
+ *
+ * Effect.runPromise(program)
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -183,14 +246,26 @@ export const make = (
     return Context.make(LanguageModel.LanguageModel, service).pipe(Context.add(ScriptedModel, inspector))
   })
 
-/** A Layer with the scripted `LanguageModel` and its `ScriptedModel` inspector. */
+/**
+ * A Layer with the scripted `LanguageModel` and its `ScriptedModel` inspector.
+ *
+ * @since 0.1.0
+ */
 export const layer = (
   script: ReadonlyArray<Step> | Responder,
   options: { readonly model?: string } = {}
 ): Layer.Layer<LanguageModel.LanguageModel | ScriptedModel> => Layer.effectContext(make(script, options))
 
-/** A ready-made step with one call, for brevity in scripts. */
+/**
+ * A ready-made step with one call, for brevity in scripts.
+ *
+ * @since 0.1.0
+ */
 export const call = (name: string, args: JsonObject = {}): Step => ({ calls: [{ name, args }] })
 
-/** A ready-made final text step. */
+/**
+ * A ready-made final text step.
+ *
+ * @since 0.1.0
+ */
 export const text = (value: string): Step => ({ text: value })

@@ -11,10 +11,16 @@
  * that crossed the cancellation on the wire is accepted and ignored, as it cannot be helped).
  *
  * @example
- * const model = ScriptedLive.layer(ScriptedLive.conversation([
- *   { calls: [{ name: "lamp", args: { on: true } }], text: "The lamp is on." },
- *   { text: "You're welcome." }
- * ]))
+ * ```ts
+ * import { ScriptedLive } from "@agentfx/core/testing"
+ *
+ * const model = ScriptedLive.layer(
+ *   ScriptedLive.conversation([
+ *     { calls: [{ name: "lamp", args: { on: true } }], text: "The lamp is on." },
+ *     { text: "You're welcome." }
+ *   ])
+ * )
+ * ```
  *
  * @since 0.2.0
  */
@@ -33,14 +39,24 @@ import type { Usage } from "./LanguageModel.js"
 import * as LiveModel from "./LiveModel.js"
 import * as ModelError from "./ModelError.js"
 
-/** A call in a script; `id` defaults to `call_<connection>_<n>` (n counting the calls of the connection from 0). */
+/**
+ * A call in a script; `id` defaults to `call_<connection>_<n>` (n counting the calls of the connection from 0).
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface ScriptCall {
   readonly name: string
   readonly args?: JsonObject
   readonly id?: string
 }
 
-/** One thing the server does. Actions of one reaction run in order; reactions run in the order they were triggered. */
+/**
+ * One thing the server does. Actions of one reaction run in order; reactions run in the order they were triggered.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type Action =
   /** A `TextDelta`. */
   | { readonly text: string }
@@ -65,7 +81,12 @@ export type Action =
   /** Any event, as it is. */
   | { readonly event: LiveModel.Event }
 
-/** What a reaction knows. */
+/**
+ * What a reaction knows.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Situation {
   /** The connect attempt (1-based) this connection came from. */
   readonly connection: number
@@ -78,7 +99,12 @@ export interface Situation {
   readonly outstanding: ReadonlyArray<FunctionCall>
 }
 
-/** What the server of one connection does. */
+/**
+ * What the server of one connection does.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface ConnectionScript {
   /** Refuse the setup with this error (`InvalidRequest`: refused; `Unavailable`: unreachable). */
   readonly refuse?: ModelError.ModelError
@@ -89,21 +115,41 @@ export interface ConnectionScript {
   readonly onIdle?: (situation: Situation) => ReadonlyArray<Action>
 }
 
-/** The same script for every connection, one per connect attempt, or a function of the attempt (1-based). */
+/**
+ * The same script for every connection, one per connect attempt, or a function of the attempt (1-based).
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type Script = ConnectionScript | ReadonlyArray<ConnectionScript> | ((connection: number, setup: LiveModel.Setup) => ConnectionScript)
 
-/** What the client sent. */
+/**
+ * What the client sent.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type ClientMessage =
   | { readonly _tag: "Text"; readonly text: string }
   | { readonly _tag: "ToolResponses"; readonly responses: ReadonlyArray<LiveModel.ToolResponse> }
   | { readonly _tag: "Close" }
 
-/** One line of the log: what a side said on a connection, at a clock time (milliseconds). */
+/**
+ * One line of the log: what a side said on a connection, at a clock time (milliseconds).
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type LogEntry =
   | { readonly connection: number; readonly at: number; readonly from: "server"; readonly event: LiveModel.Event }
   | { readonly connection: number; readonly at: number; readonly from: "client"; readonly message: ClientMessage }
 
-/** Inspects a scripted live model. */
+/**
+ * Inspects a scripted live model.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Inspector {
   /** The setup of every connect attempt, refused ones included. */
   readonly setups: Effect.Effect<ReadonlyArray<LiveModel.Setup>>
@@ -116,7 +162,12 @@ export interface Inspector {
   readonly perform: (actions: ReadonlyArray<Action>) => Effect.Effect<void>
 }
 
-/** The inspector of the scripted live model in the context, next to its `LiveModel`. */
+/**
+ * The inspector of the scripted live model in the context, next to its `LiveModel`.
+ *
+ * @since 0.2.0
+ * @category tags
+ */
 export class ScriptedLiveModel extends Context.Tag("@agentfx/core/testing/ScriptedLiveModel")<ScriptedLiveModel, Inspector>() {}
 
 interface Server {
@@ -124,7 +175,11 @@ interface Server {
   readonly perform: (actions: ReadonlyArray<Action>) => Effect.Effect<void>
 }
 
-/** The scripted live model's service and inspector. */
+/**
+ * The scripted live model's service and inspector.
+ *
+ * @since 0.2.0
+ */
 export const make = (script: Script, options: { readonly model?: string } = {}): Effect.Effect<Context.Context<LiveModel.LiveModel | ScriptedLiveModel>> =>
   Effect.sync(() => {
     const setups: Array<LiveModel.Setup> = []
@@ -316,11 +371,20 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
 
 const isList = (script: Script): script is ReadonlyArray<ConnectionScript> => Array.isArray(script)
 
-/** A Layer with the scripted `LiveModel` and its `ScriptedLiveModel` inspector. */
+/**
+ * A Layer with the scripted `LiveModel` and its `ScriptedLiveModel` inspector.
+ *
+ * @since 0.2.0
+ */
 export const layer = (script: Script, options: { readonly model?: string } = {}): Layer.Layer<LiveModel.LiveModel | ScriptedLiveModel> =>
   Layer.effectContext(make(script, options))
 
-/** One exchange of a `conversation`: the model's answer to one user message. */
+/**
+ * One exchange of a `conversation`: the model's answer to one user message.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Exchange {
   /** Calls it asks for first, all in one `ToolCall`. */
   readonly calls?: ReadonlyArray<ScriptCall>
@@ -336,6 +400,8 @@ export interface Exchange {
  * exchange; a message beyond the last closes the connection with 1008. With `handles`, the server hands out a
  * resumption handle `handle_<n>` after the n-th turn completes, and tries to while calls are outstanding (which
  * gives an empty, non-resumable update).
+ *
+ * @since 0.2.0
  */
 export const conversation = (exchanges: ReadonlyArray<Exchange>, options: { readonly handles?: boolean } = {}): Script =>
   () => {

@@ -3,7 +3,15 @@
  * transcript stays valid and the run can be resumed). Each condition owns its check; the loop only asks it.
  *
  * @example
- * Agent.run({ registry, prompt, stopWhen: [StopCondition.toolCalled("send_email"), StopCondition.repeatedCall(3)] })
+ * ```ts
+ * import { Agent, Registry, StopCondition } from "@agentfx/core"
+ *
+ * const run = Agent.run({
+ *   registry: Registry.empty,
+ *   prompt: "Answer the customer",
+ *   stopWhen: [StopCondition.toolCalled("send_email"), StopCondition.repeatedCall(3)]
+ * })
+ * ```
  *
  * @since 0.1.0
  */
@@ -78,7 +86,12 @@ export type StopCondition = ToolCalled | RepeatedCall
 /**
  * Stop after the turn in which `name` was called.
  *
- * @example StopCondition.toolCalled("send_email")
+ * @example
+ * ```ts
+ * import { StopCondition } from "@agentfx/core"
+ *
+ * const once = StopCondition.toolCalled("send_email") // stops with ToolCalled after the turn that called it
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -93,7 +106,12 @@ export const toolCalled = (name: string): StopCondition => ({
  * Stop after the turn in which one call (same name, same arguments) was made for the `times`-th time; catches a
  * model that keeps asking for the same thing. Throws a `RangeError` unless `times` is an integer ≥ 2.
  *
- * @example StopCondition.repeatedCall(3)
+ * @example
+ * ```ts
+ * import { StopCondition } from "@agentfx/core"
+ *
+ * const loopGuard = StopCondition.repeatedCall(3) // stops with RepeatedCall at the third identical call
+ * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -14,9 +14,20 @@
  * made at all.
  *
  * @example
+ * ```ts
+ * import { Agent, Registry, Telemetry } from "@agentfx/core"
  * import { NodeSdk } from "@effect/opentelemetry"
- * const traced = Agent.run(options).pipe(Effect.provide(NodeSdk.layer(() => ({ resource: { serviceName: "my-agent" }, spanProcessor }))))
- * const withText = Telemetry.withContent(traced) // prompts and answers on the spans too
+ * import { ConsoleSpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+ * import { Effect } from "effect"
+ *
+ * const tracing = NodeSdk.layer(() => ({
+ *   resource: { serviceName: "my-agent" },
+ *   spanProcessor: new SimpleSpanProcessor(new ConsoleSpanExporter())
+ * }))
+ * const run = Agent.run({ registry: Registry.empty, prompt: "Hi" })
+ * const traced = run.pipe(Effect.provide(tracing))
+ * const withText = Telemetry.withContent(run).pipe(Effect.provide(tracing)) // prompts and answers on the spans too
+ * ```
  *
  * @since 0.2.0
  */
@@ -27,10 +38,20 @@ import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import type * as Tracer from "effect/Tracer"
 
-/** Attribute values a span accepts. */
+/**
+ * Attribute values a span accepts.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type AttributeValue = string | number | boolean | ReadonlyArray<string>
 
-/** What a traced body may add to its span: attributes, and events with attributes. No-ops when nothing traces. */
+/**
+ * What a traced body may add to its span: attributes, and events with attributes. No-ops when nothing traces.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Annotate {
   readonly attributes: (attributes: Readonly<Record<string, AttributeValue | undefined>>) => Effect.Effect<void>
   readonly event: (name: string, attributes?: Readonly<Record<string, AttributeValue | undefined>>) => Effect.Effect<void>
@@ -40,10 +61,18 @@ export interface Annotate {
   readonly content: boolean
 }
 
-/** Whether spans carry message contents (prompts, answers, tool arguments and results). Off unless asked for. */
+/**
+ * Whether spans carry message contents (prompts, answers, tool arguments and results). Off unless asked for.
+ *
+ * @since 0.2.0
+ */
 export const captureContent: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
 
-/** Runs `effect` with message contents recorded on its spans. */
+/**
+ * Runs `effect` with message contents recorded on its spans.
+ *
+ * @since 0.2.0
+ */
 export const withContent = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.locally(effect, captureContent, true)
 
 /** The tracer every fiber has unless one is provided: spans made with it go nowhere. */
@@ -95,6 +124,8 @@ const setAll = (span: Tracer.Span, attributes: Readonly<Record<string, Attribute
  * No stack trace is captured for the span (`captureStackTrace: false`): Effect's default makes an `Error` per span
  * to fill `code.stacktrace` on failure, which was the largest single cost of a traced step; `error.type` says what
  * failed, and the failure's own cause keeps its trace.
+ *
+ * @since 0.2.0
  */
 export const span = <A, E, R>(
   name: string,
@@ -168,7 +199,11 @@ const withheld = (exit: Exit.Exit<unknown, unknown>): Exit.Exit<unknown, unknown
         })
       )
 
-/** The `error.type` of a failure: its tag, else its name. */
+/**
+ * The `error.type` of a failure: its tag, else its name.
+ *
+ * @since 0.2.0
+ */
 export const errorType = (error: unknown): string =>
   typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string"
     ? error._tag
@@ -176,7 +211,11 @@ export const errorType = (error: unknown): string =>
       ? error.name
       : "unknown"
 
-/** JSON for a content attribute, cut to `max` characters (attributes are not the place for megabytes). */
+/**
+ * JSON for a content attribute, cut to `max` characters (attributes are not the place for megabytes).
+ *
+ * @since 0.2.0
+ */
 export const contentJson = (value: unknown, max = 8192): string => {
   const text = JSON.stringify(value) ?? "null"
   return text.length > max ? `${text.slice(0, max)}…` : text

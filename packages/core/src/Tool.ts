@@ -3,12 +3,17 @@
  * derived from the Schema, and the arguments the model sends are decoded with it before the handler runs.
  *
  * @example
+ * ```ts
+ * import { Tool } from "@agentfx/core"
+ * import { Effect, Schema } from "effect"
+ *
  * const getWeather = Tool.make("get_weather", {
  *   description: "Current weather for a city",
  *   parameters: Schema.Struct({ city: Schema.String }),
  *   success: Schema.Struct({ celsius: Schema.Number }),
- *   handler: ({ city }) => Weather.current(city)
+ *   handler: ({ city }) => Effect.succeed({ celsius: city === "Oslo" ? 7 : 20 })
  * })
+ * ```
  *
  * @since 0.1.0
  */
@@ -28,7 +33,12 @@ import { isPlainObject } from "./Json.js"
 import type { Scheduling } from "./LiveModel.js"
 import type { ArgumentIssue } from "./ToolError.js"
 
-/** A tool definition that cannot work (bad name, parameters that are not an object schema, ...). */
+/**
+ * A tool definition that cannot work (bad name, parameters that are not an object schema, ...).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class InvalidToolDefinition extends Schema.TaggedError<InvalidToolDefinition>()("InvalidToolDefinition", {
   name: Schema.String,
   reason: Schema.String
@@ -38,16 +48,31 @@ export class InvalidToolDefinition extends Schema.TaggedError<InvalidToolDefinit
   }
 }
 
-/** A failure Schema; `Schema.Never` (the default) means the handler cannot fail. */
+/**
+ * A failure Schema; `Schema.Never` (the default) means the handler cannot fail.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FailureSchema = Schema.Schema.AnyNoContext | typeof Schema.Never
 
-/** What a handler knows about the call it serves. */
+/**
+ * What a handler knows about the call it serves.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ToolContext {
   readonly callId: string
   readonly name: string
 }
 
-/** Why a handler did not produce a result; the executor turns it into `ExecutionFailed`. */
+/**
+ * Why a handler did not produce a result; the executor turns it into `ExecutionFailed`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface HandlerFailure {
   readonly cause: unknown
   readonly defect: boolean
@@ -56,6 +81,9 @@ export interface HandlerFailure {
 /**
  * A tool with its types erased, as the registry and executor hold it. `R` is what its handler requires.
  * Use `make` (typed, Schema-based) or `Registry.fromFunctions` (untyped) to build one.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Tool<out R = never> {
   readonly name: string
@@ -75,15 +103,29 @@ export interface Tool<out R = never> {
   readonly scheduling?: Scheduling | undefined
 }
 
-/** A tool whatever it requires: the element type of tool lists (`Registry.make`). */
+/**
+ * A tool whatever it requires: the element type of tool lists (`Registry.make`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Any = Tool<any> // eslint-disable-line @typescript-eslint/no-explicit-any -- variance marker only
 
-/** What a tool's handler requires. */
+/**
+ * What a tool's handler requires.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Context<T> = T extends Tool<infer R> ? R : never
 
 const namePattern = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
 
-/** Checks a function name against the rules every provider accepts. */
+/**
+ * Checks a function name against the rules every provider accepts.
+ *
+ * @since 0.1.0
+ */
 export const validateName = (name: string): Either.Either<string, InvalidToolDefinition> =>
   namePattern.test(name)
     ? Either.right(name)
@@ -94,7 +136,12 @@ export const validateName = (name: string): Either.Either<string, InvalidToolDef
         })
       )
 
-/** The options of `make`; the handler's argument, result and failure types come from the Schemas. */
+/**
+ * The options of `make`; the handler's argument, result and failure types come from the Schemas.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options<
   Parameters extends Schema.Schema.AnyNoContext,
   Success extends Schema.Schema.AnyNoContext,
@@ -123,7 +170,20 @@ export interface Options<
  * done speaking; the default) or `"silent"` (context only). `false` is blocking. REST models ignore it.
  *
  * @example
- * Tool.make("dim_lights", { description: "...", parameters, handler, nonBlocking: { scheduling: "silent" } })
+ * ```ts
+ * import { Tool } from "@agentfx/core"
+ * import { Effect, Schema } from "effect"
+ *
+ * const dimLights = Tool.make("dim_lights", {
+ *   description: "Dims the lights slowly",
+ *   parameters: Schema.Struct({ level: Schema.Number }),
+ *   handler: ({ level }) => Effect.succeed({ level }),
+ *   nonBlocking: { scheduling: "silent" }
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type NonBlocking = boolean | { readonly scheduling: Scheduling }
 
@@ -135,7 +195,12 @@ const schedulingOf = (option: NonBlocking | undefined): Scheduling | undefined =
 const declare = (declaration: FunctionDeclaration, scheduling: Scheduling | undefined): FunctionDeclaration =>
   scheduling === undefined ? declaration : { ...declaration, behavior: "nonBlocking" }
 
-/** A tool built by `make`: the erased `Tool` plus its Schemas and typed handler, for direct use in tests. */
+/**
+ * A tool built by `make`: the erased `Tool` plus its Schemas and typed handler, for direct use in tests.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Typed<
   Parameters extends Schema.Schema.AnyNoContext,
   Success extends Schema.Schema.AnyNoContext,
@@ -169,6 +234,8 @@ const parametersJsonSchema = (name: string, schema: Schema.Schema.AnyNoContext):
 /**
  * Builds a typed tool. Throws `InvalidToolDefinition` for a definition that can never work (bad name, a
  * parameters Schema that is not an object): these are programming errors, found when the module loads.
+ *
+ * @since 0.1.0
  */
 export const make = <
   const Name extends string,
@@ -265,7 +332,12 @@ const issuesText = (error: ParseResult.ParseError): string =>
     .map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`))
     .join("; ")
 
-/** The plain-function form used by `Registry.fromFunctions`: untyped arguments, any sync or async result. */
+/**
+ * The plain-function form used by `Registry.fromFunctions`: untyped arguments, any sync or async result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface FunctionSpec {
   readonly description?: string
   /** JSON Schema of the arguments (default: an object with any properties). */
@@ -277,7 +349,11 @@ export interface FunctionSpec {
   readonly nonBlocking?: NonBlocking
 }
 
-/** Builds an untyped tool from a plain function (the GeminiEx `create_registry` convenience). */
+/**
+ * Builds an untyped tool from a plain function (the GeminiEx `create_registry` convenience).
+ *
+ * @since 0.1.0
+ */
 export const fromFunction = (name: string, spec: FunctionSpec | FunctionSpec["run"]): Either.Either<Tool, InvalidToolDefinition> => {
   const full: FunctionSpec = typeof spec === "function" ? { run: spec } : spec
   return Either.flatMap(validateName(name), () => {
@@ -327,7 +403,25 @@ export const fromFunction = (name: string, spec: FunctionSpec | FunctionSpec["ru
  * with `false`: for tools built elsewhere (a scenario's, a shared module's).
  *
  * @example
+ * ```ts
+ * import { Registry, Tool } from "@agentfx/core"
+ * import { Effect, Schema } from "effect"
+ *
+ * const searchFlights = Tool.make("search_flights", {
+ *   description: "Searches flights (slow)",
+ *   parameters: Schema.Struct({ to: Schema.String }),
+ *   handler: ({ to }) => Effect.succeed({ flights: [`OSL-${to}`] })
+ * })
+ * const bookFlight = Tool.make("book_flight", {
+ *   description: "Books a flight",
+ *   parameters: Schema.Struct({ flight: Schema.String }),
+ *   handler: ({ flight }) => Effect.succeed({ booked: flight })
+ * })
+ *
  * const registry = Registry.unsafeMake(Tool.nonBlocking(searchFlights, { scheduling: "interrupt" }), bookFlight)
+ * ```
+ *
+ * @since 0.1.0
  */
 export const nonBlocking = <T extends Any>(tool: T, option: NonBlocking = true): T => {
   const scheduling = schedulingOf(option)

@@ -7,7 +7,12 @@
 import * as Duration from "effect/Duration"
 import * as Schema from "effect/Schema"
 
-/** The model called a function the registry does not have. */
+/**
+ * The model called a function the registry does not have.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UnknownFunction extends Schema.TaggedError<UnknownFunction>()("UnknownFunction", {
   name: Schema.String,
   available: Schema.Array(Schema.String)
@@ -17,12 +22,26 @@ export class UnknownFunction extends Schema.TaggedError<UnknownFunction>()("Unkn
   }
 }
 
-/** One problem with the arguments, at a path such as `items[2].sku` (empty for the whole object). */
+/**
+ * One problem with the arguments, at a path such as `items[2].sku` (empty for the whole object).
+ *
+ * @since 0.1.0
+ */
 export const ArgumentIssue = Schema.Struct({ path: Schema.String, message: Schema.String })
-/** One problem with the arguments, at a path such as `items[2].sku` (empty for the whole object). */
+/**
+ * One problem with the arguments, at a path such as `items[2].sku` (empty for the whole object).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ArgumentIssue extends Schema.Schema.Type<typeof ArgumentIssue> {}
 
-/** The arguments did not decode against the tool's parameters Schema, or were unsafe to decode at all. */
+/**
+ * The arguments did not decode against the tool's parameters Schema, or were unsafe to decode at all.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class InvalidArguments extends Schema.TaggedError<InvalidArguments>()("InvalidArguments", {
   name: Schema.String,
   issues: Schema.Array(ArgumentIssue)
@@ -36,6 +55,9 @@ export class InvalidArguments extends Schema.TaggedError<InvalidArguments>()("In
 /**
  * The handler failed (its typed failure, encoded with the tool's `failure` Schema when it has one) or died
  * (a thrown exception or defect; `defect` is then true). `cause` is always JSON-safe.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class ExecutionFailed extends Schema.TaggedError<ExecutionFailed>()("ExecutionFailed", {
   name: Schema.String,
@@ -47,7 +69,12 @@ export class ExecutionFailed extends Schema.TaggedError<ExecutionFailed>()("Exec
   }
 }
 
-/** The handler did not finish within its timeout; it was interrupted. */
+/**
+ * The handler did not finish within its timeout; it was interrupted.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ToolTimeout extends Schema.TaggedError<ToolTimeout>()("ToolTimeout", {
   name: Schema.String,
   after: Schema.DurationFromMillis
@@ -57,7 +84,12 @@ export class ToolTimeout extends Schema.TaggedError<ToolTimeout>()("ToolTimeout"
   }
 }
 
-/** The `Approval` service refused a tool that needs approval; the tool did not run. */
+/**
+ * The `Approval` service refused a tool that needs approval; the tool did not run.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ApprovalDenied extends Schema.TaggedError<ApprovalDenied>()("ApprovalDenied", {
   name: Schema.String,
   reason: Schema.String
@@ -67,13 +99,33 @@ export class ApprovalDenied extends Schema.TaggedError<ApprovalDenied>()("Approv
   }
 }
 
-/** The schema of every tool error (serialisable: call records keep them). */
+/**
+ * The schema of every tool error (serialisable: call records keep them).
+ *
+ * @since 0.1.0
+ */
 export const ToolError = Schema.Union(UnknownFunction, InvalidArguments, ExecutionFailed, ToolTimeout, ApprovalDenied)
 /**
  * Why a call has no result. The model is sent it as an error response and may correct itself.
  *
  * @example
- * const message = Either.isLeft(record.result) ? record.result.left.message : "ok"
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect, Either } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const result = yield* Agent.run({ registry: Registry.empty, prompt: "Weather?" })
+ *   // the model called a tool that does not exist: an UnknownFunction error, sent back to the model
+ *   return result.calls.map((record) => (Either.isLeft(record.result) ? record.result.left.message : "ok"))
+ * })
+ *
+ * const model = Scripted.layer([{ calls: [{ name: "get_weather", args: {} }] }, { text: "I cannot tell." }])
+ * Effect.runPromise(program.pipe(Effect.provide(model))).then(console.log)
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
  */
 export type ToolError = UnknownFunction | InvalidArguments | ExecutionFailed | ToolTimeout | ApprovalDenied
 

@@ -7,8 +7,13 @@
  * turns it was sent, whatever is appended later.
  *
  * @example
+ * ```ts
+ * import { Transcript, Turn } from "@agentfx/core"
+ *
+ * const history: Transcript.Transcript = [Turn.user("Weather in Oslo?"), Turn.model("7 °C.")]
  * const next = Transcript.append(history, [Turn.user("And in Bergen?")])
  * Transcript.validate(next) // Either.right(next), or the first TranscriptViolation
+ * ```
  *
  * @since 0.1.0
  */
@@ -55,7 +60,11 @@ export class TranscriptViolation extends Schema.TaggedError<TranscriptViolation>
  * otherwise (a plain array, or an older transcript that has been extended already). No validation: see `validate`.
  *
  * @example
- * const asked = Transcript.append(history, [Turn.user("Weather in Oslo?")])
+ * ```ts
+ * import { Transcript, Turn } from "@agentfx/core"
+ *
+ * const asked = Transcript.append([], [Turn.user("Weather in Oslo?")])
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -82,6 +91,8 @@ export class Validator {
    * A validator that has checked `transcript` (failing with its first violation). When `transcript` continues
    * the transcript a validator was handed over with (see `handOver`), that validator is taken over and only the
    * new turns are checked: a chat session does not re-check its whole history at every message.
+   *
+   * @since 0.1.0
    */
   static of(transcript: Transcript): Either.Either<Validator, TranscriptViolation> {
     const tip = AppendOnly.tipOf(transcript)
@@ -103,18 +114,28 @@ export class Validator {
   /**
    * Leaves this validator for the next `Validator.of` on a transcript that continues `transcript`, when it has
    * checked exactly `transcript`. Whoever hands a validator over must not use it afterwards.
+   *
+   * @since 0.1.0
    */
   handOver(transcript: Transcript): void {
     const tip = AppendOnly.tipOf(transcript)
     if (tip !== undefined && this.index === transcript.length) handedOver.set(tip, this)
   }
 
-  /** Call ids seen so far (to check a candidate model turn before it is appended). */
+  /**
+   * Call ids seen so far (to check a candidate model turn before it is appended).
+   *
+   * @since 0.1.0
+   */
   hasCallId(id: string): boolean {
     return this.seenIds.has(id)
   }
 
-  /** Appends one turn, or says which invariant it breaks (the validator is then unchanged). */
+  /**
+   * Appends one turn, or says which invariant it breaks (the validator is then unchanged).
+   *
+   * @since 0.1.0
+   */
   push(turn: Turn.Turn): Either.Either<void, TranscriptViolation> {
     const reason = this.check(turn)
     if (reason !== undefined) return Either.left(new TranscriptViolation({ turn: this.index, reason }))
@@ -126,7 +147,11 @@ export class Validator {
     return Either.right(undefined)
   }
 
-  /** Fails unless every call turn has been answered: what must hold before a request is sent. */
+  /**
+   * Fails unless every call turn has been answered: what must hold before a request is sent.
+   *
+   * @since 0.1.0
+   */
   complete(): Either.Either<void, TranscriptViolation> {
     return this.pending.length === 0
       ? Either.right(undefined)
@@ -137,6 +162,8 @@ export class Validator {
    * Why the model's answer `turn` cannot be appended next, or undefined. A provider that hands us such a turn
    * (a user turn, a function response, a reused call id) answered wrongly: that is a `MalformedResponse`, worth
    * a retry, not a violation of ours.
+   *
+   * @since 0.1.0
    */
   checkModelTurn(turn: Turn.Turn): MalformedResponse | undefined {
     if (turn.role !== "model") return new MalformedResponse({ message: `the model answered with a "${turn.role}" turn` })
@@ -151,6 +178,11 @@ export class Validator {
     return undefined
   }
 
+  /**
+   * Why `turn` cannot come next, or undefined when it can.
+   *
+   * @internal
+   */
   private check(turn: Turn.Turn): string | undefined {
     const calls = Turn.calls(turn)
     const responses = Turn.responses(turn)
@@ -188,7 +220,12 @@ export class Validator {
  * model turns and responses only in user turns; call ids are unique across the transcript; no call is left unanswered.
  *
  * @example
- * Transcript.validate([Turn.user("hi"), Turn.model("hello")]) // Either.right(...)
+ * ```ts
+ * import { Transcript, Turn } from "@agentfx/core"
+ * import { Either } from "effect"
+ *
+ * console.log(Either.isRight(Transcript.validate([Turn.user("hi"), Turn.model("hello")]))) // true
+ * ```
  *
  * @since 0.1.0
  * @category validation

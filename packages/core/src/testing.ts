@@ -3,13 +3,6 @@
  * that records every request it received and can check that its script was used up; and a scripted `LiveModel`
  * (`ScriptedLive`) whose server reacts to what the client sends, drops and goes away on demand, and logs both sides.
  *
- * @example
- * const model = Scripted.layer([
- *   { calls: [{ name: "get_weather", args: { city: "Oslo" } }] },
- *   { text: "It is 7 °C in Oslo." }
- * ])
- * const result = yield* Agent.run({ registry, prompt: "Weather in Oslo?" }).pipe(Effect.provide(model))
- *
  * @since 0.1.0
  */
 export * as Scripted from "./Scripted.js"

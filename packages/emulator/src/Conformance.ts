@@ -4,9 +4,14 @@
  * client encodes is accepted, and decodes back to what it meant, by a reader that shares none of its code.
  *
  * @example
+ * ```ts
+ * import { Conformance } from "@agentfx/emulator"
+ *
+ * const body = { contents: [{ role: "assistant", parts: [{ text: "Hi" }] }] }
  * const verdict = Conformance.gemini(JSON.parse(JSON.stringify(body)))
- * if (verdict._tag === "Rejected") console.log(verdict.message)   // "Please use a valid role: user, model."
- * else verdict.request.transcript                                   // the neutral transcript the server understood
+ * if (verdict._tag === "Rejected") console.log(verdict.message) // "Please use a valid role: user, model."
+ * else console.log(verdict.request.transcript) // the neutral transcript the server understood
+ * ```
  *
  * @since 0.2.0
  */
@@ -19,9 +24,23 @@ import * as geminiRequest from "./internal/gemini/request.js"
 import * as geminiRules from "./internal/gemini/rules.js"
 import * as geminiWire from "./internal/gemini/wire.js"
 
-export type { NeutralRequest } from "./internal/answer.js"
+export type {
+  /**
+   * What a policy is told about a request's content, whatever its protocol (each route decodes its own wire): the
+   * system instruction, the neutral transcript, the declarations and the tool choice.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  NeutralRequest
+} from "./internal/answer.js"
 
-/** How a server answers a body: refused with its 400 message (and the parameter, where the server names one), or accepted. */
+/**
+ * How a server answers a body: refused with its 400 message (and the parameter, where the server names one), or accepted.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type Verdict =
   | { readonly _tag: "Rejected"; readonly message: string; readonly param?: string | null | undefined }
   | { readonly _tag: "Accepted"; readonly request: NeutralRequest }
@@ -32,6 +51,8 @@ const accepted = (request: NeutralRequest): Verdict => ({ _tag: "Accepted", requ
 /**
  * A `generateContent` body (already parsed JSON) as Gemini reads it. Thought signatures are not checked here:
  * only the emulator that issued them can tell a good one.
+ *
+ * @since 0.2.0
  */
 export const gemini = (body: unknown): Verdict =>
   Either.match(geminiWire.decodeRequest(body), {
@@ -42,7 +63,11 @@ export const gemini = (body: unknown): Verdict =>
     }
   })
 
-/** A `chat/completions` body (already parsed JSON) as OpenAI, or GLM (Z.AI), reads it. */
+/**
+ * A `chat/completions` body (already parsed JSON) as OpenAI, or GLM (Z.AI), reads it.
+ *
+ * @since 0.2.0
+ */
 export const chatCompletions = (body: unknown, flavour: chatWire.Flavour): Verdict =>
   Either.match(chatWire.decodeRequest(body, flavour), {
     onLeft: (problem) => rejected(problem.message, problem.param),
@@ -52,4 +77,10 @@ export const chatCompletions = (body: unknown, flavour: chatWire.Flavour): Verdi
     }
   })
 
+/**
+ * Which server reads a `chat/completions` body: OpenAI's, or GLM's (Z.AI), whose rules differ.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type Flavour = chatWire.Flavour

@@ -5,12 +5,23 @@
  * where they are strict. A scoped resource: it stops, closing every connection, when its scope closes.
  *
  * @example
- * // A scripted emulator, and the real Gemini layer pointed at it:
- * const emulator = yield* Emulator.make({ policy: Policy.script([{ calls: [{ name: "get_weather", args: { city: "Paris" } }] }, { text: "20 °C" }]) })
- * const model = Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl })
- * // In a test: inject a fault into the next request, then look at what was received.
- * yield* emulator.inject(Fault.rateLimited({ retryAfter: "2 seconds" }))
- * const [first] = yield* emulator.requests
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Emulator, Fault, Policy } from "@agentfx/emulator"
+ * import { Gemini } from "@agentfx/providers"
+ * import { Effect, Redacted } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   // A scripted emulator, and the real Gemini layer pointed at it:
+ *   const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "Hello from the emulator." }]) })
+ *   const model = Gemini.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl })
+ *   // In a test: inject a fault into the next request (retried by the loop), then look at what was received.
+ *   yield* emulator.inject(Fault.overloaded())
+ *   const result = yield* Agent.run({ registry: Registry.empty, prompt: "Hi" }).pipe(Effect.provide(model))
+ *   const requests = yield* emulator.requests
+ *   return [result.text, requests.length] as const // ["Hello from the emulator.", 2]
+ * }).pipe(Effect.scoped)
+ * ```
  *
  * @since 0.1.0
  */
@@ -48,12 +59,45 @@ import * as liveSession from "./internal/live/session.js"
 import * as Fault from "./Fault.js"
 import * as Policy from "./Policy.js"
 
-/** What the emulator recorded of each request, and how the request ended. */
-export type { Outcome, Recorded } from "./internal/exchange.js"
-/** What the emulator recorded of each Gemini Live connection. */
-export type { LiveRecord, LiveResponse } from "./internal/live/record.js"
+export type {
+  /**
+   * How a request ended, as the emulator saw it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Outcome,
+  /**
+   * Everything the emulator recorded of one request it received, and how the request ended.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  Recorded
+} from "./internal/exchange.js"
+export type {
+  /**
+   * Everything the emulator recorded of one Gemini Live connection.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  LiveRecord,
+  /**
+   * One function response as a Live client sent it.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  LiveResponse
+} from "./internal/live/record.js"
 
-/** How to start the emulator; everything has a default. */
+/**
+ * How to start the emulator; everything has a default.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** What the model says (default `Policy.offline`). */
   readonly policy?: Policy.Policy | undefined
@@ -89,16 +133,33 @@ export interface Options {
 /** How many resumption handles are kept (each the history of its session as it was then, shared, not copied). */
 const maxHandles = 1000
 
-/** How many frames each way (and responses, cancellations, violations, faults) a Live record keeps. */
+/**
+ * How many frames each way (and responses, cancellations, violations, faults) a Live record keeps.
+ *
+ * @since 0.1.0
+ */
 export const maxLiveFrames = liveMaxFrames
 
-/** How many characters of frame text each way a Live record keeps beyond its last frame. */
+/**
+ * How many characters of frame text each way a Live record keeps beyond its last frame.
+ *
+ * @since 0.1.0
+ */
 export const maxLiveFrameChars = liveMaxFrameChars
 
-/** How many requests are kept unless `record.max` says otherwise. */
+/**
+ * How many requests are kept unless `record.max` says otherwise.
+ *
+ * @since 0.1.0
+ */
 export const defaultRecordMax = 100
 
-/** The running emulator: where it listens, and how to steer and inspect it. */
+/**
+ * The running emulator: where it listens, and how to steer and inspect it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Service {
   /** `http://127.0.0.1:<port>`. */
   readonly url: string
@@ -151,15 +212,29 @@ export interface Service {
   readonly closeLive: (index: number, code: number, reason?: string) => Effect.Effect<void, Fault.InvalidCloseCode>
 }
 
-/** Z.AI's two routes: pay-as-you-go keys use `general`, GLM Coding Plan keys `coding`. */
+/**
+ * Z.AI's two routes: pay-as-you-go keys use `general`, GLM Coding Plan keys `coding`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type GlmEndpoint = "general" | "coding"
 
 const glmPaths: Record<GlmEndpoint, string> = { general: "/api/paas/v4", coding: "/api/coding/paas/v4" }
 
-/** The running emulator. */
+/**
+ * The running emulator.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
 export class Emulator extends Context.Tag("@agentfx/emulator/Emulator")<Emulator, Service>() {}
 
-/** The key the emulator accepts unless told otherwise. */
+/**
+ * The key the emulator accepts unless told otherwise.
+ *
+ * @since 0.1.0
+ */
 export const defaultApiKey = "agentfx-emulator-key"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
@@ -217,7 +292,11 @@ const tooLarge = (path: string): { readonly protocol: Policy.Protocol | "unknown
   return { protocol: "unknown", flavour: "unknown", body: { error: { code: 413, message, status: "INVALID_ARGUMENT" } } }
 }
 
-/** Starts the emulator; it stops when the scope closes. */
+/**
+ * Starts the emulator; it stops when the scope closes.
+ *
+ * @since 0.1.0
+ */
 export const make = (options: Options = {}): Effect.Effect<Service, never, Scope.Scope> =>
   Effect.gen(function* () {
     const apiKey = options.apiKey ?? defaultApiKey
@@ -551,5 +630,9 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
     } satisfies Service
   })
 
-/** The emulator as a scoped Layer. */
+/**
+ * The emulator as a scoped Layer.
+ *
+ * @since 0.1.0
+ */
 export const layer = (options: Options = {}): Layer.Layer<Emulator> => Layer.scoped(Emulator, make(options))

@@ -4,12 +4,18 @@
  * `usage`, `finishReason`, `delay`, or `error`) — or with a fault.
  *
  * @example
- * Policy.script([
+ * ```ts
+ * import { Fault, Policy } from "@agentfx/emulator"
+ *
+ * const scripted = Policy.script([
  *   { calls: [{ name: "get_weather", args: { city: "Paris" } }, { name: "get_time", args: { tz: "Europe/Paris" } }] },
  *   Fault.rateLimited({ retryAfter: "1 second" }),
  *   { text: "It is 20 °C in Paris." }
  * ])
- * Policy.fromFunction((request) => request.declarations.length === 0 ? { text: "no tools" } : { calls: [...] })
+ * const computed = Policy.fromFunction((request) =>
+ *   request.declarations.length === 0 ? { text: "no tools" } : { calls: [{ name: request.declarations[0]!.name, args: {} }] }
+ * )
+ * ```
  *
  * @since 0.1.0
  */
@@ -20,13 +26,28 @@ import * as Effect from "effect/Effect"
 import { offlineReply } from "./internal/offline.js"
 import type * as Fault from "./Fault.js"
 
-/** The wire protocol a request came in on (`gemini-live`: a model turn of a Live session). */
+/**
+ * The wire protocol a request came in on (`gemini-live`: a model turn of a Live session).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Protocol = "gemini" | "openai" | "gemini-live"
 
-/** The server being emulated: chat-completions routes under `/paas/` are GLM (Z.AI), the others OpenAI. */
+/**
+ * The server being emulated: chat-completions routes under `/paas/` are GLM (Z.AI), the others OpenAI.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Flavour = "gemini" | "glm" | "openai"
 
-/** A request as a policy sees it: decoded into the neutral model. */
+/**
+ * A request as a policy sees it: decoded into the neutral model.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Request {
   readonly protocol: Protocol
   readonly flavour: Flavour
@@ -40,32 +61,58 @@ export interface Request {
   readonly toolChoice: LanguageModel.ToolChoice | undefined
 }
 
-/** A model turn or an error, as in core's scripted model. */
+/**
+ * A model turn or an error, as in core's scripted model.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Step = Scripted.Step
 
-/** A step sent with shaping faults (malformed arguments, a drop mid-stream, ...). */
+/**
+ * A step sent with shaping faults (malformed arguments, a drop mid-stream, ...).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface WithFaults {
   readonly _tag: "WithFaults"
   readonly step: Step
   readonly faults: ReadonlyArray<Fault.ShapingFault>
 }
 
-/** What a policy answers a request with: a step, an answer fault, or a step with shaping faults. */
+/**
+ * What a policy answers a request with: a step, an answer fault, or a step with shaping faults.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Reply = Step | Fault.AnswerFault | WithFaults
 
-/** Decides what the emulated model says. */
+/**
+ * Decides what the emulated model says.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Policy {
   readonly reply: (request: Request) => Effect.Effect<Reply>
   /** How much of a script was used (scripts only). */
   readonly progress?: () => { readonly used: number; readonly total: number }
 }
 
-/** `step`, sent with `faults`. */
+/**
+ * `step`, sent with `faults`.
+ *
+ * @since 0.1.0
+ */
 export const withFaults = (step: Step, ...faults: ReadonlyArray<Fault.ShapingFault>): WithFaults => ({ _tag: "WithFaults", step, faults })
 
 /**
  * Answers requests with the replies in order. A request past the end gets a 400 saying so (a test that sends more
  * requests than it scripted fails loudly, not with a hang).
+ *
+ * @since 0.1.0
  */
 export const script = (replies: ReadonlyArray<Reply>): Policy => {
   let next = 0
@@ -83,7 +130,11 @@ export const script = (replies: ReadonlyArray<Reply>): Policy => {
   }
 }
 
-/** Answers each request with a function of it. */
+/**
+ * Answers each request with a function of it.
+ *
+ * @since 0.1.0
+ */
 export const fromFunction = (answer: (request: Request) => Reply | Effect.Effect<Reply>): Policy => ({
   reply: (request) =>
     Effect.suspend(() => {
@@ -96,6 +147,8 @@ export const fromFunction = (answer: (request: Request) => Reply | Effect.Effect
  * A small deterministic model for offline chat: it calls a tool it was offered when the message plainly asks for
  * one (the time, a calculation, a file, a URL, or a tool named in the message), reports tool results, and
  * otherwise says that it is the offline emulator.
+ *
+ * @since 0.1.0
  */
 export const offline: Policy = { reply: (request) => Effect.sync(() => offlineReply(request)) }
 
@@ -105,7 +158,15 @@ export const offline: Policy = { reply: (request) => Effect.sync(() => offlineRe
  * retried request gets the same step again, and conversations can run concurrently. Models without a script get
  * `fallback`'s answer (default: a 400 saying so).
  *
- * @example Policy.byModel(new Map([["case-1", [{ calls: [...] }, { text: "done" }]]]))
+ * @example
+ * ```ts
+ * import { Policy } from "@agentfx/emulator"
+ *
+ * // The request's model name picks the script; other models get the offline rules.
+ * const perCase = Policy.byModel(new Map([["case-1", [{ calls: [{ name: "lookup", args: { id: 1 } }] }, { text: "done" }]]]), Policy.offline)
+ * ```
+ *
+ * @since 0.1.0
  */
 export const byModel = (scripts: ReadonlyMap<string, ReadonlyArray<Step>>, fallback?: Policy): Policy => ({
   reply: (request) => {

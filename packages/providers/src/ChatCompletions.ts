@@ -10,9 +10,17 @@
  * Effect's logger at Debug level, never straight to the console.
  *
  * @example
+ * ```ts
+ * import { ChatCompletions } from "@agentfx/providers"
+ * import { Redacted } from "effect"
+ *
+ * // A local OpenAI-compatible server (vLLM, llama.cpp, Ollama, ...)
  * const local = ChatCompletions.layer({
- *   apiKey: Redacted.make("sk-..."), baseUrl: "http://127.0.0.1:8000/v1", model: "qwen3"
+ *   apiKey: Redacted.make("sk-local"),
+ *   baseUrl: "http://127.0.0.1:8000/v1",
+ *   model: "qwen3"
  * })
+ * ```
  *
  * @since 0.1.0
  */
@@ -36,7 +44,12 @@ import { wrongShape } from "./internal/wrongShape.js"
 import { baseUrlProblem } from "./internal/endpoint.js"
 import * as SdkLogger from "./internal/sdkLogger.js"
 
-/** How to reach an OpenAI-compatible server and which of its dialect choices to make. */
+/**
+ * How to reach an OpenAI-compatible server and which of its dialect choices to make.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   readonly apiKey: Redacted.Redacted<string>
   /** Up to and without `/chat/completions`, e.g. `https://api.z.ai/api/paas/v4`. */
@@ -105,7 +118,11 @@ const encode = (options: Options, request: LanguageModel.Request): Either.Either
   return Either.right(body)
 }
 
-/** Builds the service (the SDK client is created here, once, with `maxRetries: 0` and its logging scrubbed, at Debug). */
+/**
+ * Builds the service (the SDK client is created here, once, with `maxRetries: 0` and its logging scrubbed, at Debug).
+ *
+ * @since 0.1.0
+ */
 export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
   Effect.map(SdkLogger.make("openai", scrubber(options.apiKey)), (logger) => {
     const client = new OpenAIClient({
@@ -185,5 +202,9 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
     return { provider, model: options.model, generate, stream }
   })
 
-/** A Layer of an OpenAI-compatible `LanguageModel`. */
+/**
+ * A Layer of an OpenAI-compatible `LanguageModel`.
+ *
+ * @since 0.1.0
+ */
 export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel> => Layer.effect(LanguageModel.LanguageModel, make(options))

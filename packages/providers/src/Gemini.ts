@@ -8,8 +8,13 @@
  * (it has no logger to route; what it cannot parse it throws, and the layer scrubs the key out of it).
  *
  * @example
- * const model = Gemini.layer({ apiKey: Redacted.make(key), model: "gemini-2.5-flash" })
- * const fromEnv = Gemini.layerConfig() // GEMINI_API_KEY, then GOOGLE_API_KEY
+ * ```ts
+ * import { Gemini } from "@agentfx/providers"
+ * import { Redacted } from "effect"
+ *
+ * const model = Gemini.layer({ apiKey: Redacted.make(process.env.GEMINI_API_KEY ?? ""), model: "gemini-2.5-flash" })
+ * const fromEnv = Gemini.layerConfig() // GEMINI_API_KEY, then GOOGLE_API_KEY; GEMINI_MODEL, GEMINI_BASE_URL
+ * ```
  *
  * @since 0.1.0
  */
@@ -35,16 +40,36 @@ import { plainErrorBodies } from "./internal/gemini/errorBodies.js"
 import { scrubber } from "./internal/secrets.js"
 import { wrongShape } from "./internal/wrongShape.js"
 
-/** What one response may hold at most unless `maxResponseBytes` says otherwise (32 MiB). */
-export { defaultMaxResponseBytes } from "./internal/cappedFetch.js"
+export {
+  /**
+   * What one response may hold at most unless `maxResponseBytes` says otherwise (32 MiB).
+   *
+   * @since 0.1.0
+   * @category constants
+   */
+  defaultMaxResponseBytes
+} from "./internal/cappedFetch.js"
 
-/** The model used when none is named. */
+/**
+ * The model used when none is named.
+ *
+ * @since 0.1.0
+ */
 export const defaultModel = "gemini-2.5-flash"
 
-/** Google's endpoint, used when no `baseUrl` is given. */
+/**
+ * Google's endpoint, used when no `baseUrl` is given.
+ *
+ * @since 0.1.0
+ */
 export const defaultBaseUrl = "https://generativelanguage.googleapis.com"
 
-/** How to reach Gemini; only the key is required. */
+/**
+ * How to reach Gemini; only the key is required.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   readonly apiKey: Redacted.Redacted<string>
   /** Default `gemini-2.5-flash`. */
@@ -72,7 +97,11 @@ const sdkToolConfig = (toolConfig: codec.RequestBody["toolConfig"]): ToolConfig 
     ? undefined
     : { functionCallingConfig: { ...toolConfig.functionCallingConfig, mode: modes[toolConfig.functionCallingConfig.mode] } }
 
-/** Builds the service (the SDK client is created here, once). */
+/**
+ * Builds the service (the SDK client is created here, once).
+ *
+ * @since 0.1.0
+ */
 export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
   Effect.sync(() => {
     const model = options.model ?? defaultModel
@@ -159,13 +188,19 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
     return { provider: codec.provider, model, generate, stream }
   })
 
-/** A Layer of the Gemini `LanguageModel`. */
+/**
+ * A Layer of the Gemini `LanguageModel`.
+ *
+ * @since 0.1.0
+ */
 export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel> =>
   Layer.effect(LanguageModel.LanguageModel, make(options))
 
 /**
  * Options from the environment: `GEMINI_API_KEY` (else `GOOGLE_API_KEY`), `GEMINI_MODEL`, `GEMINI_BASE_URL`.
  * The key is read with `Config.redacted`, so it never shows in logs or config errors.
+ *
+ * @since 0.1.0
  */
 export const config: Config.Config<Options> = Config.all({
   apiKey: apiKey("GEMINI_API_KEY", "GOOGLE_API_KEY"),
@@ -173,7 +208,11 @@ export const config: Config.Config<Options> = Config.all({
   baseUrl: optionalBaseUrl("GEMINI_BASE_URL")
 })
 
-/** The Gemini layer configured from the environment (see `config`); `overrides` win over the environment. */
+/**
+ * The Gemini layer configured from the environment (see `config`); `overrides` win over the environment.
+ *
+ * @since 0.1.0
+ */
 export const layerConfig = (
   overrides: Omit<Partial<Options>, "apiKey"> = {}
 ): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError> =>

@@ -12,9 +12,15 @@
  * of the spoken answer, which arrives as `Transcription` events.
  *
  * @example
- * const live = GeminiLive.layer({ apiKey: Redacted.make(key) })
+ * ```ts
+ * import { LiveAgent, Registry } from "@agentfx/core"
+ * import { GeminiLive } from "@agentfx/providers"
+ * import { Effect, Redacted } from "effect"
+ *
+ * const live = GeminiLive.layer({ apiKey: Redacted.make(process.env.GEMINI_API_KEY ?? "") })
  * const fromEnv = GeminiLive.layerConfig() // GEMINI_API_KEY, then GOOGLE_API_KEY; GEMINI_LIVE_MODEL, GEMINI_BASE_URL
- * const turns = yield* LiveAgent.run({ registry, messages: ["Is the lamp on?"] }).pipe(Effect.provide(live))
+ * const program = LiveAgent.run({ registry: Registry.empty, messages: ["Is the lamp on?"] }).pipe(Effect.provide(live))
+ * ```
  *
  * @since 0.2.0
  */
@@ -41,13 +47,26 @@ import { scrubber } from "./internal/secrets.js"
 import { wrongShape } from "./internal/wrongShape.js"
 import { defaultMaxResponseBytes } from "./internal/cappedFetch.js"
 
-/** The model used when none is named. */
+/**
+ * The model used when none is named.
+ *
+ * @since 0.2.0
+ */
 export const defaultModel = "gemini-live-2.5-flash-preview"
 
-/** How long `connect` waits for `setupComplete` unless told otherwise. */
+/**
+ * How long `connect` waits for `setupComplete` unless told otherwise.
+ *
+ * @since 0.2.0
+ */
 export const defaultConnectTimeout = Duration.seconds(15)
 
-/** How to reach Gemini Live; only the key is required. */
+/**
+ * How to reach Gemini Live; only the key is required.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Options {
   readonly apiKey: Redacted.Redacted<string>
   /** Default `gemini-live-2.5-flash-preview`. */
@@ -83,7 +102,11 @@ type Item = { readonly _tag: "Event"; readonly event: LiveModel.Event } | { read
 
 const closedByClient = { code: 1000, reason: "closed by the client" }
 
-/** Builds the service; each `connect` opens its own socket. */
+/**
+ * Builds the service; each `connect` opens its own socket.
+ *
+ * @since 0.2.0
+ */
 export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
   Effect.sync(() => {
     const model = options.model ?? defaultModel
@@ -255,12 +278,18 @@ export const make = (options: Options): Effect.Effect<LiveModel.Service> =>
     return { provider: "gemini-live", model, connect }
   })
 
-/** A Layer of the Gemini Live `LiveModel`. */
+/**
+ * A Layer of the Gemini Live `LiveModel`.
+ *
+ * @since 0.2.0
+ */
 export const layer = (options: Options): Layer.Layer<LiveModel.LiveModel> => Layer.effect(LiveModel.LiveModel, make(options))
 
 /**
  * Options from the environment: `GEMINI_API_KEY` (else `GOOGLE_API_KEY`), `GEMINI_LIVE_MODEL`, `GEMINI_BASE_URL`.
  * The key is read with `Config.redacted`, so it never shows in logs or config errors.
+ *
+ * @since 0.2.0
  */
 export const config: Config.Config<Options> = Config.all({
   apiKey: apiKey("GEMINI_API_KEY", "GOOGLE_API_KEY"),
@@ -268,7 +297,11 @@ export const config: Config.Config<Options> = Config.all({
   baseUrl: optionalBaseUrl("GEMINI_BASE_URL")
 })
 
-/** The Gemini Live layer configured from the environment (see `config`); `overrides` win over the environment. */
+/**
+ * The Gemini Live layer configured from the environment (see `config`); `overrides` win over the environment.
+ *
+ * @since 0.2.0
+ */
 export const layerConfig = (overrides: Omit<Partial<Options>, "apiKey"> = {}): Layer.Layer<LiveModel.LiveModel, ConfigError.ConfigError> =>
   Layer.effect(
     LiveModel.LiveModel,

@@ -4,8 +4,13 @@
  * (interleaved thinking needs it), GLM business codes classified (1113 and 1308–1313 are never retried).
  *
  * @example
- * const glm = Glm.layer({ apiKey: Redacted.make(key), endpoint: "coding", model: "glm-4.7" })
+ * ```ts
+ * import { Glm } from "@agentfx/providers"
+ * import { Redacted } from "effect"
+ *
+ * const glm = Glm.layer({ apiKey: Redacted.make(process.env.ZAI_API_KEY ?? ""), endpoint: "coding", model: "glm-4.7" })
  * const fromEnv = Glm.layerConfig() // ZAI_API_KEY, ZAI_MODEL, ZAI_ENDPOINT, ZAI_BASE_URL
+ * ```
  *
  * @since 0.1.0
  */
@@ -18,19 +23,37 @@ import type * as Redacted from "effect/Redacted"
 import * as ChatCompletions from "./ChatCompletions.js"
 import { apiKey, definedOnly, optionalBaseUrl } from "./internal/config.js"
 
-/** Z.AI's base URLs: `general` for pay-as-you-go keys, `coding` for GLM Coding Plan keys (a key only works on its own). */
+/**
+ * Z.AI's base URLs: `general` for pay-as-you-go keys, `coding` for GLM Coding Plan keys (a key only works on its own).
+ *
+ * @since 0.1.0
+ */
 export const endpoints = {
   general: "https://api.z.ai/api/paas/v4",
   coding: "https://api.z.ai/api/coding/paas/v4"
 } as const
 
-/** `general` or `coding`. */
+/**
+ * `general` or `coding`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Endpoint = keyof typeof endpoints
 
-/** The model used when none is named. */
+/**
+ * The model used when none is named.
+ *
+ * @since 0.1.0
+ */
 export const defaultModel = "glm-4.7"
 
-/** A GLM configuration; only the key is required. */
+/**
+ * A GLM configuration; only the key is required.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   readonly apiKey: Redacted.Redacted<string>
   /** Default `glm-4.7`. */
@@ -55,7 +78,11 @@ export interface Options {
 // Stryker disable next-line ConditionalExpression,BooleanLiteral: spreading `true` adds no field, as spreading {} does
 const searchSettings = (webSearch: true | Json.JsonObject): Json.JsonObject => (webSearch === true ? {} : webSearch)
 
-/** The ChatCompletions options a GLM configuration stands for. */
+/**
+ * The ChatCompletions options a GLM configuration stands for.
+ *
+ * @since 0.1.0
+ */
 export const toChatCompletions = (options: Options): ChatCompletions.Options => {
   const extraBody: Record<string, unknown> = { ...options.extraBody }
   if (options.thinking !== undefined) extraBody.thinking = { type: options.thinking }
@@ -80,13 +107,25 @@ export const toChatCompletions = (options: Options): ChatCompletions.Options => 
   }
 }
 
-/** Builds the GLM service. */
+/**
+ * Builds the GLM service.
+ *
+ * @since 0.1.0
+ */
 export const make = (options: Options): Effect.Effect<LanguageModel.Service> => ChatCompletions.make(toChatCompletions(options))
 
-/** A Layer of the GLM `LanguageModel`. */
+/**
+ * A Layer of the GLM `LanguageModel`.
+ *
+ * @since 0.1.0
+ */
 export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel> => ChatCompletions.layer(toChatCompletions(options))
 
-/** Options from the environment: `ZAI_API_KEY`, `ZAI_MODEL`, `ZAI_ENDPOINT` (general | coding), `ZAI_BASE_URL`. */
+/**
+ * Options from the environment: `ZAI_API_KEY`, `ZAI_MODEL`, `ZAI_ENDPOINT` (general | coding), `ZAI_BASE_URL`.
+ *
+ * @since 0.1.0
+ */
 export const config: Config.Config<Options> = Config.all({
   apiKey: apiKey("ZAI_API_KEY"),
   model: Config.withDefault(Config.string("ZAI_MODEL"), defaultModel),
@@ -94,6 +133,10 @@ export const config: Config.Config<Options> = Config.all({
   baseUrl: optionalBaseUrl("ZAI_BASE_URL")
 })
 
-/** The GLM layer configured from the environment (see `config`); `overrides` win over the environment. */
+/**
+ * The GLM layer configured from the environment (see `config`); `overrides` win over the environment.
+ *
+ * @since 0.1.0
+ */
 export const layerConfig = (overrides: Omit<Partial<Options>, "apiKey"> = {}): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(config, (options) => layer({ ...options, ...definedOnly(overrides) })))

@@ -19,7 +19,11 @@ import * as Schema from "effect/Schema"
 import type { EvalCase } from "./EvalCase.js"
 import * as YamlSource from "./internal/yamlSource.js"
 
-/** The case field a cassette is stored under. */
+/**
+ * The case field a cassette is stored under.
+ *
+ * @since 0.1.0
+ */
 export const field = "x-cassette"
 
 const Call = Schema.Struct({
@@ -27,17 +31,44 @@ const Call = Schema.Struct({
   args: Schema.optionalWith(Json.JsonObject, { default: () => ({}) })
 })
 
+/**
+ * One recorded model turn: its text, its reasoning, its calls (at least text or one call).
+ *
+ * @since 0.1.0
+ */
 export const Step = Schema.Struct({
   text: Schema.optional(Schema.String),
   reasoning: Schema.optional(Schema.String),
   calls: Schema.optional(Schema.Array(Call))
 }).pipe(Schema.filter((step) => step.text !== undefined || (step.calls?.length ?? 0) > 0 || "a step holds `text` or `calls`"))
+/**
+ * One recorded model turn, decoded (the type of the `Step` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Step = typeof Step.Type
 
+/**
+ * A cassette: the model turns of one case, in order, at least one.
+ *
+ * @since 0.1.0
+ */
 export const Cassette = Schema.NonEmptyArray(Step)
+/**
+ * A cassette, decoded (the type of the `Cassette` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Cassette = typeof Cassette.Type
 
-/** A stored cassette is not a list of steps: where (file or name, line, case), which field, why. */
+/**
+ * A stored cassette is not a list of steps: where (file or name, line, case), which field, why.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class CassetteError extends Schema.TaggedError<CassetteError>()("CassetteError", {
   source: Schema.String,
   line: Schema.optional(Schema.Number),
@@ -67,13 +98,19 @@ const decodeFrom = (
       })
   )
 
-/** Decodes a stored cassette; `source` names it in errors, which give the path of the offending field. */
+/**
+ * Decodes a stored cassette; `source` names it in errors, which give the path of the offending field.
+ *
+ * @since 0.1.0
+ */
 export const decode = (value: unknown, source: string): Either.Either<Cassette, CassetteError> =>
   decodeFrom({ value, lineOf: () => undefined, textOf: () => undefined }, { source })
 
 /**
  * The case's cassette: `undefined` when it has none, else the decoded cassette or why it is invalid (with the
  * file's line when the case was read from a file).
+ *
+ * @since 0.1.0
  */
 export const ofCase = (evalCase: EvalCase): Either.Either<Cassette, CassetteError> | undefined => {
   const value = evalCase.extensions[field]
@@ -82,7 +119,11 @@ export const ofCase = (evalCase: EvalCase): Either.Either<Cassette, CassetteErro
   return decodeFrom({ value, lineOf, textOf: () => undefined }, { source: evalCase.file, caseId: evalCase.id, prefix: [field] })
 }
 
-/** A cassette from the model turns of a transcript (what recording stores). */
+/**
+ * A cassette from the model turns of a transcript (what recording stores).
+ *
+ * @since 0.1.0
+ */
 export const fromTranscript = (transcript: Transcript.Transcript): Cassette => {
   const steps = transcript
     .filter((turn) => turn.role === "model")
@@ -100,7 +141,11 @@ export const fromTranscript = (transcript: Transcript.Transcript): Cassette => {
   return first === undefined ? [{ text: "" }] : [first, ...rest]
 }
 
-/** The model name a conversation asks the emulator for when its case has no cassette: the offline rule model answers it. */
+/**
+ * The model name a conversation asks the emulator for when its case has no cassette: the offline rule model answers it.
+ *
+ * @since 0.1.0
+ */
 export const offlineModel = "offline"
 
 /**
@@ -108,6 +153,9 @@ export const offlineModel = "offline"
  * cassette talks to the emulator as the model named by its key (`case-<position>`), whose script is its cassette
  * (see the emulator's `Policy.byModel`). One rule for the rest: a case without a cassette asks for `offlineModel`
  * (the offline rule model answers it); a case whose cassette is invalid is an error case, with the reason.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Replay {
   /** Each case's cassette, by the model name its conversation asks for. */
@@ -120,7 +168,11 @@ export interface Replay {
   readonly total: number
 }
 
-/** The replay of `cases` (see `Replay`). */
+/**
+ * The replay of `cases` (see `Replay`).
+ *
+ * @since 0.1.0
+ */
 export const replay = (cases: ReadonlyArray<EvalCase>): Replay => {
   const scripts = new Map<string, Cassette>()
   const models = new Map<EvalCase, Either.Either<string, CassetteError>>()

@@ -4,9 +4,40 @@
  * and duration — to its own call log (`calls`) and to Effect's logger at debug level.
  *
  * @example
- * const dispatcher = yield* Dispatcher.make(scenario)
- * const result = yield* dispatcher.run({ prompt: email })       // the agent loop, with the scenario's instructions
- * const log = yield* dispatcher.calls                            // every call, even if the run failed midway
+ * ```ts
+ * import { Registry, Tool } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Dispatcher, Scenario } from "@agentfx/tools"
+ * import { Effect, Schema } from "effect"
+ *
+ * const scenarioFile = `---
+ * name: valid-warranty
+ * description: The product is under warranty
+ * available_functions:
+ *   - name: check_warranty
+ *     description: Looks up the warranty of a serial number
+ *     parameters: { type: object, properties: { serial_number: { type: string } }, required: [serial_number] }
+ * ---
+ * You answer warranty e-mails. Check the warranty first.`
+ *
+ * const checkWarranty = Tool.make("check_warranty", {
+ *   description: "Looks up the warranty of a serial number",
+ *   parameters: Schema.Struct({ serial_number: Schema.String }),
+ *   handler: ({ serial_number }) => Effect.succeed({ serial_number, valid: true })
+ * })
+ *
+ * const program = Effect.gen(function* () {
+ *   const definition = yield* Scenario.parse(scenarioFile, "valid-warranty.md")
+ *   const scenario = yield* Scenario.resolve(definition, Registry.unsafeMake(checkWarranty))
+ *   const dispatcher = yield* Dispatcher.make(scenario)
+ *   const result = yield* dispatcher.run({ prompt: "My kettle SN-1 broke." }) // the agent loop, with the scenario's instructions
+ *   const log = yield* dispatcher.calls // every call, even if the run failed midway
+ *   return [result.text, log.map((call) => call.name)] as const
+ * })
+ *
+ * const model = Scripted.layer([{ calls: [{ name: "check_warranty", args: { serial_number: "SN-1" } }] }, { text: "It is under warranty." }])
+ * Effect.runPromise(program.pipe(Effect.provide(model))).then(console.log) // ["It is under warranty.", ["check_warranty"]]
+ * ```
  *
  * @since 0.1.0
  */
@@ -18,7 +49,12 @@ import type { FunctionCall, Json, LanguageModel, Registry, ToolError, Turn } fro
 import { Agent, Executor } from "@agentfx/core"
 import type * as Scenario from "./Scenario.js"
 
-/** One dispatched call, as logged. */
+/**
+ * One dispatched call, as logged.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DispatchedCall {
   readonly id: string
   readonly name: string
@@ -32,14 +68,24 @@ export interface DispatchedCall {
   readonly turn?: number | undefined
 }
 
-/** The options of `run`: those of `Agent.run`, less the registry (always the scenario's). */
+/**
+ * The options of `run`: those of `Agent.run`, less the registry (always the scenario's).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface RunOptions<R> extends Omit<Agent.Options<R>, "registry" | "system" | "prompt"> {
   readonly prompt?: string | Turn.Turn | undefined
   /** Overrides the scenario's instructions as the system prompt. */
   readonly system?: string | undefined
 }
 
-/** A scenario's dispatcher: its registry, its call log, and ways to dispatch through it. */
+/**
+ * A scenario's dispatcher: its registry, its call log, and ways to dispatch through it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Dispatcher<R> {
   readonly scenario: Scenario.Scenario<R>
   /** Only the scenario's functions, declared as the scenario declares them. */
@@ -57,7 +103,11 @@ export interface Dispatcher<R> {
   readonly run: (options: RunOptions<R>) => Effect.Effect<Agent.AgentResult, Agent.AgentError, LanguageModel.LanguageModel | R>
 }
 
-/** A dispatcher for a (resolved) scenario, with an empty call log. */
+/**
+ * A dispatcher for a (resolved) scenario, with an empty call log.
+ *
+ * @since 0.1.0
+ */
 export const make = <R>(scenario: Scenario.Scenario<R>): Effect.Effect<Dispatcher<R>> =>
   Effect.map(Ref.make<ReadonlyArray<DispatchedCall>>([]), (log) => {
     const registry = scenario.registry

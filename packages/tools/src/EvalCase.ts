@@ -45,7 +45,12 @@ import * as BoundedText from "./internal/boundedText.js"
 import { contains, show } from "./internal/jsonValue.js"
 import * as YamlSource from "./internal/yamlSource.js"
 
-/** A case file cannot be read, is not valid YAML, or a field is invalid. */
+/**
+ * A case file cannot be read, is not valid YAML, or a field is invalid.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class EvalCaseError extends Schema.TaggedError<EvalCaseError>()("EvalCaseError", {
   file: Schema.String,
   line: Schema.optional(Schema.Number),
@@ -57,7 +62,12 @@ export class EvalCaseError extends Schema.TaggedError<EvalCaseError>()("EvalCase
   }
 }
 
-/** Two cases share an id. */
+/**
+ * Two cases share an id.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DuplicateCaseId extends Schema.TaggedError<DuplicateCaseId>()("DuplicateCaseId", {
   id: Schema.String,
   files: Schema.Array(Schema.String)
@@ -67,7 +77,11 @@ export class DuplicateCaseId extends Schema.TaggedError<DuplicateCaseId>()("Dupl
   }
 }
 
-/** One mock outcome: a `response` to return or an `error` to raise, for arguments that contain `when` (any, without one). */
+/**
+ * One mock outcome: a `response` to return or an `error` to raise, for arguments that contain `when` (any, without one).
+ *
+ * @since 0.1.0
+ */
 export const MockResponse = Schema.Struct({
   when: Schema.optional(Json.JsonObject),
   response: Schema.optionalWith(Schema.Unknown, { exact: true }),
@@ -79,6 +93,12 @@ export const MockResponse = Schema.Struct({
     return responds || entry.error !== undefined || "give a `response` to return or an `error` to raise"
   })
 )
+/**
+ * One mock outcome, decoded (the type of the `MockResponse` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type MockResponse = typeof MockResponse.Type
 
 const isList = (value: MockResponse | readonly [MockResponse, ...Array<MockResponse>]): value is readonly [MockResponse, ...Array<MockResponse>] =>
@@ -128,7 +148,11 @@ const Phrases = Schema.transform(Schema.Union(Phrase, PhraseList), Schema.Array(
   encode: (list) => list
 })
 
-/** One expected call. */
+/**
+ * One expected call.
+ *
+ * @since 0.1.0
+ */
 export const ExpectedCall = Schema.Struct({
   function_name: Schema.NonEmptyString,
   arguments: Schema.optional(Json.JsonObject),
@@ -136,9 +160,19 @@ export const ExpectedCall = Schema.Struct({
   result_contains: Schema.optional(Json.JsonObject),
   body_contains: Schema.optional(Phrases)
 })
+/**
+ * One expected call, decoded (the type of the `ExpectedCall` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ExpectedCall = typeof ExpectedCall.Type
 
-/** A case as written in its file (`mock_function_responses` and `body_contains` normalised to lists). */
+/**
+ * A case as written in its file (`mock_function_responses` and `body_contains` normalised to lists).
+ *
+ * @since 0.1.0
+ */
 export const CaseFields = Schema.Struct({
   id: Schema.NonEmptyString,
   description: Schema.optionalWith(Schema.String, { default: () => "" }),
@@ -148,7 +182,12 @@ export const CaseFields = Schema.Struct({
   expected_function_calls: Schema.Array(ExpectedCall)
 })
 
-/** An eval case, with where it came from. */
+/**
+ * An eval case, with where it came from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface EvalCase extends Schema.Schema.Type<typeof CaseFields> {
   /** The file it was read from (`<inline>` for cases built in code). */
   readonly file: string
@@ -191,7 +230,11 @@ const fromSource = (source: YamlSource.Source, path: ReadonlyArray<number>, file
   }))
 }
 
-/** Parses a case file's text: one case, a list of cases, or several documents. */
+/**
+ * Parses a case file's text: one case, a list of cases, or several documents.
+ *
+ * @since 0.1.0
+ */
 export const parse = (text: string, file: string): Either.Either<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId> =>
   Either.gen(function* () {
     const sources = yield* Either.mapLeft(YamlSource.parseAll(text), errorOf(file))
@@ -204,7 +247,11 @@ export const parse = (text: string, file: string): Either.Either<ReadonlyArray<E
     return yield* checkUnique(cases)
   })
 
-/** A case built in code (generated suites, benchmarks), checked like a file's. */
+/**
+ * A case built in code (generated suites, benchmarks), checked like a file's.
+ *
+ * @since 0.1.0
+ */
 export const make = (fields: Schema.Schema.Encoded<typeof CaseFields>, file = "<inline>"): Either.Either<EvalCase, EvalCaseError> =>
   fromSource({ value: fields, lineOf: () => undefined, textOf: () => undefined }, [], file)
 
@@ -219,13 +266,22 @@ const checkUnique = (cases: ReadonlyArray<EvalCase>): Either.Either<ReadonlyArra
   return Either.right(cases)
 }
 
-/** Limits on reading case files. */
+/**
+ * Limits on reading case files.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LoadOptions {
   /** Largest case file read (default 4 MiB); larger ones, and anything not a regular file, are refused unread. */
   readonly maxBytes?: number
 }
 
-/** Reads and parses one case file. */
+/**
+ * Reads and parses one case file.
+ *
+ * @since 0.1.0
+ */
 export const load = (file: string, options: LoadOptions = {}): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>
   Telemetry.span("EvalCase.load", { file }, () =>
     Effect.gen(function* () {
@@ -234,7 +290,11 @@ export const load = (file: string, options: LoadOptions = {}): Effect.Effect<Rea
     })
   )
 
-/** Every `*.yaml` / `*.yml` file under `directory` (recursively, sorted by path); case ids must be unique. */
+/**
+ * Every `*.yaml` / `*.yml` file under `directory` (recursively, sorted by path); case ids must be unique.
+ *
+ * @since 0.1.0
+ */
 export const loadDirectory = (directory: string, options: LoadOptions = {}): Effect.Effect<ReadonlyArray<EvalCase>, EvalCaseError | DuplicateCaseId, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem

@@ -3,10 +3,49 @@
  * `pretty` for a terminal, `json`, and `junit` XML for CI. The pass rate against the threshold decides the exit.
  *
  * @example
- * const report = yield* EvalRunner.run(cases, options)
- * console.log(EvalReport.pretty(report))
- * yield* fs.writeFileString("eval.xml", EvalReport.junit(report))
- * process.exitCode = EvalReport.exitCode(report)
+ * ```ts
+ * import { Registry, Tool } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { EvalCase, EvalReport, EvalRunner, Scenario } from "@agentfx/tools"
+ * import { Effect, Schema } from "effect"
+ *
+ * const scenarioFile = `---
+ * name: valid-warranty
+ * description: The product is under warranty
+ * available_functions:
+ *   - name: check_warranty
+ *     description: Looks up the warranty of a serial number
+ *     parameters: { type: object, properties: { serial_number: { type: string } }, required: [serial_number] }
+ * ---
+ * You answer warranty e-mails. Check the warranty first.`
+ *
+ * const checkWarranty = Tool.make("check_warranty", {
+ *   description: "Looks up the warranty of a serial number",
+ *   parameters: Schema.Struct({ serial_number: Schema.String }),
+ *   handler: ({ serial_number }) => Effect.succeed({ serial_number, valid: true })
+ * })
+ *
+ * const program = Effect.gen(function* () {
+ *   const scenario = yield* Scenario.resolve(yield* Scenario.parse(scenarioFile, "valid-warranty.md"), Registry.unsafeMake(checkWarranty))
+ *   const cases = [
+ *     yield* EvalCase.make({
+ *       id: "kettle",
+ *       input: "My kettle SN-1 broke.",
+ *       scenario: "valid-warranty",
+ *       expected_function_calls: [{ function_name: "check_warranty", arguments: { serial_number: "SN-1" } }]
+ *     })
+ *   ]
+ *   const report = yield* EvalRunner.run(cases, {
+ *     scenarios: [scenario],
+ *     model: Scripted.layer([{ calls: [{ name: "check_warranty", args: { serial_number: "SN-1" } }] }, { text: "Covered." }]),
+ *     concurrency: 8
+ *   })
+ *   console.log(EvalReport.pretty(report))
+ *   process.exitCode = EvalReport.exitCode(report)
+ * })
+ *
+ * Effect.runPromise(program)
+ * ```
  *
  * @since 0.1.0
  */
@@ -17,11 +56,25 @@ import { Mismatch, ObservedCall } from "./EvalValidator.js"
 import * as EvalValidator from "./EvalValidator.js"
 import { show } from "./internal/jsonValue.js"
 
-/** `passed`: every expectation met; `failed`: mismatches; `error`: the case could not run to its end. */
+/**
+ * `passed`: every expectation met; `failed`: mismatches; `error`: the case could not run to its end.
+ *
+ * @since 0.1.0
+ */
 export const Status = Schema.Literal("passed", "failed", "error")
+/**
+ * A case's status (the type of the `Status` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Status = typeof Status.Type
 
-/** The outcome of one case: what the agent did, what did not match, and how long it took. */
+/**
+ * The outcome of one case: what the agent did, what did not match, and how long it took.
+ *
+ * @since 0.1.0
+ */
 export const CaseResult = Schema.Struct({
   id: Schema.String,
   description: Schema.String,
@@ -40,9 +93,19 @@ export const CaseResult = Schema.Struct({
   stopReason: Schema.String,
   durationMs: Schema.Number
 })
+/**
+ * The outcome of one case (the type of the `CaseResult` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface CaseResult extends Schema.Schema.Type<typeof CaseResult> {}
 
-/** Counts, pass rate and the pass/fail decision of a run. */
+/**
+ * Counts, pass rate and the pass/fail decision of a run.
+ *
+ * @since 0.1.0
+ */
 export const Summary = Schema.Struct({
   total: Schema.Number,
   passed: Schema.Number,
@@ -54,27 +117,55 @@ export const Summary = Schema.Struct({
   /** passRate ≥ threshold (an empty suite never passes: it most likely found no case files). */
   ok: Schema.Boolean
 })
+/**
+ * Counts, pass rate and the decision of a run (the type of the `Summary` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Summary extends Schema.Schema.Type<typeof Summary> {}
 
-/** A whole run: every case result, in case order, and the summary. */
+/**
+ * A whole run: every case result, in case order, and the summary.
+ *
+ * @since 0.1.0
+ */
 export const Report = Schema.Struct({
   suite: Schema.String,
   cases: Schema.Array(CaseResult),
   summary: Summary,
   durationMs: Schema.Number
 })
+/**
+ * A whole run (the type of the `Report` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Report extends Schema.Schema.Type<typeof Report> {}
 
-/** The default pass-rate threshold. */
+/**
+ * The default pass-rate threshold.
+ *
+ * @since 0.1.0
+ */
 export const defaultThreshold = 0.99
 
-/** Checks a threshold is a fraction in [0, 1] (a defect otherwise: it is configuration, not data). */
+/**
+ * Checks a threshold is a fraction in [0, 1] (a defect otherwise: it is configuration, not data).
+ *
+ * @since 0.1.0
+ */
 export const checkThreshold = (threshold: number): number => {
   if (!(threshold >= 0 && threshold <= 1)) throw new RangeError(`the threshold is a fraction between 0 and 1, got ${threshold}`)
   return threshold
 }
 
-/** Counts and the pass/fail decision for a list of case results. */
+/**
+ * Counts and the pass/fail decision for a list of case results.
+ *
+ * @since 0.1.0
+ */
 export const summarize = (cases: ReadonlyArray<CaseResult>, threshold = defaultThreshold): Summary => {
   checkThreshold(threshold)
   const passed = cases.filter((c) => c.status === "passed").length
@@ -84,7 +175,11 @@ export const summarize = (cases: ReadonlyArray<CaseResult>, threshold = defaultT
   return { total, passed, failed: total - passed - errored, errored, passRate, threshold, ok: total > 0 && passRate >= threshold }
 }
 
-/** A report from case results. */
+/**
+ * A report from case results.
+ *
+ * @since 0.1.0
+ */
 export const make = (options: {
   readonly suite: string
   readonly cases: ReadonlyArray<CaseResult>
@@ -97,14 +192,23 @@ export const make = (options: {
   durationMs: options.durationMs
 })
 
-/** 0 when the pass rate meets the threshold, 1 otherwise. */
+/**
+ * 0 when the pass rate meets the threshold, 1 otherwise.
+ *
+ * @since 0.1.0
+ */
 export const exitCode = (report: Report): 0 | 1 => (report.summary.ok ? 0 : 1)
 
 const percent = (fraction: number): string => `${Number((fraction * 100).toFixed(2))} %`
 
 const ms = (value: number): string => (value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(2)} s`)
 
-/** Options of `pretty`. */
+/**
+ * Options of `pretty`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface PrettyOptions {
   /** ANSI colours (default false). */
   readonly color?: boolean
@@ -112,7 +216,11 @@ export interface PrettyOptions {
   readonly maxValueLength?: number
 }
 
-/** A terminal report: per case ✓/✗ with its numbered calls (arguments → response), then its failures; a summary. */
+/**
+ * A terminal report: per case ✓/✗ with its numbered calls (arguments → response), then its failures; a summary.
+ *
+ * @since 0.1.0
+ */
 export const pretty = (report: Report, options: PrettyOptions = {}): string => {
   const max = options.maxValueLength ?? 300
   const paint = (code: number) => (text: string) => (options.color === true ? `\u001b[${code}m${text}\u001b[0m` : text)
@@ -145,17 +253,29 @@ export const pretty = (report: Report, options: PrettyOptions = {}): string => {
   return lines.join("\n")
 }
 
-/** The report as JSON (2-space indented); `fromJson` reads it back. */
+/**
+ * The report as JSON (2-space indented); `fromJson` reads it back.
+ *
+ * @since 0.1.0
+ */
 export const json = (report: Report): string => JSON.stringify(Schema.encodeSync(Report)(report), null, 2)
 
-/** Reads a JSON report, checked against the Schema. */
+/**
+ * Reads a JSON report, checked against the Schema.
+ *
+ * @since 0.1.0
+ */
 export const fromJson = (text: string): Either.Either<Report, ParseResult.ParseError> => Schema.decodeUnknownEither(Schema.parseJson(Report))(text)
 
 // XML 1.0 forbids most control characters even as references; they are dropped.
 // eslint-disable-next-line no-control-regex
 const invalidXml = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
-/** Text safe inside an XML attribute or element. */
+/**
+ * Text safe inside an XML attribute or element.
+ *
+ * @since 0.1.0
+ */
 export const escapeXml = (text: string): string =>
   text
     .replace(invalidXml, "")
@@ -171,7 +291,11 @@ const escapeText = (text: string): string => text.replace(invalidXml, "").replac
 
 const seconds = (durationMs: number): string => (durationMs / 1000).toFixed(3)
 
-/** JUnit XML: one `<testsuite>`, one `<testcase>` per case (classname = scenario), failures and errors with details. */
+/**
+ * JUnit XML: one `<testsuite>`, one `<testcase>` per case (classname = scenario), failures and errors with details.
+ *
+ * @since 0.1.0
+ */
 export const junit = (report: Report): string => {
   const { summary } = report
   const out: Array<string> = ['<?xml version="1.0" encoding="UTF-8"?>']

@@ -14,12 +14,49 @@
  * functions it offers (the others cannot be called there), and the case is `failed` with a `ScenarioMismatch`.
  *
  * @example
- * const report = yield* EvalRunner.run(cases, {
- *   scenarios,                                    // Scenario.loadDirectory(...)
- *   model: (evalCase) => cassetteModel(evalCase), // or one Layer for every case
- *   concurrency: 8
+ * ```ts
+ * import { Registry, Tool } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { EvalCase, EvalReport, EvalRunner, Scenario } from "@agentfx/tools"
+ * import { Effect, Schema } from "effect"
+ *
+ * const scenarioFile = `---
+ * name: valid-warranty
+ * description: The product is under warranty
+ * available_functions:
+ *   - name: check_warranty
+ *     description: Looks up the warranty of a serial number
+ *     parameters: { type: object, properties: { serial_number: { type: string } }, required: [serial_number] }
+ * ---
+ * You answer warranty e-mails. Check the warranty first.`
+ *
+ * const checkWarranty = Tool.make("check_warranty", {
+ *   description: "Looks up the warranty of a serial number",
+ *   parameters: Schema.Struct({ serial_number: Schema.String }),
+ *   handler: ({ serial_number }) => Effect.succeed({ serial_number, valid: true })
  * })
- * process.exitCode = EvalReport.exitCode(report)
+ *
+ * const program = Effect.gen(function* () {
+ *   const scenario = yield* Scenario.resolve(yield* Scenario.parse(scenarioFile, "valid-warranty.md"), Registry.unsafeMake(checkWarranty))
+ *   const cases = [
+ *     yield* EvalCase.make({
+ *       id: "kettle",
+ *       input: "My kettle SN-1 broke.",
+ *       scenario: "valid-warranty",
+ *       expected_function_calls: [{ function_name: "check_warranty", arguments: { serial_number: "SN-1" } }]
+ *     })
+ *   ]
+ *   const report = yield* EvalRunner.run(cases, {
+ *     scenarios: [scenario],
+ *     model: Scripted.layer([{ calls: [{ name: "check_warranty", args: { serial_number: "SN-1" } }] }, { text: "Covered." }]),
+ *     concurrency: 8
+ *   })
+ *   console.log(EvalReport.pretty(report))
+ *   process.exitCode = EvalReport.exitCode(report)
+ * })
+ *
+ * Effect.runPromise(program)
+ * ```
  *
  * @since 0.1.0
  */
@@ -41,7 +78,12 @@ import * as EvalValidator from "./EvalValidator.js"
 import { contains, show } from "./internal/jsonValue.js"
 import * as Scenario from "./Scenario.js"
 
-/** How to run a suite: `R` is what the scenarios' tools need, `RM` the model layers, `RD` `detectScenario`. */
+/**
+ * How to run a suite: `R` is what the scenarios' tools need, `RM` the model layers, `RD` `detectScenario`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options<R, RM, RD> {
   /** The scenarios cases may use (resolved against implementations; see `Scenario.loadDirectory`). */
   readonly scenarios: Iterable<Scenario.Scenario<R>>
@@ -67,9 +109,17 @@ export interface Options<R, RM, RD> {
   readonly agent?: Omit<Dispatcher.RunOptions<R>, "prompt">
 }
 
-/** Cases running at once unless `concurrency` says otherwise. */
+/**
+ * Cases running at once unless `concurrency` says otherwise.
+ *
+ * @since 0.1.0
+ */
 export const defaultConcurrency = 4
-/** Per-case time limit unless `timeout` (or `agent.runTimeout`) says otherwise. */
+/**
+ * Per-case time limit unless `timeout` (or `agent.runTimeout`) says otherwise.
+ *
+ * @since 0.1.0
+ */
 export const defaultTimeout = Duration.minutes(2)
 
 /** The case's time limit under `options`: `timeout`, else the default beyond the run's own bound. */
@@ -79,11 +129,19 @@ const caseTimeout = (options: Pick<Options<unknown, unknown, unknown>, "timeout"
   return runTimeout === undefined ? defaultTimeout : Duration.sum(Duration.decode(runTimeout), defaultTimeout)
 }
 
-/** The mock entry that answers these arguments: the first whose `when` the arguments contain (any, without one). */
+/**
+ * The mock entry that answers these arguments: the first whose `when` the arguments contain (any, without one).
+ *
+ * @since 0.1.0
+ */
 export const mockEntry = (entries: ReadonlyArray<MockResponse>, args: Json.JsonObject): MockResponse | undefined =>
   entries.find((candidate) => candidate.when === undefined || contains(candidate.when, args))
 
-/** What the case's mocks answer for these arguments: the first entry whose `when` the arguments contain. */
+/**
+ * What the case's mocks answer for these arguments: the first entry whose `when` the arguments contain.
+ *
+ * @since 0.1.0
+ */
 export const mockOutcome = (
   functionName: string,
   entries: ReadonlyArray<MockResponse>,
@@ -175,7 +233,11 @@ const stopReasonText = (reason: Agent.StopReason): string =>
         ? `tool called (${reason.name})`
         : `repeated call (${reason.name} ×${reason.times})`
 
-/** Runs one case; never fails (problems are an `error` status). */
+/**
+ * Runs one case; never fails (problems are an `error` status).
+ *
+ * @since 0.1.0
+ */
 export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, options: Options<R, RM, RD>): Effect.Effect<EvalReport.CaseResult, never, R | RM | RD> => {
   const base = {
     id: evalCase.id,
@@ -265,7 +327,11 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
   )
 }
 
-/** Runs every case (bounded concurrency; results in case order) and builds the report. */
+/**
+ * Runs every case (bounded concurrency; results in case order) and builds the report.
+ *
+ * @since 0.1.0
+ */
 export const run = <R = never, RM = never, RD = never>(cases: ReadonlyArray<EvalCase>, options: Options<R, RM, RD>): Effect.Effect<EvalReport.Report, never, R | RM | RD> =>
   // A bad threshold or concurrency is a configuration bug: a defect, raised when the run starts.
   Effect.suspend(() => {

@@ -10,8 +10,22 @@
  * Calls of one function made in the same model turn (parallel calls) may come in any order among themselves.
  *
  * @example
- * const mismatches = EvalValidator.validate(evalCase, { scenario: "valid-warranty", calls })
- * mismatches.map(EvalValidator.describe)   // ["call 2 create_ticket: arguments.priority: expected \"high\", got \"low\"", ...]
+ * ```ts
+ * import { EvalCase, EvalValidator } from "@agentfx/tools"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const evalCase = yield* EvalCase.make({
+ *     id: "ticket",
+ *     input: "Please open a ticket, it is urgent.",
+ *     scenario: "support",
+ *     expected_function_calls: [{ function_name: "create_ticket", arguments: { priority: "high" } }]
+ *   })
+ *   const calls = [{ name: "create_ticket", args: { priority: "low" }, response: { ticket_id: "T-1" }, isError: false, durationMs: 3 }]
+ *   const mismatches = EvalValidator.validate(evalCase, { scenario: "support", calls })
+ *   return mismatches.map((mismatch) => EvalValidator.describe(mismatch)) // ['call 1 create_ticket: arguments.priority: expected "high", got "low"']
+ * })
+ * ```
  *
  * @since 0.1.0
  */
@@ -25,7 +39,11 @@ import { differences, show } from "./internal/jsonValue.js"
 // Schemas can name their types.
 const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
-/** A call the agent made, as the validator and the reports see it. */
+/**
+ * A call the agent made, as the validator and the reports see it.
+ *
+ * @since 0.1.0
+ */
 export const ObservedCall = Schema.Struct({
   id: Schema.optional(Schema.String),
   name: Schema.String,
@@ -36,9 +54,20 @@ export const ObservedCall = Schema.Struct({
   durationMs: Schema.Number,
   turn: Schema.optional(Schema.Number)
 })
+/**
+ * A call the agent made (the type of the `ObservedCall` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ObservedCall extends Schema.Schema.Type<typeof ObservedCall> {}
 
-/** What the agent did for one case. */
+/**
+ * What the agent did for one case.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Observation {
   /** The scenario the input was handled as. */
   readonly scenario?: string | undefined
@@ -47,13 +76,21 @@ export interface Observation {
 
 const Problem = Schema.Literal("missing", "unexpected", "different")
 
-/** The input was handled as another scenario (or none). */
+/**
+ * The input was handled as another scenario (or none).
+ *
+ * @since 0.1.0
+ */
 export const ScenarioMismatch = Schema.TaggedStruct("ScenarioMismatch", {
   expected: Schema.String,
   actual: Schema.optional(Schema.String)
 })
 
-/** More or fewer calls than expected. */
+/**
+ * More or fewer calls than expected.
+ *
+ * @since 0.1.0
+ */
 export const CallCountMismatch = Schema.TaggedStruct("CallCountMismatch", {
   expected: Schema.Number,
   actual: Schema.Number,
@@ -61,20 +98,32 @@ export const CallCountMismatch = Schema.TaggedStruct("CallCountMismatch", {
   actualNames: Schema.Array(Schema.String)
 })
 
-/** An expected call was not made. `expectedIndex` is 1-based. */
+/**
+ * An expected call was not made. `expectedIndex` is 1-based.
+ *
+ * @since 0.1.0
+ */
 export const MissingCall = Schema.TaggedStruct("MissingCall", {
   expectedIndex: Schema.Number,
   functionName: Schema.String
 })
 
-/** A call was made that no expectation accounts for. `actualIndex` is 1-based. */
+/**
+ * A call was made that no expectation accounts for. `actualIndex` is 1-based.
+ *
+ * @since 0.1.0
+ */
 export const UnexpectedCall = Schema.TaggedStruct("UnexpectedCall", {
   actualIndex: Schema.Number,
   functionName: Schema.String,
   args: JsonObject
 })
 
-/** The function was called, but not where expected. */
+/**
+ * The function was called, but not where expected.
+ *
+ * @since 0.1.0
+ */
 export const OutOfOrder = Schema.TaggedStruct("OutOfOrder", {
   functionName: Schema.String,
   expectedIndex: Schema.Number,
@@ -84,31 +133,51 @@ export const OutOfOrder = Schema.TaggedStruct("OutOfOrder", {
 const pair = { expectedIndex: Schema.Number, actualIndex: Schema.Number, functionName: Schema.String }
 const difference = { path: Schema.String, problem: Problem, expected: Schema.optional(Schema.Unknown), actual: Schema.optional(Schema.Unknown) }
 
-/** An argument differs from `arguments` (exact) or `arguments_contain` (partial). */
+/**
+ * An argument differs from `arguments` (exact) or `arguments_contain` (partial).
+ *
+ * @since 0.1.0
+ */
 export const ArgumentMismatch = Schema.TaggedStruct("ArgumentMismatch", {
   ...pair,
   rule: Schema.Literal("arguments", "arguments_contain"),
   ...difference
 })
 
-/** The response the model got lacks what `result_contains` expects. `callError` is set when the call failed. */
+/**
+ * The response the model got lacks what `result_contains` expects. `callError` is set when the call failed.
+ *
+ * @since 0.1.0
+ */
 export const ResultMismatch = Schema.TaggedStruct("ResultMismatch", {
   ...pair,
   ...difference,
   callError: Schema.optional(Schema.String)
 })
 
-/** `body_contains` was given, but the call has no string `body` argument. */
+/**
+ * `body_contains` was given, but the call has no string `body` argument.
+ *
+ * @since 0.1.0
+ */
 export const BodyMissing = Schema.TaggedStruct("BodyMissing", pair)
 
-/** The `body` argument does not contain a phrase. */
+/**
+ * The `body` argument does not contain a phrase.
+ *
+ * @since 0.1.0
+ */
 export const BodyPhraseMissing = Schema.TaggedStruct("BodyPhraseMissing", {
   ...pair,
   phrase: Schema.String,
   body: Schema.String
 })
 
-/** Every kind of mismatch (a Schema, so reports round-trip through JSON). */
+/**
+ * Every kind of mismatch (a Schema, so reports round-trip through JSON).
+ *
+ * @since 0.1.0
+ */
 export const Mismatch = Schema.Union(
   ScenarioMismatch,
   CallCountMismatch,
@@ -120,6 +189,12 @@ export const Mismatch = Schema.Union(
   BodyMissing,
   BodyPhraseMissing
 )
+/**
+ * Any mismatch (the type of the `Mismatch` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Mismatch = typeof Mismatch.Type
 
 /** Indices of an order-preserving alignment of `a` and `b` by equality (longest common subsequence). */
@@ -243,7 +318,11 @@ const pairWithinTurns = (
   return repaired.size === 0 ? pairs : pairs.map(([e, a]) => [e, repaired.get(e) ?? a] as const)
 }
 
-/** Every way the observation differs from the case's expectations; empty when the case passes. */
+/**
+ * Every way the observation differs from the case's expectations; empty when the case passes.
+ *
+ * @since 0.1.0
+ */
 export const validate = (evalCase: EvalCase, observation: Observation): ReadonlyArray<Mismatch> => {
   const out: Array<Mismatch> = []
   if (observation.scenario !== evalCase.scenario) {
@@ -294,7 +373,11 @@ const describeDifference = (field: string, d: { readonly path: string; readonly 
   }
 }
 
-/** A one-line description of a mismatch; JSON values longer than `max` characters are cut. */
+/**
+ * A one-line description of a mismatch; JSON values longer than `max` characters are cut.
+ *
+ * @since 0.1.0
+ */
 export const describe = (mismatch: Mismatch, max = 300): string => {
   switch (mismatch._tag) {
     case "ScenarioMismatch":

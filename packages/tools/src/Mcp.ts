@@ -23,8 +23,17 @@
  * uses MCP.
  *
  * @example
- * const registry = yield* Mcp.registry([Mcp.stdio("npx -y @modelcontextprotocol/server-everything"), Mcp.http("http://127.0.0.1:3000/mcp")])
- * const result = yield* Agent.run({ registry, prompt: "Echo hello" })
+ * ```ts
+ * import { Agent } from "@agentfx/core"
+ * import * as Mcp from "@agentfx/tools/mcp"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   // Started when the scope opens, stopped when it closes; the servers' own JSON Schemas.
+ *   const registry = yield* Mcp.registry([Mcp.stdio("npx -y @modelcontextprotocol/server-everything"), Mcp.http("http://127.0.0.1:3000/mcp")])
+ *   return yield* Agent.run({ registry, prompt: "Echo hello" })
+ * }).pipe(Effect.scoped)
+ * ```
  *
  * @since 0.2.0
  */
@@ -53,7 +62,12 @@ import { urlProblem } from "./internal/mcpUrl.js"
 import * as YamlSource from "./internal/yamlSource.js"
 import { safeName, uniqueNames } from "./internal/toolNames.js"
 
-/** Where an MCP server is. */
+/**
+ * Where an MCP server is.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type Server =
   | {
       readonly _tag: "Stdio"
@@ -77,6 +91,8 @@ export type Server =
 /**
  * A server started with a command line (`"npx -y @modelcontextprotocol/server-everything"`), or command and args. A
  * line that cannot be split (an unclosed quote) is kept with its `problem`: `connect` refuses it, naming the line.
+ *
+ * @since 0.2.0
  */
 export const stdio = (command: string, options: { readonly args?: ReadonlyArray<string>; readonly name?: string; readonly env?: Readonly<Record<string, string>>; readonly cwd?: string } = {}): Server => {
   const split = options.args === undefined ? splitCommandLine(command) : Either.right([command, ...options.args])
@@ -96,7 +112,11 @@ export const stdio = (command: string, options: { readonly args?: ReadonlyArray<
   })
 }
 
-/** A server reached over Streamable HTTP. */
+/**
+ * A server reached over Streamable HTTP.
+ *
+ * @since 0.2.0
+ */
 export const http = (url: string, options: { readonly headers?: Readonly<Record<string, string>>; readonly name?: string } = {}): Server => ({
   _tag: "Http",
   url,
@@ -107,10 +127,17 @@ export const http = (url: string, options: { readonly headers?: Readonly<Record<
 /**
  * The name a server goes by in errors and, with several servers, in its tools' names: its `name`, else the host (and
  * port) of its URL, else the program its command line runs (`npx -y @scope/server-files` → `server-files`).
+ *
+ * @since 0.2.0
  */
 export const nameOf = (server: Server): string => serverName(server)
 
-/** What went wrong with a server, and when; `file` is the scenario file that names it (`path:line`), if one does. */
+/**
+ * What went wrong with a server, and when; `file` is the scenario file that names it (`path:line`), if one does.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
 export class McpError extends Schema.TaggedError<McpError>()("McpError", {
   server: Schema.String,
   phase: Schema.Literal("start", "list", "call"),
@@ -118,6 +145,12 @@ export class McpError extends Schema.TaggedError<McpError>()("McpError", {
   file: Schema.optional(Schema.String)
 }) {}
 
+/**
+ * How servers are started and listed: the bounds on a start and on a listing.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Options {
   /**
    * How long starting a server (the `initialize` handshake) and each page of its tool list may take (default 10 s).
@@ -146,6 +179,9 @@ export interface Options {
 /**
  * A tool's result larger than `maxMessageBytes`: it was not read (or not past the bound), so the call fails with this,
  * naming the server, the tool (by the server's name for it) and the size; the server goes on serving.
+ *
+ * @since 0.2.0
+ * @category errors
  */
 export class ResultTooLarge extends Schema.TaggedError<ResultTooLarge>()("McpResultTooLarge", {
   server: Schema.String,
@@ -160,7 +196,12 @@ export class ResultTooLarge extends Schema.TaggedError<ResultTooLarge>()("McpRes
   }
 }
 
-/** Where an MCP tool comes from, for people (the model is told none of it): see `originOf`. */
+/**
+ * Where an MCP tool comes from, for people (the model is told none of it): see `originOf`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Origin {
   /** The server's name (see `nameOf`). */
   readonly server: string
@@ -175,10 +216,17 @@ export interface Origin {
 /**
  * Where a tool made here comes from: its server, its name there, why it asks for approval and why it was renamed;
  * `undefined` for a tool made elsewhere (or copied from one made here).
+ *
+ * @since 0.2.0
  */
 export const originOf = (tool: Tool.Any): Origin | undefined => Origins.originOf(tool)
 
-/** A connected server. */
+/**
+ * A connected server.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Connection {
   readonly name: string
   /**
@@ -200,7 +248,11 @@ export interface Connection {
 /** Node's timers hold 2^31−1 ms at most: a longer delay (or Infinity) fires after 1 ms, so it is clamped to that. */
 const timerMillis = (input: Duration.DurationInput): number => Math.min(Duration.toMillis(Duration.decode(input)), 2 ** 31 - 1)
 
-/** Connects to `server` for as long as the scope lasts. */
+/**
+ * Connects to `server` for as long as the scope lasts.
+ *
+ * @since 0.2.0
+ */
 export const connect = (server: Server, options: Options = {}): Effect.Effect<Connection, McpError, Scope.Scope> =>
   Effect.gen(function* () {
     const name = serverName(server)
@@ -340,6 +392,8 @@ export const connect = (server: Server, options: Options = {}): Effect.Effect<Co
  * The tools of every server in one registry (each server connected for as long as the scope lasts). With several
  * servers each tool is named `<server>_<tool>`, so that names stay unique and say where a tool comes from. The
  * registry follows the servers' tool lists: see `toRegistry`.
+ *
+ * @since 0.2.0
  */
 export const registry = (servers: ReadonlyArray<Server>, options: Options = {}): Effect.Effect<Registry.Registry, McpError, Scope.Scope> =>
   Effect.flatMap(connectAll(servers, (server) => connect(server, options)), (connections) => toRegistry(connections))
@@ -348,6 +402,8 @@ export const registry = (servers: ReadonlyArray<Server>, options: Options = {}):
  * Connects every server at once (with `start`, `connect` by default), in a scope of their own inside the caller's:
  * when one fails (or the start is interrupted), those already started are closed before the error is returned, not
  * when the caller's scope ends.
+ *
+ * @since 0.2.0
  */
 export const connectAll = <A, E>(
   servers: ReadonlyArray<A>,
@@ -365,6 +421,8 @@ export const connectAll = <A, E>(
  * The current tools of `connections` (re-listing servers whose list changed), named uniquely: with several servers
  * as `<server>_<tool>`; with one, a tool whose name is `reserved` (taken by other tools it will sit beside) is
  * prefixed the same way.
+ *
+ * @since 0.2.0
  */
 export const toolsOf = (
   connections: ReadonlyArray<Connection>,
@@ -404,6 +462,8 @@ export const toolsOf = (
  * agent loop lists it again before its next model turn, so a run sees tools added while it runs. Until then, no
  * server is asked anything. A listing that fails is the source's failure: the loop logs it, keeps the tools it has
  * and lists again before its next turn. A tool keeps its name across listings.
+ *
+ * @since 0.2.0
  */
 export const toRegistry = <R = never>(
   connections: ReadonlyArray<Connection>,
@@ -433,6 +493,8 @@ const renamed = (tool: Tool.Tool, name: string): Tool.Tool => ({ ...tool, name, 
 /**
  * The `Server` a scenario's `mcp` entry describes; `file`, the scenario file, makes its folder the working directory
  * of a command (so that `node ./server.js` means the server beside the file, wherever the process runs).
+ *
+ * @since 0.2.0
  */
 export const fromScenario = (server: Scenario.McpServer, file?: string): Server =>
   "url" in server
@@ -446,6 +508,8 @@ export const fromScenario = (server: Scenario.McpServer, file?: string): Server 
  * several, each is named `<server>_<tool>`. A command runs in the scenario file's folder. Errors name the scenario
  * file and line; when one server fails, those
  * already started are stopped before the error is returned. A scenario without servers is returned as it is.
+ *
+ * @since 0.2.0
  */
 export const withServers = <R>(scenario: Scenario.Scenario<R>, options: Omit<Options, "only"> = {}): Effect.Effect<Scenario.Scenario<R>, McpError, Scope.Scope> =>
   scenario.mcp.length === 0

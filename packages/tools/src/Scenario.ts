@@ -46,8 +46,18 @@
  * functions it offers, is a file edit, never a code change.
  *
  * @example
- * const scenarios = yield* Scenario.loadDirectory("scenarios", implementations)   // needs FileSystem
- * const scenario = Scenario.get(scenarios, "valid-warranty")
+ * ```ts
+ * import { Registry } from "@agentfx/core"
+ * import { Calculator, Clock, Scenario } from "@agentfx/tools"
+ * import { NodeFileSystem } from "@effect/platform-node"
+ * import { Effect } from "effect"
+ *
+ * const implementations = Registry.unsafeMake(Calculator.tool, Clock.tool)
+ * const program = Effect.gen(function* () {
+ *   const scenarios = yield* Scenario.loadDirectory("scenarios", implementations) // every *.md of the folder
+ *   return yield* Scenario.get(scenarios, "valid-warranty")
+ * }).pipe(Effect.provide(NodeFileSystem.layer))
+ * ```
  *
  * @since 0.1.0
  */
@@ -64,7 +74,12 @@ import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
 import * as HttpUrl from "@agentfx/core/HttpUrl"
 
-/** The file cannot be read, has no (or broken) front matter, or a field is invalid. */
+/**
+ * The file cannot be read, has no (or broken) front matter, or a field is invalid.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ScenarioFileError extends Schema.TaggedError<ScenarioFileError>()("ScenarioFileError", {
   file: Schema.String,
   line: Schema.optional(Schema.Number),
@@ -76,7 +91,12 @@ export class ScenarioFileError extends Schema.TaggedError<ScenarioFileError>()("
   }
 }
 
-/** A declared function has no registered implementation. */
+/**
+ * A declared function has no registered implementation.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class MissingImplementation extends Schema.TaggedError<MissingImplementation>()("MissingImplementation", {
   file: Schema.String,
   line: Schema.optional(Schema.Number),
@@ -89,7 +109,12 @@ export class MissingImplementation extends Schema.TaggedError<MissingImplementat
   }
 }
 
-/** A declared function's parameters disagree with its implementation's; `differences` lists every one. */
+/**
+ * A declared function's parameters disagree with its implementation's; `differences` lists every one.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class SchemaDrift extends Schema.TaggedError<SchemaDrift>()("SchemaDrift", {
   file: Schema.String,
   line: Schema.optional(Schema.Number),
@@ -102,7 +127,12 @@ export class SchemaDrift extends Schema.TaggedError<SchemaDrift>()("SchemaDrift"
   }
 }
 
-/** Two scenario files use the same `name`. */
+/**
+ * Two scenario files use the same `name`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DuplicateScenario extends Schema.TaggedError<DuplicateScenario>()("DuplicateScenario", {
   name: Schema.String,
   files: Schema.Array(Schema.String)
@@ -112,10 +142,20 @@ export class DuplicateScenario extends Schema.TaggedError<DuplicateScenario>()("
   }
 }
 
-/** Everything that can make loading scenarios fail. */
+/**
+ * Everything that can make loading scenarios fail.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ScenarioError = ScenarioFileError | MissingImplementation | SchemaDrift | DuplicateScenario
 
-/** No scenario has the name asked for. */
+/**
+ * No scenario has the name asked for.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UnknownScenario extends Schema.TaggedError<UnknownScenario>()("UnknownScenario", {
   name: Schema.String,
   available: Schema.Array(Schema.String)
@@ -129,7 +169,11 @@ const FunctionName = Schema.String.pipe(
   Schema.filter((name) => Either.isRight(Tool.validateName(name)) || "a function name starts with a letter or _, holds only letters, digits, _ and -, and is at most 64 characters")
 )
 
-/** One entry of `available_functions`. */
+/**
+ * One entry of `available_functions`.
+ *
+ * @since 0.1.0
+ */
 export const FunctionSpec = Schema.Struct({
   name: FunctionName,
   description: Schema.String,
@@ -162,6 +206,8 @@ const ServerUrl = Schema.String.pipe(Schema.filter((url) => HttpUrl.isHttp(url) 
 /**
  * One entry of `mcp`, as written: one struct rather than a union of the two kinds, so that a typo is reported as an
  * unknown field instead of as the other kind's missing one; which fields go together is checked after.
+ *
+ * @since 0.1.0
  */
 export const McpServerSpec = Schema.Struct({
   name: ServerName,
@@ -176,7 +222,11 @@ export const McpServerSpec = Schema.Struct({
   variables: Schema.optional(VariableNames)
 })
 
-/** The front matter of a scenario file, as written. */
+/**
+ * The front matter of a scenario file, as written.
+ *
+ * @since 0.1.0
+ */
 export const FrontMatter = Schema.Struct({
   name: Schema.String.pipe(
     Schema.filter((name) => /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || "a scenario name holds letters, digits, '.', '_' and '-' and starts with a letter or digit")
@@ -187,14 +237,30 @@ export const FrontMatter = Schema.Struct({
   available_functions: Schema.Array(FunctionSpec),
   mcp: Schema.optional(Schema.Array(McpServerSpec))
 })
+/**
+ * The front matter of a scenario file (the type of the `FrontMatter` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface FrontMatter extends Schema.Schema.Type<typeof FrontMatter> {}
 
-/** A declared function: what the model is told, and where it was declared. */
+/**
+ * A declared function: what the model is told, and where it was declared.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface DeclaredFunction extends FunctionDeclaration.FunctionDeclaration {
   readonly line?: number | undefined
 }
 
-/** An MCP server a scenario names, and where: started with a command (stdio) or reached at a URL. */
+/**
+ * An MCP server a scenario names, and where: started with a command (stdio) or reached at a URL.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type McpServer =
   | {
       readonly name: string
@@ -231,7 +297,12 @@ const mcpServerOf = (spec: Schema.Schema.Type<typeof McpServerSpec>, line: numbe
   return Either.left({ reason: "give `command` (a server started over stdio) or `url` (Streamable HTTP)" })
 }
 
-/** A parsed scenario file, not yet resolved against implementations. */
+/**
+ * A parsed scenario file, not yet resolved against implementations.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Definition {
   readonly file: string
   readonly name: string
@@ -249,6 +320,9 @@ export interface Definition {
 /**
  * A scenario resolved against implementations. `registry` holds exactly the declared functions, in declared
  * order, each with the scenario's description and parameters and the implementation's handler.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Scenario<out R = never> extends Definition {
   readonly registry: Registry.Registry<R>
@@ -273,10 +347,20 @@ const splitFrontMatter = (
   return Either.right({ yaml: lines.slice(1, close).join("\n"), yamlLine: 2, body: lines.slice(close + 1).join("\n").trim() })
 }
 
-/** Where `${NAME}` in an MCP entry's `headers` and `env` values is looked up. */
+/**
+ * Where `${NAME}` in an MCP entry's `headers` and `env` values is looked up.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Environment = Readonly<Record<string, string | undefined>>
 
-/** Why a `${NAME}` cannot be expanded: the entry does not list it, or it is not set. */
+/**
+ * Why a `${NAME}` cannot be expanded: the entry does not list it, or it is not set.
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export interface Unexpanded {
   readonly name: string
   readonly listed: boolean
@@ -285,6 +369,8 @@ export interface Unexpanded {
 /**
  * `value` with each `${NAME}` replaced by the variable's value (`$${NAME}` is a literal `${NAME}`), or the first
  * variable that cannot be: one not in `allowed` (none is read then), or one that is not set.
+ *
+ * @since 0.1.0
  */
 export const expandVariables = (value: string, env: Environment, allowed: ReadonlyArray<string>): Either.Either<string, Unexpanded> => {
   let refused: Unexpanded | undefined
@@ -309,6 +395,8 @@ const unexpandedReason = ({ name, listed }: Unexpanded): string =>
  * Parses a scenario file's text; `file` names it in errors. `${NAME}` in an MCP entry's `headers` and `env` values
  * is taken from `env` (default: the process's environment), so that secrets stay out of the file, when the entry lists
  * `NAME` in its `variables`; a variable not listed, or not set, is a `ScenarioFileError` naming it.
+ *
+ * @since 0.1.0
  */
 export const parse = (text: string, file: string, env: Environment = process.env): Either.Either<Definition, ScenarioFileError> =>
   Either.gen(function* () {
@@ -404,6 +492,8 @@ const dropUndefined = (problem: YamlSource.Problem) => ({
 /**
  * Resolves every declared function to its implementation in `implementations`. A function without one is
  * `MissingImplementation`; parameters that disagree with the implementation's declaration are `SchemaDrift`.
+ *
+ * @since 0.1.0
  */
 export const resolve = <R>(
   definition: Definition,
@@ -435,16 +525,30 @@ const redeclare = <R>(tool: Tool.Tool<R>, declared: DeclaredFunction): Tool.Tool
   run: tool.run
 })
 
-/** Implementations to resolve against: one registry, or one per scenario (e.g. built-ins plus stand-ins). */
+/**
+ * Implementations to resolve against: one registry, or one per scenario (e.g. built-ins plus stand-ins).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Implementations<R> = Registry.Registry<R> | ((definition: Definition) => Registry.Registry<R>)
 
-/** Limits on reading scenario files. */
+/**
+ * Limits on reading scenario files.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface LoadOptions {
   /** Largest scenario file read (default 4 MiB); larger ones, and anything not a regular file, are refused unread. */
   readonly maxBytes?: number
 }
 
-/** Reads, parses and resolves one scenario file. */
+/**
+ * Reads, parses and resolves one scenario file.
+ *
+ * @since 0.1.0
+ */
 export const load = <R>(
   file: string,
   implementations: Implementations<R>,
@@ -461,6 +565,8 @@ export const load = <R>(
 /**
  * Loads every `*.md` file of a directory (not recursive, sorted by file name; `README.md` is skipped), each
  * resolved against `implementations`. Two files with one scenario name are `DuplicateScenario`.
+ *
+ * @since 0.1.0
  */
 export const loadDirectory = <R>(
   directory: string,
@@ -484,7 +590,11 @@ export const loadDirectory = <R>(
     return scenarios
   })
 
-/** The scenario named `name`, or `UnknownScenario`. */
+/**
+ * The scenario named `name`, or `UnknownScenario`.
+ *
+ * @since 0.1.0
+ */
 export const get = <R>(scenarios: Iterable<Scenario<R>>, name: string): Either.Either<Scenario<R>, UnknownScenario> => {
   const all = [...scenarios]
   const found = all.find((scenario) => scenario.name === name)

@@ -4,8 +4,13 @@
  * `^` binds tighter than unary minus (`-2^2 = -4`) and is right-associative (`2^3^2 = 512`).
  *
  * @example
- * Calculator.evaluate("2 × (3 + 4) ^ 2")   // Right(98)
+ * ```ts
+ * import { Registry } from "@agentfx/core"
+ * import { Calculator } from "@agentfx/tools"
+ *
+ * console.log(Calculator.evaluate("2 × (3 + 4) ^ 2")) // Right(98)
  * const registry = Registry.unsafeMake(Calculator.tool)
+ * ```
  *
  * @since 0.1.0
  */
@@ -14,7 +19,12 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { Tool } from "@agentfx/core"
 
-/** The expression cannot be parsed; `position` is the 0-based character offset of the problem. */
+/**
+ * The expression cannot be parsed; `position` is the 0-based character offset of the problem.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class InvalidExpression extends Schema.TaggedError<InvalidExpression>()("InvalidExpression", {
   expression: Schema.String,
   position: Schema.Number,
@@ -25,7 +35,12 @@ export class InvalidExpression extends Schema.TaggedError<InvalidExpression>()("
   }
 }
 
-/** A division (or a negative power of zero) by zero. */
+/**
+ * A division (or a negative power of zero) by zero.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class DivisionByZero extends Schema.TaggedError<DivisionByZero>()("DivisionByZero", {
   expression: Schema.String,
   position: Schema.Number
@@ -35,7 +50,12 @@ export class DivisionByZero extends Schema.TaggedError<DivisionByZero>()("Divisi
   }
 }
 
-/** The expression parses, but its value is not a finite real number (overflow, even root of a negative). */
+/**
+ * The expression parses, but its value is not a finite real number (overflow, even root of a negative).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ArithmeticError extends Schema.TaggedError<ArithmeticError>()("ArithmeticError", {
   expression: Schema.String,
   reason: Schema.String
@@ -45,13 +65,26 @@ export class ArithmeticError extends Schema.TaggedError<ArithmeticError>()("Arit
   }
 }
 
-/** Every failure of `evaluate`. */
+/**
+ * Every failure of `evaluate`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type CalculatorError = InvalidExpression | DivisionByZero | ArithmeticError
 
-/** Longest expression accepted; a model has no reason to send more, and it bounds the work. */
+/**
+ * Longest expression accepted; a model has no reason to send more, and it bounds the work.
+ *
+ * @since 0.1.0
+ */
 export const maxLength = 1_000
 
-/** Deepest parenthesis / unary nesting; the parser is recursive, so this keeps the stack safe. */
+/**
+ * Deepest parenthesis / unary nesting; the parser is recursive, so this keeps the stack safe.
+ *
+ * @since 0.1.0
+ */
 export const maxDepth = 100
 
 type Token =
@@ -193,6 +226,8 @@ const parse = (expression: string, tokens: ReadonlyArray<Token>): number => {
 /**
  * Evaluates an arithmetic expression. The result is rounded to 15 significant digits, so binary floating-point
  * noise (`0.1 + 0.2`) does not reach the model as `0.30000000000000004`.
+ *
+ * @since 0.1.0
  */
 export const evaluate = (expression: string): Either.Either<number, CalculatorError> => {
   if (expression.length > maxLength) {
@@ -211,18 +246,34 @@ export const evaluate = (expression: string): Either.Either<number, CalculatorEr
   }
 }
 
-/** The tool's arguments. */
+/**
+ * The tool's arguments.
+ *
+ * @since 0.1.0
+ */
 export const Parameters = Schema.Struct({
   expression: Schema.String.annotations({ description: "Arithmetic expression, e.g. \"(12.5 + 7) * 3 ^ 2 / -4\"" })
 })
 
-/** What the tool returns. */
+/**
+ * What the tool returns.
+ *
+ * @since 0.1.0
+ */
 export const Result = Schema.Struct({ expression: Schema.String, result: Schema.Number })
 
-/** The tool's failures, as sent to the model. */
+/**
+ * The tool's failures, as sent to the model.
+ *
+ * @since 0.1.0
+ */
 export const Failures = Schema.Union(InvalidExpression, DivisionByZero, ArithmeticError)
 
-/** The `calculator` tool: `{expression}` → `{expression, result}`. */
+/**
+ * The `calculator` tool: `{expression}` → `{expression, result}`.
+ *
+ * @since 0.1.0
+ */
 export const tool = Tool.make("calculator", {
   description:
     "Evaluates an arithmetic expression exactly as written: + - * / ^ (power), parentheses, decimals and unary minus.",

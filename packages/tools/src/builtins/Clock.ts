@@ -3,8 +3,14 @@
  * (and replays) control it with `TestClock`.
  *
  * @example
+ * ```ts
+ * import { Registry } from "@agentfx/core"
+ * import { Clock } from "@agentfx/tools"
+ *
  * const registry = Registry.unsafeMake(Clock.tool)
- * // the model calls clock({ time_zone: "Europe/Oslo" }) → { time_zone, iso: "2024-01-15T13:00:00+01:00", ... }
+ * // the model calls clock({ time_zone: "Europe/Oslo" }) and gets { time_zone, iso: "2024-01-15T13:00:00+01:00", ... }
+ * console.log(Clock.at(Date.UTC(2024, 0, 15, 12), "Europe/Oslo")) // Right({ time_zone: "Europe/Oslo", iso: "2024-01-15T13:00:00+01:00", ... })
+ * ```
  *
  * @since 0.1.0
  */
@@ -14,7 +20,12 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { Tool } from "@agentfx/core"
 
-/** The time zone is not one the runtime's IANA database knows. */
+/**
+ * The time zone is not one the runtime's IANA database knows.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UnknownTimeZone extends Schema.TaggedError<UnknownTimeZone>()("UnknownTimeZone", {
   timeZone: Schema.String
 }) {
@@ -23,14 +34,22 @@ export class UnknownTimeZone extends Schema.TaggedError<UnknownTimeZone>()("Unkn
   }
 }
 
-/** The tool's arguments. */
+/**
+ * The tool's arguments.
+ *
+ * @since 0.1.0
+ */
 export const Parameters = Schema.Struct({
   time_zone: Schema.optional(
     Schema.String.annotations({ description: "IANA time zone, e.g. \"Europe/Oslo\" (default \"UTC\")" })
   )
 })
 
-/** What the tool returns. */
+/**
+ * What the tool returns.
+ *
+ * @since 0.1.0
+ */
 export const Result = Schema.Struct({
   time_zone: Schema.String,
   /** ISO 8601 with the zone's offset, e.g. `2024-01-15T13:00:00+01:00`. */
@@ -41,6 +60,12 @@ export const Result = Schema.Struct({
   utc_offset: Schema.String,
   unix_ms: Schema.Number
 })
+/**
+ * What the tool returns (the type of the `Result` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Result extends Schema.Schema.Type<typeof Result> {}
 
 const formatterFor = (timeZone: string): Either.Either<Intl.DateTimeFormat, UnknownTimeZone> => {
@@ -65,7 +90,11 @@ const formatterFor = (timeZone: string): Either.Either<Intl.DateTimeFormat, Unkn
   }
 }
 
-/** The wall-clock reading of `unixMs` in `timeZone`. */
+/**
+ * The wall-clock reading of `unixMs` in `timeZone`.
+ *
+ * @since 0.1.0
+ */
 export const at = (unixMs: number, timeZone = "UTC"): Either.Either<Result, UnknownTimeZone> =>
   Either.map(formatterFor(timeZone), (formatter) => {
     const parts = Object.fromEntries(formatter.formatToParts(new Date(unixMs)).map((part) => [part.type, part.value]))
@@ -86,7 +115,11 @@ export const at = (unixMs: number, timeZone = "UTC"): Either.Either<Result, Unkn
     }
   })
 
-/** The `clock` tool: `{time_zone?}` → the current time there. */
+/**
+ * The `clock` tool: `{time_zone?}` → the current time there.
+ *
+ * @since 0.1.0
+ */
 export const tool = Tool.make("clock", {
   description: "Current date and time in an IANA time zone (default UTC).",
   parameters: Parameters,

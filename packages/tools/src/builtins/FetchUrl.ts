@@ -7,7 +7,12 @@
  * refused, and so is an allow-list entry that could never match.
  *
  * @example
+ * ```ts
+ * import { Registry } from "@agentfx/core"
+ * import { FetchUrl } from "@agentfx/tools"
+ *
  * const registry = Registry.unsafeMake(FetchUrl.make({ allowHosts: ["example.com", "*.wikipedia.org"] }))
+ * ```
  *
  * @since 0.1.0
  */
@@ -24,7 +29,12 @@ import { Tool } from "@agentfx/core"
 import * as Address from "../internal/address.js"
 import { canonicalAddress } from "../internal/address.js"
 
-/** The URL may not be fetched; `reason` says why. */
+/**
+ * The URL may not be fetched; `reason` says why.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class UrlRefused extends Schema.TaggedError<UrlRefused>()("UrlRefused", {
   url: Schema.String,
   reason: Schema.String
@@ -34,7 +44,12 @@ export class UrlRefused extends Schema.TaggedError<UrlRefused>()("UrlRefused", {
   }
 }
 
-/** The response did not complete within the timeout. */
+/**
+ * The response did not complete within the timeout.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class FetchTimeout extends Schema.TaggedError<FetchTimeout>()("FetchTimeout", {
   url: Schema.String,
   after: Schema.DurationFromMillis
@@ -44,7 +59,12 @@ export class FetchTimeout extends Schema.TaggedError<FetchTimeout>()("FetchTimeo
   }
 }
 
-/** The response body is larger than the byte limit. */
+/**
+ * The response body is larger than the byte limit.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class ResponseTooLarge extends Schema.TaggedError<ResponseTooLarge>()("ResponseTooLarge", {
   url: Schema.String,
   limit: Schema.Number
@@ -54,7 +74,12 @@ export class ResponseTooLarge extends Schema.TaggedError<ResponseTooLarge>()("Re
   }
 }
 
-/** The request failed (connection refused, DNS, TLS, too many redirects, ...). */
+/**
+ * The request failed (connection refused, DNS, TLS, too many redirects, ...).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class FetchFailed extends Schema.TaggedError<FetchFailed>()("FetchFailed", {
   url: Schema.String,
   reason: Schema.String
@@ -64,7 +89,12 @@ export class FetchFailed extends Schema.TaggedError<FetchFailed>()("FetchFailed"
   }
 }
 
-/** An allow-list entry that could never match anything; refused rather than silently ignored. */
+/**
+ * An allow-list entry that could never match anything; refused rather than silently ignored.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class AllowListInvalid extends Schema.TaggedError<AllowListInvalid>()("AllowListInvalid", {
   entry: Schema.String,
   reason: Schema.String
@@ -74,11 +104,26 @@ export class AllowListInvalid extends Schema.TaggedError<AllowListInvalid>()("Al
   }
 }
 
-/** Every refusal and failure of `fetch_url`. */
+/**
+ * Every refusal and failure of `fetch_url`.
+ *
+ * @since 0.1.0
+ */
 export const FetchError = Schema.Union(UrlRefused, FetchTimeout, ResponseTooLarge, FetchFailed, AllowListInvalid)
+/**
+ * Any refusal or failure of `fetch_url` (the type of the `FetchError` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FetchError = typeof FetchError.Type
 
-/** The allow-list and limits of `fetch_url`. */
+/**
+ * The allow-list and limits of `fetch_url`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /**
    * Hosts that may be fetched, each with an optional `:port` (without one, any port): a name (`example.com`),
@@ -100,12 +145,33 @@ export interface Options {
   readonly resolve?: (hostname: string) => Promise<ReadonlyArray<string>>
 }
 
-/** Defaults for the options left out. */
+/**
+ * The default `timeout`: 10 seconds for the whole exchange, redirects and body included.
+ *
+ * @since 0.1.0
+ */
 export const defaultTimeout = Duration.seconds(10)
+/**
+ * The default `maxBytes`: 1,000,000 bytes of a response body.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const defaultMaxBytes = 1_000_000
+/**
+ * The default `maxRedirects`: 5 redirects followed.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const defaultMaxRedirects = 5
 
-/** One parsed allow-list entry. */
+/**
+ * One parsed allow-list entry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AllowEntry =
   | { readonly _tag: "Name"; readonly name: string; readonly port: number | undefined }
   | { readonly _tag: "Subdomains"; readonly suffix: string; readonly port: number | undefined }
@@ -116,7 +182,11 @@ const normaliseHost = (host: string): string => host.toLowerCase().replace(/\.$/
 /** How the WHATWG URL parser spells `host`, or undefined if it is no host at all. */
 const urlSpelling = (host: string): string | undefined => URL.parse(`http://${host}/`)?.hostname
 
-/** Parses one allow-list entry, or says why it could never match. */
+/**
+ * Parses one allow-list entry, or says why it could never match.
+ *
+ * @since 0.1.0
+ */
 export const parseEntry = (entry: string): AllowEntry | AllowListInvalid => {
   const invalid = (reason: string) => new AllowListInvalid({ entry, reason })
   const text = entry.trim().toLowerCase()
@@ -167,7 +237,11 @@ const parsePort = (text: string): number | undefined => {
   return port >= 1 && port <= 65535 ? port : -1
 }
 
-/** Every entry parsed, or the first that could never match. */
+/**
+ * Every entry parsed, or the first that could never match.
+ *
+ * @since 0.1.0
+ */
 export const parseAllowList = (allowHosts: ReadonlyArray<string>): ReadonlyArray<AllowEntry> | AllowListInvalid => {
   const entries: Array<AllowEntry> = []
   for (const entry of allowHosts) {
@@ -178,7 +252,11 @@ export const parseAllowList = (allowHosts: ReadonlyArray<string>): ReadonlyArray
   return entries
 }
 
-/** Checks every allow-list entry of `options` up front, so a typo fails at startup rather than at the first fetch. */
+/**
+ * Checks every allow-list entry of `options` up front, so a typo fails at startup rather than at the first fetch.
+ *
+ * @since 0.1.0
+ */
 export const validate = (options: Options): Effect.Effect<Options, AllowListInvalid> => {
   const parsed = parseAllowList(options.allowHosts)
   return parsed instanceof AllowListInvalid ? Effect.fail(parsed) : Effect.succeed(options)
@@ -202,7 +280,11 @@ const entryMatches = (entry: AllowEntry, url: URL): boolean => {
   return entry._tag === "Name" ? host === entry.name : host.endsWith(entry.suffix)
 }
 
-/** Whether `hostname` (as `URL` gives it) is on the allow-list, on any port. Invalid entries match nothing. */
+/**
+ * Whether `hostname` (as `URL` gives it) is on the allow-list, on any port. Invalid entries match nothing.
+ *
+ * @since 0.1.0
+ */
 export const isAllowed = (allowHosts: ReadonlyArray<string>, hostname: string): boolean => {
   let url: URL
   try {
@@ -216,7 +298,11 @@ export const isAllowed = (allowHosts: ReadonlyArray<string>, hostname: string): 
   })
 }
 
-/** Checks a URL before any connection is made: scheme, credentials, host and port, and a literal address. */
+/**
+ * Checks a URL before any connection is made: scheme, credentials, host and port, and a literal address.
+ *
+ * @since 0.1.0
+ */
 export const checkUrl = (allowHosts: ReadonlyArray<string>, url: string, options: { readonly allowPrivateAddresses?: boolean } = {}): UrlRefused | AllowListInvalid | URL => {
   const entries = parseAllowList(allowHosts)
   if (entries instanceof AllowListInvalid) return entries
@@ -266,12 +352,20 @@ const describeCause = (error: unknown): string => {
   return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message
 }
 
-/** The tool's arguments. */
+/**
+ * The tool's arguments.
+ *
+ * @since 0.1.0
+ */
 export const Parameters = Schema.Struct({
   url: Schema.String.annotations({ description: "Absolute http or https URL" })
 })
 
-/** What the tool returns: any status; the body as text. */
+/**
+ * What the tool returns: any status; the body as text.
+ *
+ * @since 0.1.0
+ */
 export const Result = Schema.Struct({
   /** The final URL, after redirects. */
   url: Schema.String,
@@ -279,9 +373,19 @@ export const Result = Schema.Struct({
   content_type: Schema.String,
   body: Schema.String
 })
+/**
+ * What the tool returns (the type of the `Result` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Result extends Schema.Schema.Type<typeof Result> {}
 
-/** One GET with the limits of `options`, as an Effect (the tool's handler). */
+/**
+ * One GET with the limits of `options`, as an Effect (the tool's handler).
+ *
+ * @since 0.1.0
+ */
 export const get = (options: Options, url: string): Effect.Effect<Result, FetchError> => {
   const timeout = Duration.decode(options.timeout ?? defaultTimeout)
   const maxBytes = options.maxBytes ?? defaultMaxBytes
@@ -405,7 +509,11 @@ const readBody = (response: IncomingMessage, url: string, maxBytes: number): Eff
     return Effect.sync(() => response.destroy())
   })
 
-/** The `fetch_url` tool: `{url}` → `{url, status, content_type, body}` (any status; redirects followed). */
+/**
+ * The `fetch_url` tool: `{url}` → `{url, status, content_type, body}` (any status; redirects followed).
+ *
+ * @since 0.1.0
+ */
 export const make = (options: Options) =>
   Tool.make("fetch_url", {
     // A little over our own timeout, so the typed FetchTimeout wins over the executor's generic one.

@@ -6,7 +6,12 @@
  * The tools use `@effect/platform`'s `FileSystem`: provide `NodeFileSystem.layer` (or `NodeContext.layer`).
  *
  * @example
+ * ```ts
+ * import { Registry } from "@agentfx/core"
+ * import { Files } from "@agentfx/tools"
+ *
  * const registry = Registry.unsafeMake(...Files.tools({ root: "./docs", maxBytes: 64 * 1024 }))
+ * ```
  *
  * @since 0.1.0
  */
@@ -20,7 +25,12 @@ import * as NodePath from "node:path"
 import { Tool } from "@agentfx/core"
 import { isInside, type Opened, openInside } from "../internal/openInside.js"
 
-/** The path is not one the tool may touch; `reason` says why. */
+/**
+ * The path is not one the tool may touch; `reason` says why.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class PathRefused extends Schema.TaggedError<PathRefused>()("PathRefused", {
   path: Schema.String,
   reason: Schema.String
@@ -30,7 +40,12 @@ export class PathRefused extends Schema.TaggedError<PathRefused>()("PathRefused"
   }
 }
 
-/** Nothing exists at the path (or a symbolic link there points nowhere). */
+/**
+ * Nothing exists at the path (or a symbolic link there points nowhere).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFound", {
   path: Schema.String
 }) {
@@ -39,7 +54,12 @@ export class FileNotFound extends Schema.TaggedError<FileNotFound>()("FileNotFou
   }
 }
 
-/** A file was expected and a directory (or device, ...) found, or the other way round. */
+/**
+ * A file was expected and a directory (or device, ...) found, or the other way round.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class WrongFileType extends Schema.TaggedError<WrongFileType>()("WrongFileType", {
   path: Schema.String,
   expected: Schema.String,
@@ -50,7 +70,12 @@ export class WrongFileType extends Schema.TaggedError<WrongFileType>()("WrongFil
   }
 }
 
-/** The file is larger than the configured limit. */
+/**
+ * The file is larger than the configured limit.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()("FileTooLarge", {
   path: Schema.String,
   size: Schema.Number,
@@ -61,7 +86,12 @@ export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()("FileTooLar
   }
 }
 
-/** The file's content is not valid UTF-8 text. */
+/**
+ * The file's content is not valid UTF-8 text.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class NotText extends Schema.TaggedError<NotText>()("NotText", {
   path: Schema.String
 }) {
@@ -70,7 +100,12 @@ export class NotText extends Schema.TaggedError<NotText>()("NotText", {
   }
 }
 
-/** The file system refused (permissions, the root is missing, ...). */
+/**
+ * The file system refused (permissions, the root is missing, ...).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class FileAccessFailed extends Schema.TaggedError<FileAccessFailed>()("FileAccessFailed", {
   path: Schema.String,
   reason: Schema.String
@@ -80,11 +115,26 @@ export class FileAccessFailed extends Schema.TaggedError<FileAccessFailed>()("Fi
   }
 }
 
-/** Every refusal and failure of `read_file` and `list_dir`. */
+/**
+ * Every refusal and failure of `read_file` and `list_dir`.
+ *
+ * @since 0.1.0
+ */
 export const FilesError = Schema.Union(PathRefused, FileNotFound, WrongFileType, FileTooLarge, NotText, FileAccessFailed)
+/**
+ * Any refusal or failure of `read_file` and `list_dir` (the type of the `FilesError` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FilesError = typeof FilesError.Type
 
-/** Where the tools are confined, and their limits. */
+/**
+ * Where the tools are confined, and their limits.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options {
   /** The directory the tools are confined to. */
   readonly root: string
@@ -94,12 +144,24 @@ export interface Options {
   readonly maxEntries?: number
 }
 
-/** `read_file`'s limit unless `maxBytes` says otherwise. */
+/**
+ * `read_file`'s limit unless `maxBytes` says otherwise.
+ *
+ * @since 0.1.0
+ */
 export const defaultMaxBytes = 1024 * 1024
-/** `list_dir`'s limit unless `maxEntries` says otherwise. */
+/**
+ * `list_dir`'s limit unless `maxEntries` says otherwise.
+ *
+ * @since 0.1.0
+ */
 export const defaultMaxEntries = 1_000
 
-/** Checks the shape of a model-supplied path before it touches the file system. */
+/**
+ * Checks the shape of a model-supplied path before it touches the file system.
+ *
+ * @since 0.1.0
+ */
 export const checkRelative = (path: string): PathRefused | undefined => {
   const refuse = (reason: string) => new PathRefused({ path, reason })
   if (path.includes("\u0000")) return refuse("it contains a NUL character")
@@ -198,15 +260,27 @@ const readBounded = (realRoot: string, real: string, path: string, limit: number
     })
   )
 
-/** `read_file`'s arguments. */
+/**
+ * `read_file`'s arguments.
+ *
+ * @since 0.1.0
+ */
 export const ReadFileParameters = Schema.Struct({
   path: Schema.String.annotations({ description: "Path of the file, relative to the root directory" })
 })
 
-/** What `read_file` returns. */
+/**
+ * What `read_file` returns.
+ *
+ * @since 0.1.0
+ */
 export const ReadFileResult = Schema.Struct({ path: Schema.String, size: Schema.Number, content: Schema.String })
 
-/** The `read_file` tool: `{path}` → `{path, size, content}` for a UTF-8 file under the root. */
+/**
+ * The `read_file` tool: `{path}` → `{path, size, content}` for a UTF-8 file under the root.
+ *
+ * @since 0.1.0
+ */
 export const readFile = (options: Options) => {
   const limit = options.maxBytes ?? defaultMaxBytes
   return Tool.make("read_file", {
@@ -225,20 +299,38 @@ export const readFile = (options: Options) => {
   })
 }
 
-/** One `list_dir` entry; `size` for files only. */
+/**
+ * One `list_dir` entry; `size` for files only.
+ *
+ * @since 0.1.0
+ */
 export const Entry = Schema.Struct({
   name: Schema.String,
   type: Schema.Literal("file", "directory", "other"),
   size: Schema.optional(Schema.Number)
 })
+/**
+ * One `list_dir` entry (the type of the `Entry` schema).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Entry extends Schema.Schema.Type<typeof Entry> {}
 
-/** `list_dir`'s arguments. */
+/**
+ * `list_dir`'s arguments.
+ *
+ * @since 0.1.0
+ */
 export const ListDirParameters = Schema.Struct({
   path: Schema.optional(Schema.String.annotations({ description: "Directory relative to the root (default: the root itself)" }))
 })
 
-/** What `list_dir` returns. */
+/**
+ * What `list_dir` returns.
+ *
+ * @since 0.1.0
+ */
 export const ListDirResult = Schema.Struct({
   path: Schema.String,
   entries: Schema.Array(Entry),
@@ -250,6 +342,8 @@ export const ListDirResult = Schema.Struct({
  * The `list_dir` tool: `{path?}` → the directory's entries, sorted by name. Entries whose real location is
  * outside the root (symbolic links leading out) and dangling links are left out: listing them would disclose
  * what lies outside.
+ *
+ * @since 0.1.0
  */
 export const listDir = (options: Options) => {
   const limit = options.maxEntries ?? defaultMaxEntries
@@ -306,5 +400,9 @@ const entryOf = async (realRoot: string, entryPath: string): Promise<{ type: Ent
   return followed.dev === unfollowed.dev && followed.ino === unfollowed.ino ? of(unfollowed) : undefined
 }
 
-/** Both tools with the same options. */
+/**
+ * Both tools with the same options.
+ *
+ * @since 0.1.0
+ */
 export const tools = (options: Options) => [readFile(options), listDir(options)] as const
