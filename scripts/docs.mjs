@@ -15,7 +15,7 @@
  * Fails (exit 1) when docgen fails for any package (a missing `@since`, an example that does not compile or throws)
  * or prints a warning or an error; prints one line per package otherwise.
  *
- *   npx -y pnpm@10 docs      (part of .ci/run)
+ *   npx -y pnpm@10 run docs    (part of .ci/run)
  */
 import { spawnSync } from "node:child_process"
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -138,7 +138,7 @@ writeFileSync(
     "",
     "# agentfx API reference",
     "",
-    "Generated from the JSDoc of the sources by `npx -y pnpm@10 docs` (@effect/docgen); every example on these pages",
+    "Generated from the JSDoc of the sources by `npx -y pnpm@10 run docs` (@effect/docgen); every example on these pages",
     "was type-checked and run when they were made. The runnable programs to copy from are in `examples/`.",
     "",
     ...sections,

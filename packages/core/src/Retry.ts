@@ -121,7 +121,11 @@ export const policy = (options: PolicyOptions = {}): Policy => {
  * `never`, undefined for any other Schedule (it does not say). What a status line shows as "attempt 2/4".
  *
  * @example
- * Retry.maxAttempts(Retry.defaultPolicy) // 4
+ * ```ts
+ * import { Retry } from "@agentfx/core"
+ *
+ * const attempts = Retry.maxAttempts(Retry.defaultPolicy) // 4: the first and 3 retries
+ * ```
  *
  * @since 0.2.0
  * @category getters

@@ -247,10 +247,20 @@ interface Injection {
 
 const maxBody = 20 * 1024 * 1024
 
-/** The largest Gemini Live client frame unless `maxLiveFrameBytes` says otherwise: the REST body limit, 20 MiB. */
+/**
+ * The largest Gemini Live client frame unless `maxLiveFrameBytes` says otherwise: the REST body limit, 20 MiB.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
 export const defaultMaxLiveFrameBytes = maxBody
 
-/** How long a Gemini Live connection may go without its `setup` unless `liveSetupTimeout` says otherwise. */
+/**
+ * How long a Gemini Live connection may go without its `setup` unless `liveSetupTimeout` says otherwise.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
 export const defaultLiveSetupTimeout: Duration.Duration = Duration.seconds(10)
 
 /**
