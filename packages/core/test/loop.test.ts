@@ -62,6 +62,22 @@ describe("Loop.run", () => {
       expect(slept[0]).toBeGreaterThanOrEqual(40_000)
     }))
 
+  it.effect("an attempt keeps the run's clock: only the waits between attempts go to the retry clock", () =>
+    Effect.gen(function* () {
+      const slept: Array<number> = []
+      const real = yield* Effect.clock
+      const retryClock: Clock.Clock = { ...real, sleep: (duration) => Effect.sync(() => void slept.push(Duration.toMillis(duration))) }
+      const fiber = yield* Loop.run(
+        { registry, prompt: "hi", retry: Retry.policy({ base: "1 second", maxRetries: 3 }) },
+        // The hook itself waits (as recording a step may): on the run's clock, here the test clock.
+        { retryClock, attempt: (_turn, _attempt, request) => Effect.zipRight(Effect.sleep("5 seconds"), request) }
+      ).pipe(Effect.provide(Scripted.layer([{ error: overloaded }, { text: "done" }])), Effect.fork)
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* Fiber.join(fiber)).text).toBe("done")
+      expect(slept).toHaveLength(1)
+      expect(slept[0]).toBeLessThan(5_000)
+    }))
+
   it.effect("without hooks it is Agent.run", () =>
     Effect.gen(function* () {
       const script = [{ calls: [{ name: "add", args: { a: 1, b: 2 } }] }, { text: "3" }]

@@ -227,7 +227,9 @@ export class Run<R> {
     attempt: number,
     request: Effect.Effect<LanguageModel.Response, ModelError.ModelError>
   ): Effect.Effect<LanguageModel.Response, ModelError.ModelError> {
-    return this.hooks.attempt === undefined ? request : this.hooks.attempt(turn, attempt, request)
+    const recorded = this.hooks.attempt === undefined ? request : this.hooks.attempt(turn, attempt, request)
+    // The retry clock is for the waits between attempts alone: an attempt (and whatever records it) keeps the run's.
+    return this.hooks.retryClock === undefined ? recorded : Effect.withClock(recorded, this.clock)
   }
 
   /** The retry waits on the hooks' clock, when they give one. */
