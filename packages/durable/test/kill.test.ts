@@ -21,14 +21,17 @@ const configFor = (block?: string): ChildConfig => {
 const counts = (config: ChildConfig): Record<string, number> => {
   const text = fs.existsSync(config.counter) ? fs.readFileSync(config.counter, "utf8") : ""
   const counted: Record<string, number> = {}
-  for (const id of text.split("\n").filter((line) => line !== "")) counted[id] = (counted[id] ?? 0) + 1
+  for (const line of text.split("\n").filter((line) => line !== "")) {
+    const id = line.split(" ")[0]!
+    counted[id] = (counted[id] ?? 0) + 1
+  }
   return counted
 }
 
 /** Runs to `block`, kills the runner there, resumes with a second one: its result and the side effects counted. */
 const killedAt = async (block: string) => {
   const config = configFor(block)
-  const first = start(config)
+  const first = await start(config)
   await first.line("blocked")
   await first.kill()
   const { block: _, ...resumed } = config

@@ -53,6 +53,8 @@ export interface PgOptions {
   readonly shardLockRefreshInterval?: Duration.DurationInput | undefined
   /** How often a runner reads the store for messages sent by other processes (default 1 s). */
   readonly messagePollInterval?: Duration.DurationInput | undefined
+  /** How often a runner checks that the others answer; one that does not loses its shards (default 1 minute). */
+  readonly runnerHealthCheckInterval?: Duration.DurationInput | undefined
 }
 
 /** A cause as one line: the first failure's or defect's message. */
@@ -173,6 +175,7 @@ export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunSto
       runnerAddress: Option.some(RunnerAddress.make(runner.host, runner.port)),
       ...(options.shardLockExpiration === undefined ? {} : { shardLockExpiration: options.shardLockExpiration }),
       ...(options.shardLockRefreshInterval === undefined ? {} : { shardLockRefreshInterval: options.shardLockRefreshInterval }),
+      ...(options.runnerHealthCheckInterval === undefined ? {} : { runnerHealthCheckInterval: options.runnerHealthCheckInterval }),
       entityMessagePollInterval: options.messagePollInterval ?? "1 second"
     }
   })

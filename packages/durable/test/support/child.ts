@@ -25,8 +25,13 @@ const tool = (name: string) =>
     needsApproval: (config.approve ?? []).includes(name),
     handler: ({ key }, { callId }) =>
       Effect.gen(function* () {
-        if (config.toolDelayMs !== undefined) yield* Effect.sleep(config.toolDelayMs)
-        yield* Effect.sync(() => fs.appendFileSync(config.counter, `${callId}\n`))
+        // A tool that takes its time says when it begins too, so a test can kill a runner inside a call.
+        if (config.toolDelayMs !== undefined) {
+          yield* Effect.sync(() => fs.appendFileSync(config.counter, `${callId} ${config.port ?? 0} begin\n`))
+          yield* Effect.sleep(config.toolDelayMs)
+        }
+        // The call, and which runner ran it (its port; 0 on SQLite).
+        yield* Effect.sync(() => fs.appendFileSync(config.counter, `${callId} ${config.port ?? 0}\n`))
         yield* block(`inside:${callId}`)
         return { done: `${name}:${key}` }
       })

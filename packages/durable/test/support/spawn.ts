@@ -1,14 +1,18 @@
 /**
- * Runs the child runner (`child.ts`, through tsx, our packages from their sources) and follows its output: the
- * test waits for a line (`blocked`, `result …`, `waiting …`) with a bound, and may kill the child with SIGKILL.
+ * Runs the child runner (`child.ts`, bundled: support/bundle.ts) and follows its output: the test waits for a line
+ * (`blocked`, `result …`, `waiting …`) with a bound, and may kill the child with SIGKILL.
  */
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { childBundle } from "./bundle.js"
 import type { ChildConfig, Summary } from "./script.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const repo = path.resolve(here, "../../../..")
+/** tsx's loader, by path, for TypeScript run in a folder of its own (the README's example). */
+export const tsxLoader = path.join(repo, "node_modules", "tsx", "dist", "loader.mjs")
+export const childTsconfig = path.join(here, "tsconfig.child.json")
 
 export interface Child {
   /** Resolves with the first line that starts with `prefix` (its rest), or rejects when the child exits first or `within` passes. */
@@ -17,11 +21,10 @@ export interface Child {
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stderr: string }>
 }
 
-export const start = (config: ChildConfig): Child => {
-  // tsx as a loader in this very process (its CLI would run the program in a child, which a SIGKILL would miss).
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "child.ts")], {
+export const start = async (config: ChildConfig): Promise<Child> => {
+  const child = spawn(process.execPath, [await childBundle()], {
     cwd: repo,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", TSX_TSCONFIG_PATH: path.join(here, "tsconfig.child.json"), DURABLE_CHILD: JSON.stringify(config) },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DURABLE_CHILD: JSON.stringify(config) },
     stdio: ["ignore", "pipe", "pipe"]
   })
   const lines: Array<string> = []
@@ -70,7 +73,7 @@ export const start = (config: ChildConfig): Child => {
 
 /** Runs a child to its `result` line. */
 export const result = async (config: ChildConfig): Promise<Summary> => {
-  const child = start(config)
+  const child = await start(config)
   const line = await child.line("result ")
   await child.exited
   return JSON.parse(line) as Summary
