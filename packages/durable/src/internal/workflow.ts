@@ -141,7 +141,8 @@ export const body = <R>(definition: Definition<R>) => (payload: Schema.Struct.Ty
                 : yield* Effect.race(
                     decided,
                     Effect.as(
-                      DurableClock.sleep({ name: `approval/${call.id}`, duration: timeout }),
+                      // Always on the store's clock (never an in-memory wait): the deadline holds while no process runs.
+                      DurableClock.sleep({ name: `approval/${call.id}`, duration: timeout, inMemoryThreshold: Duration.zero }),
                       Approval.denied(`timed out: no decision within ${Duration.format(timeout)}`)
                     )
                   )

@@ -104,6 +104,10 @@ const program = Effect.gen(function* () {
         yield* say("ready")
         return yield* Effect.never
       }
+      case "attach": {
+        const result = yield* DurableAgent.attach(config.runId)
+        return yield* say(`result ${JSON.stringify(summaryOf(result))}`)
+      }
       case "approve": {
         yield* DurableAgent.approve(config.runId, config.callId ?? "", config.deny === undefined ? Approval.approved : Approval.denied(config.deny))
         const result = yield* DurableAgent.attach(config.runId)

@@ -11,7 +11,7 @@ export interface TurnSpec {
 }
 
 export interface ChildConfig {
-  readonly mode: "run" | "park" | "approve" | "serve"
+  readonly mode: "run" | "park" | "approve" | "attach" | "serve"
   readonly store: string
   readonly runId: string
   readonly counter: string
