@@ -14,7 +14,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const packages = ["core", "emulator", "providers", "tools", "cli"]
+const packages = ["core", "emulator", "providers", "tools", "durable", "cli"]
 const work = mkdtempSync(join(tmpdir(), "agentfx-pack-"))
 const tarballs = join(work, "tarballs")
 const app = join(work, "app")
@@ -49,7 +49,7 @@ try {
   // No key: the installed command runs offline against its emulator, as on a newcomer's machine.
   const env = { ...process.env, NO_COLOR: "1" }
   for (const key of ["GEMINI_API_KEY", "GOOGLE_API_KEY", "ZAI_API_KEY", "OPENAI_API_KEY", "GEMINI_BASE_URL", "FORCE_COLOR"]) delete env[key]
-  for (const entry of ["@agentfx/core", "@agentfx/core/testing", "@agentfx/emulator", "@agentfx/providers", "@agentfx/tools", "@agentfx/cli"]) {
+  for (const entry of ["@agentfx/core", "@agentfx/core/testing", "@agentfx/core/loop", "@agentfx/emulator", "@agentfx/providers", "@agentfx/tools", "@agentfx/durable", "@agentfx/cli"]) {
     const imported = spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(entry)})`], { cwd: app, env, encoding: "utf8" })
     check(`import ${entry} from the installed packages`, imported.status === 0 && imported.stdout === "" && imported.stderr === "", imported.stderr)
   }

@@ -35,7 +35,7 @@ import type { Listed, RunStatus } from "./RunStatus.js"
 import type { Row } from "./RunStore.js"
 import { RunStore } from "./RunStore.js"
 
-export { layerPg, layerSqlite } from "./internal/layers.js"
+export { layerPg, layerPgReader, layerSqlite, layerSqliteReader } from "./internal/layers.js"
 export type { PgOptions, SqliteOptions } from "./internal/layers.js"
 
 /**
@@ -215,6 +215,8 @@ export const approve = Effect.fn("DurableAgent.approve")(function* (runId: strin
   const executionId = yield* workflow.executionId({ runId })
   const deferred = approvalOf(callId)
   yield* DurableDeferred.done(deferred, { token: DurableDeferred.tokenFromExecutionId(deferred, { workflow, executionId }), exit: Exit.succeed(decision) })
+  // Decided now, not when the run resumes: its status stops showing the call as waiting at once.
+  yield* store.decide(runId, callId, JSON.stringify(decision))
 })
 
 /**

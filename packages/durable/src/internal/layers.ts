@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -55,6 +56,8 @@ export interface PgOptions {
   readonly messagePollInterval?: Duration.DurationInput | undefined
   /** How often a runner checks that the others answer; one that does not loses its shards (default 1 minute). */
   readonly runnerHealthCheckInterval?: Duration.DurationInput | undefined
+  /** A process that only starts, reads, decides and cancels runs, and runs none (it listens on no port). */
+  readonly clientOnly?: boolean | undefined
 }
 
 /** A cause as one line: the first failure's or defect's message. */
@@ -171,6 +174,7 @@ export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunSto
   const runner = options.runner ?? { host: "localhost", port: 34431 }
   const cluster = NodeClusterSocket.layer({
     storage: "sql",
+    clientOnly: options.clientOnly === true,
     shardingConfig: {
       runnerAddress: Option.some(RunnerAddress.make(runner.host, runner.port)),
       ...(options.shardLockExpiration === undefined ? {} : { shardLockExpiration: options.shardLockExpiration }),
@@ -179,6 +183,44 @@ export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunSto
       entityMessagePollInterval: options.messagePollInterval ?? "1 second"
     }
   })
-  const engine = ClusterWorkflowEngine.layer.pipe(Layer.provideMerge(cluster), Layer.orDie)
+  // Runners started together on a new database race to create @effect/cluster's tables (PostgreSQL refuses the
+  // second CREATE TABLE IF NOT EXISTS of a type at the same moment): the loser builds again, and finds them.
+  const engine = ClusterWorkflowEngine.layer.pipe(
+    Layer.provideMerge(cluster),
+    Layer.catchAllCause((cause) => Layer.fail(cause)),
+    Layer.retry(Schedule.intersect(Schedule.recurs(3), Schedule.spaced("250 millis"))),
+    Layer.catchAll((cause) => Layer.failCause(cause)),
+    Layer.orDie
+  )
   return Layer.mergeAll(engine, storeLayer(store)).pipe(Layer.provideMerge(client)) as Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable>
+}
+
+/**
+ * A SQLite store to read (status, list, events) while another process may run it: no engine, no claim on the file.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerSqliteReader = (options: SqliteOptions): Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable> => {
+  const store = options.filename
+  const client = Layer.unwrapEffect(Effect.as(checkFile(store), SqliteClient.layer({ filename: store }))).pipe(
+    Layer.catchAllCause((cause) =>
+      Layer.fail(Option.getOrElse(Cause.failureOption(cause), () => undefined) ?? new StoreUnavailable({ store, reason: reasonOf(cause) }))
+    )
+  )
+  return storeLayer(store).pipe(Layer.provideMerge(client)) as Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable>
+}
+
+/**
+ * A PostgreSQL store to read (status, list, events): no engine, no runner.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerPgReader = (options: Pick<PgOptions, "url">): Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable> => {
+  const store = redact(options.url)
+  const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds" }).pipe(
+    Layer.catchAllCause((cause) => Layer.fail(new StoreUnavailable({ store, reason: reasonOf(cause) })))
+  )
+  return storeLayer(store).pipe(Layer.provideMerge(client)) as Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable>
 }

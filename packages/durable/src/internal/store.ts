@@ -64,6 +64,9 @@ export const make = (name: string): Effect.Effect<Service, StoreUnavailable, Sql
             run_id TEXT NOT NULL, call_id TEXT NOT NULL, started_at BIGINT NOT NULL, PRIMARY KEY (run_id, call_id))`
         ],
         { discard: true }
+      ).pipe(
+        // Processes opening a new database at once race to create the tables; the loser tries again and finds them.
+        Effect.retry({ times: 3, schedule: Schedule.spaced("250 millis") })
       )
     )
 
