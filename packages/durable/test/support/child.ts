@@ -88,6 +88,20 @@ const program = Effect.gen(function* () {
   const work = Effect.gen(function* () {
     switch (config.mode) {
       case "run": {
+        if (config.autoApprove === true) {
+          // A person approving each waiting call, from beside the run.
+          yield* Effect.forkScoped(
+            Effect.forever(
+              Effect.gen(function* () {
+                const status = yield* Effect.either(DurableAgent.status(config.runId))
+                if (status._tag === "Right" && status.right._tag === "Waiting") {
+                  for (const call of status.right.pending) yield* Effect.ignore(DurableAgent.approve(config.runId, call.callId, Approval.approved))
+                }
+                yield* Effect.sleep("20 millis")
+              })
+            )
+          )
+        }
         const result = yield* agent.run({ runId: config.runId, prompt: "go" })
         return yield* say(`result ${JSON.stringify(summaryOf(result))}`)
       }
@@ -115,7 +129,7 @@ const program = Effect.gen(function* () {
       }
     }
   })
-  yield* work.pipe(Effect.provide(runtime))
+  yield* work.pipe(Effect.scoped, Effect.provide(runtime))
 })
 
 Effect.runPromiseExit(Effect.scoped(program)).then((exit) => {

@@ -32,6 +32,8 @@ export interface ChildConfig {
   readonly toolDelayMs?: number
   /** Tools that must never run twice (default create_ticket and notify). */
   readonly nonIdempotent?: ReadonlyArray<string>
+  /** `run`: approve each call that waits, from this process, as a person would. */
+  readonly autoApprove?: boolean
 }
 
 /** What a run's result is compared on: the transcript without provider metadata (signatures differ between emulators), each call's answer, the usage. */
