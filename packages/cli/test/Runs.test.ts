@@ -7,6 +7,9 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { Io } from "@agentfx/cli"
+import { Turn } from "@agentfx/core"
+import { DurableAgent } from "@agentfx/durable"
 import { agentfx, tempDir } from "./support/cli.js"
 
 describe("agentfx run --durable and agentfx runs", () => {
@@ -69,6 +72,53 @@ describe("agentfx run --durable and agentfx runs", () => {
       expect(directory.stderr.split("\n").at(-2)).toBe(`agentfx: the run store ${folder} cannot be used: it is a directory`)
       const cancelled = yield* agentfx(["runs", "cancel", "nope", "--store", store])
       expect([cancelled.code, cancelled.stderr]).toEqual([2, 'agentfx: no run "nope" in the store\n'])
+    })
+  )
+})
+
+describe("agentfx chat --durable", () => {
+  it.scopedLive("each message is a durable run of the session; the next chat goes on from the store", () =>
+    Effect.gen(function* () {
+      const store = path.join(yield* tempDir, "runs.db")
+      const first = yield* Io.memory()
+      yield* first.feed("what is 2 + 3?")
+      yield* first.end
+      const one = yield* agentfx(["chat", "--durable", "--session", "notes", "--store", store], { terminal: first })
+      expect(one.code).toBe(0)
+      expect(one.stdout).toContain(`session notes: new, each message a durable run in ${store}`)
+      expect(one.stdout).toContain("5")
+      const second = yield* Io.memory()
+      yield* second.feed("what is 10 * 2?")
+      yield* second.end
+      const two = yield* agentfx(["chat", "--durable", "--session", "notes", "--store", store], { terminal: second })
+      expect(two.stdout).toContain(`session notes: resumed from ${store} (1 message)`)
+      expect(two.stdout).toContain("20")
+      const listed = yield* agentfx(["runs", "list", "--store", store])
+      expect(listed.stdout.split("\n").filter((line) => line !== "").map((line) => line.split("\t").slice(0, 2))).toEqual([
+        ["notes/1", "Finished"],
+        ["notes/2", "Finished"]
+      ])
+      // The second message's run continued the first's transcript.
+      const status = yield* DurableAgent.status("notes/2").pipe(Effect.provide(DurableAgent.layerSqliteReader({ filename: store })))
+      const said = status._tag === "Finished" ? status.result.transcript.filter((turn) => turn.role === "user").map(Turn.text).filter((text) => text !== "") : []
+      expect(said).toEqual(["what is 2 + 3?", "what is 10 * 2?"])
+    })
+  )
+
+  it.scopedLive("a message a stopped chat left unanswered is resumed first, its approval asked in the chat", () =>
+    Effect.gen(function* () {
+      const store = path.join(yield* tempDir, "runs.db")
+      // As a chat killed while its message waited: the run is parked in the store, nobody answered it.
+      const parked = yield* agentfx(["run", "--durable", "--run-id", "web/1", "--store", store, "--allow-host", "127.0.0.1", "fetch http://127.0.0.1:9/x"])
+      expect(parked.stderr).toContain("waits for approval")
+      const terminal = yield* Io.memory()
+      yield* terminal.feed("n")
+      yield* terminal.end
+      const chat = yield* agentfx(["chat", "--durable", "--session", "web", "--store", store, "--allow-host", "127.0.0.1"], { terminal })
+      expect(chat.code).toBe(0)
+      expect(chat.stdout).toContain("(resuming message 1, which a stopped chat left unanswered)")
+      expect(chat.stdout).toContain("approve fetch_url(")
+      expect((yield* agentfx(["runs", "show", "web/1", "--store", store, "--json"])).stdout).toContain("the user said no")
     })
   )
 })

@@ -1,7 +1,10 @@
 import type * as Argv from "../Argv.js"
 import * as options from "./options.js"
 
-/** `--store`: where durable runs are kept (shared by `run --durable`). */
+/** Where durable runs are kept when `--store` is not given. */
+export const defaultStore = ".agentfx/runs.db"
+
+/** `--store`: where durable runs are kept (shared by `run --durable` and `chat --durable`). */
 export const store: Argv.OptionSpec = {
   name: "store",
   value: "PATH|URL",

@@ -9,7 +9,10 @@ import * as SessionFile from "../SessionFile.js"
 import * as SessionLock from "../SessionLock.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as McpTools from "../internal/mcpTools.js"
-import { withModelEarly } from "../internal/withModel.js"
+import { withModel, withModelEarly } from "../internal/withModel.js"
+import type * as Argv from "../Argv.js"
+import { UsageError } from "../CliError.js"
+import { defaultStore } from "../commands/runs.js"
 
 /** A stale lock taken over is said, so a user who killed a chat knows why it was not refused. */
 const announceTakeOver = (name: string) => (lock: SessionLock.Lock) =>
@@ -21,9 +24,20 @@ const announceTakeOver = (name: string) => (lock: SessionLock.Lock) =>
       )
   })
 
+/** `--durable`: the durable engine is loaded for it alone. */
+const durable = (options: Argv.Values, args: AgentOptions.AgentArgs) =>
+  Effect.gen(function* () {
+    if (options.has("mcp") || options.has("mcp-url") || options.has("scenario")) {
+      return yield* Effect.fail(new UsageError({ message: "--durable chats take the built-in tools only: not with --mcp, --mcp-url or --scenario" }))
+    }
+    const DurableChat = yield* Effect.promise(() => import("../internal/durableChat.js"))
+    yield* withModel(args.provider, args.settings, () => DurableChat.run(options.text("session") ?? "chat", options.text("store") ?? defaultStore, args))
+  })
+
 export const handler: Handler = ({ options }) =>
   Effect.scoped(Effect.gen(function* () {
     const args = yield* AgentOptions.read(options)
+    if (options.has("durable")) return yield* durable(options, args)
     const name = options.text("session")
     const path = name === undefined ? undefined : yield* SessionFile.pathOf(name)
     // Held until the command ends, however it ends; taken before the file is read, so two chats never interleave.

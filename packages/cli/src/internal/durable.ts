@@ -20,8 +20,7 @@ import { Io } from "../Io.js"
 import type { AgentArgs } from "./agentOptions.js"
 import { describeAgentError } from "./withModel.js"
 
-/** Where runs are kept when `--store` is not given. */
-export const defaultStore = ".agentfx/runs.db"
+export { defaultStore } from "../commands/runs.js"
 
 /** The name the command line's runs are stored under. */
 export const agentName = "agentfx"
@@ -54,6 +53,9 @@ export const agent = (args: AgentArgs): DurableAgent.DurableAgent<FileSystem.Fil
     concurrency: args.concurrency,
     ...args.request
   })
+
+/** What the durable side can fail with besides the command's own errors. */
+export type Errors = DurableError.DurableError
 
 /** A durable error as the command's: each is about the arguments, files or store (exit 2), nothing was run. */
 export const usage = (error: DurableError.DurableError): UsageError => new UsageError({ message: error.message })
