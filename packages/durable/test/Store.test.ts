@@ -4,7 +4,7 @@
  * answer (its password never shown).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger, LogLevel } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -14,7 +14,9 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { DurableAgent } from "../src/index.js"
 import { freshStore } from "./support/inProcess.js"
 
-const open = <A, E>(layer: Layer.Layer<A, E>) => Effect.flip(Effect.scoped(Layer.build(layer)))
+/** The cluster's warnings of a runner closed at once are not the test's output. */
+const quiet = Logger.withMinimumLogLevel(LogLevel.Error)
+const open = <A, E>(layer: Layer.Layer<A, E>) => quiet(Effect.flip(Effect.scoped(Layer.build(layer))))
 
 /** Runs statements on a store file directly, as another program would. */
 const direct = <A>(filename: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
@@ -64,7 +66,7 @@ describe("stores that cannot be used", () => {
       const filename = freshStore()
       const dead = spawnSync(process.execPath, ["-e", ""]).pid
       yield* heldBy(filename, dead)
-      const held = yield* Effect.scoped(Effect.zipRight(Layer.build(DurableAgent.layerSqlite({ filename })), direct(filename, (sql) => sql`SELECT pid FROM agentfx_owner`)))
+      const held = yield* quiet(Effect.scoped(Effect.zipRight(Layer.build(DurableAgent.layerSqlite({ filename })), direct(filename, (sql) => sql`SELECT pid FROM agentfx_owner`))))
       expect(held).toEqual([{ pid: process.pid }])
       // Released when the layer closed: the next process finds it free.
       expect(yield* direct(filename, (sql) => sql`SELECT pid FROM agentfx_owner`)).toEqual([])

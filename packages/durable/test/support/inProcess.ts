@@ -2,7 +2,7 @@
 import type { LanguageModel } from "@agentfx/core"
 import { Registry, Tool } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Logger, LogLevel, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -36,4 +36,9 @@ export const runtime = (
   filename: string,
   script: Parameters<typeof Scripted.layer>[0]
 ): Layer.Layer<WorkflowEngine | RunStore.RunStore | SqlClient | LanguageModel.LanguageModel | Scripted.ScriptedModel, DurableError.StoreUnavailable | DurableError.StoreBusy> =>
-  agent.layer.pipe(Layer.provideMerge(DurableAgent.layerSqlite({ filename })), Layer.provideMerge(Scripted.layer(script)))
+  agent.layer.pipe(
+    Layer.provideMerge(DurableAgent.layerSqlite({ filename })),
+    Layer.provideMerge(Scripted.layer(script)),
+    // @effect/cluster warns of "no healthy runners" when a runner closes at once; tests print nothing.
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Error))
+  )
