@@ -45,6 +45,10 @@ describe("agentfx run --durable and agentfx runs", () => {
       expect(asked).not.toBeNull()
       const waiting = yield* agentfx(["--log-level", "error", "runs", "show", "web-1", "--store", store])
       expect(waiting.stdout).toContain(`waits for approval: ${asked![1]} fetch_url(`)
+      // resume, from another process: the run still waits, and says so again.
+      const resumed = yield* agentfx(["--log-level", "error", "runs", "resume", "web-1", "--store", store, "--allow-host", "127.0.0.1"])
+      expect(resumed.code).toBe(0)
+      expect(resumed.stderr).toContain(`run web-1 waits for approval of fetch_url(`)
       const denied = yield* agentfx(["--log-level", "error", "runs", "approve", "web-1", asked![1]!, "--deny", "not today", "--store", store, "--allow-host", "127.0.0.1"])
       expect(denied.code).toBe(0)
       expect(denied.stdout).toContain("← fetch_url failed:")
