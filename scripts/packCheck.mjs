@@ -62,6 +62,9 @@ try {
   check("agentfx tools --json: exit 0, the catalogue as JSON", tools.status === 0 && Array.isArray(JSON.parse(tools.stdout || "null")), `${tools.status}\n${tools.stderr}`)
   const run = agentfx("run", "what is 2 + 3?")
   check("agentfx run, offline: exit 0, an answer on stdout", run.status === 0 && run.stdout.includes("5"), `${run.status}\n${run.stdout}${run.stderr}`)
+  // The durable engine from the installed packages: the SQLite store's native module found where npm put it.
+  const durable = agentfx("--log-level", "error", "run", "--durable", "--store", join(app, "runs.db"), "what is 2 + 3?")
+  check("agentfx run --durable, offline: exit 0, an answer on stdout, the run in its store", durable.status === 0 && durable.stdout.includes("5"), `${durable.status}\n${durable.stdout}${durable.stderr}`)
   const dashes = agentfx("--", "--version")
   check("agentfx -- --version (as a package script passes it): agentfx 0.1.0", dashes.status === 0 && dashes.stdout === "agentfx 0.1.0\n", `${dashes.status}\n${dashes.stdout}${dashes.stderr}`)
   const typo = agentfx("run", "--jsno", "hi")
