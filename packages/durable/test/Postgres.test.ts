@@ -3,7 +3,7 @@
  * one runner is killed with SIGKILL mid-run, and the others take its runs over. Every run finishes, and no call
  * ran twice (every tool here is not idempotent, and each counts its side effects in a shared file).
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import { createServer } from "node:net"
 import * as os from "node:os"
@@ -38,14 +38,10 @@ const until = async (ready: () => Promise<boolean> | boolean, within: number, wh
 }
 
 describe("runners on one PostgreSQL database", () => {
-  let database: Awaited<ReturnType<typeof freshDatabase>>
-  beforeAll(async () => {
-    database = await freshDatabase()
-  }, 60_000)
-  afterAll(() => database?.drop(), 60_000)
-
   for (const runners of [2, 3]) {
     it(`${runners} runners, one killed mid-run: every run finishes, and no call runs twice`, async () => {
+      // A database of its own: runners another test left registered would be given shards here.
+      const database = await freshDatabase()
       const counter = path.join(work, `counter-${runners}`)
       const runIds = Array.from({ length: 12 }, (_, i) => `r${runners}-${i + 1}`)
       const children: Array<Child> = []
@@ -82,7 +78,15 @@ describe("runners on one PostgreSQL database", () => {
           query<{ state: string }>(database.url, `SELECT state FROM agentfx_runs WHERE run_id LIKE 'r${runners}-%'`).then(
             (rows) => rows.length === runIds.length && rows.every((row) => row.state === "finished")
           )
-        await until(finished, 120_000, "every run finished")
+        await until(finished, 120_000, "every run finished").catch(async (error: Error) => {
+          // Which runs did not finish, and the last thing each recorded: what a failure needs to be understood.
+          const left = await query<{ run_id: string; state: string; last: string | null }>(
+            database.url,
+            `SELECT r.run_id, r.state, (SELECT e.key FROM agentfx_events e WHERE e.run_id = r.run_id ORDER BY e.seq DESC LIMIT 1) AS last
+             FROM agentfx_runs r WHERE r.run_id LIKE 'r${runners}-%' AND r.state <> 'finished'`
+          )
+          throw new Error(`${error.message}; killed ${victim} inside ${interrupted}; unfinished: ${JSON.stringify(left)}; calls: ${lines(counter).join(", ")}`)
+        })
         const entries = lines(counter).map((line) => line.split(" "))
         const times = (kind: "begin" | "effect") => {
           const counted = new Map<string, number>()
@@ -102,6 +106,7 @@ describe("runners on one PostgreSQL database", () => {
         expect(Number(answered[0]!.n)).toBe(runIds.length * 3)
       } finally {
         await Promise.all(children.map((child) => child.kill()))
+        await database.drop()
       }
     }, 300_000)
   }

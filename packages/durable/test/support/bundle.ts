@@ -4,7 +4,9 @@
  * better-sqlite3 stays outside, loaded from where @effect/sql-sqlite-node finds it (its native part is built there).
  */
 import { build, type PluginBuild } from "esbuild"
+import * as fs from "node:fs"
 import { createRequire } from "node:module"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { sourcesPlugin } from "../../../../scripts/agentfxSources.mjs"
@@ -18,7 +20,8 @@ let built: Promise<string> | undefined
 export const childBundle = (): Promise<string> => {
   built ??= (async () => {
     const sqlite = createRequire(createRequire(path.join(durable, "package.json")).resolve("@effect/sql-sqlite-node/package.json")).resolve("better-sqlite3")
-    const outfile = path.join(durable, ".tsbuild", "child", `child-${process.pid}-${Date.now()}.mjs`)
+    // In a temporary folder: everything is inside the bundle but better-sqlite3, which it names by its path.
+    const outfile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "durable-child-")), "child.mjs")
     await build({
       entryPoints: [path.join(here, "child.ts")],
       absWorkingDir: durable,
