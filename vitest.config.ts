@@ -29,6 +29,8 @@ const resolve = {
     { find: /^@agentfx\/core$/, replacement: src("./packages/core/src/index.ts") },
     { find: /^@agentfx\/core\/HttpUrl$/, replacement: src("./packages/core/src/HttpUrl.ts") },
     { find: /^@agentfx\/core\/testing$/, replacement: src("./packages/core/src/testing.ts") },
+    { find: /^@agentfx\/core\/loop$/, replacement: src("./packages/core/src/loop.ts") },
+    { find: /^@agentfx\/durable$/, replacement: src("./packages/durable/src/index.ts") },
     { find: /^@agentfx\/providers$/, replacement: src("./packages/providers/src/index.ts") },
     { find: /^@agentfx\/emulator$/, replacement: src("./packages/emulator/src/index.ts") },
     { find: /^@agentfx\/tools$/, replacement: src("./packages/tools/src/index.ts") },

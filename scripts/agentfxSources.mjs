@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 
-const names = ["core", "providers", "emulator", "tools", "cli"]
+const names = ["core", "providers", "emulator", "tools", "durable", "cli"]
 
 /** `core` → `index`, `core/testing` → `testing`, … for every export of every package under `packages`. */
 export const entryPoints = (packages) => {

@@ -4,8 +4,10 @@
  *
  * - each tarball: no workspace: range left; LICENSE, README.md, CHANGELOG.md and the built entry points inside;
  *   `publint` and `attw` (ES modules only, as the packages are) find no problem;
- * - the CLI alone: no dependencies, `npm i -g` of its tarball installs one package of at most 30 MB whose
- *   `agentfx --help` works, and so does `npx ./agentfx-cli-x.y.z.tgz --help`;
+ * - the CLI alone: no dependencies but the optional native SQLite driver of durable runs (better-sqlite3, which
+ *   compiles on install), `npm i -g --omit=optional` of its tarball installs one package of at most 30 MB whose
+ *   `agentfx --help` works (and whose `run --durable` says in one line what it lacks), and so does
+ *   `npx ./agentfx-cli-x.y.z.tgz --help`;
  * - all of them installed with npm into an empty folder: each library imports (no dev-only import), and the
  *   installed `agentfx` runs as a user runs it: `--help`, `tools`, an offline `run`, a mistyped option;
  * - the READMEs as a newcomer follows them (the root one, then each package's), each in an empty folder of its own:
@@ -27,7 +29,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const packages = ["core", "emulator", "providers", "tools", "cli"]
+const packages = ["core", "emulator", "providers", "tools", "durable", "cli"]
 const work = mkdtempSync(join(tmpdir(), "agentfx-pack-"))
 const tarballs = join(work, "tarballs")
 const app = join(work, "app")
@@ -113,26 +115,38 @@ try {
 
   // The CLI is one self-contained package: what it bundles it does not depend on.
   const cliManifest = JSON.parse(execFileSync("tar", ["-xzOf", tarball.cli, "package/package.json"], { encoding: "utf8" }))
-  check("cli: no runtime dependencies", Object.keys({ ...cliManifest.dependencies, ...cliManifest.peerDependencies }).length === 0, JSON.stringify(cliManifest, null, 2))
+  check(
+    "cli: no runtime dependencies but the optional better-sqlite3",
+    Object.keys({ ...cliManifest.dependencies, ...cliManifest.peerDependencies }).length === 0 && JSON.stringify(Object.keys(cliManifest.optionalDependencies ?? {})) === '["better-sqlite3"]',
+    JSON.stringify(cliManifest, null, 2)
+  )
+  // Without the optional native driver (which needs a compiler where no prebuilt binary is reachable): the command alone.
+  const withoutOptional = { ...env, npm_config_omit: "optional" }
   const global = join(work, "global")
-  const installGlobal = spawnSync("npm", ["install", "--global", "--prefix", global, "--no-audit", "--no-fund", "--loglevel=error", tarball.cli], { encoding: "utf8" })
-  check("npm i -g of the cli tarball", installGlobal.status === 0, installGlobal.stderr)
+  const installGlobal = spawnSync("npm", ["install", "--global", "--omit=optional", "--prefix", global, "--no-audit", "--no-fund", "--loglevel=error", tarball.cli], { encoding: "utf8" })
+  check("npm i -g --omit=optional of the cli tarball", installGlobal.status === 0, installGlobal.stderr)
   const installed = readdirSync(join(global, "lib", "node_modules"), { recursive: true }).filter((path) => /(^|\/)package\.json$/.test(String(path)) && !String(path).includes("/dist/"))
   check("npm i -g of the cli: one package", installed.length === 1 && installed[0] === join("@agentfx", "cli", "package.json"), installed.join("\n"))
   const size = du(join(global, "lib", "node_modules"))
   check(`npm i -g of the cli: ${(size / 1024 / 1024).toFixed(1)} MB on disk, at most 30 MB`, size <= maxCliBytes)
   const globalHelp = spawnSync(join(global, "bin", "agentfx"), ["--help"], { env, encoding: "utf8" })
   check("the globally installed agentfx --help: exit 0, usage on stdout", globalHelp.status === 0 && globalHelp.stdout.includes("Usage: agentfx"), `${globalHelp.status}\n${globalHelp.stderr}`)
+  const noDriver = spawnSync(join(global, "bin", "agentfx"), ["run", "--durable", "--store", join(work, "global-runs.db"), "hi"], { env, encoding: "utf8" })
+  check(
+    "the globally installed agentfx without better-sqlite3: run --durable is one line naming the driver, exit 2",
+    noDriver.status === 2 && noDriver.stdout === "" && /^agentfx: .*better-sqlite3.*\n$/.test(noDriver.stderr),
+    `${noDriver.status}\n${noDriver.stdout}${noDriver.stderr}`
+  )
   const npxFolder = join(work, "npx")
   emptyProject(npxFolder)
   execFileSync("cp", [tarball.cli, npxFolder])
-  const npx = spawnSync("npx", ["--yes", `./${files.find((file) => file.startsWith("agentfx-cli-"))}`, "--help"], { cwd: npxFolder, env, encoding: "utf8" })
+  const npx = spawnSync("npx", ["--yes", `./${files.find((file) => file.startsWith("agentfx-cli-"))}`, "--help"], { cwd: npxFolder, env: withoutOptional, encoding: "utf8" })
   check("npx ./agentfx-cli-x.y.z.tgz --help: exit 0, usage on stdout", npx.status === 0 && npx.stdout.includes("Usage: agentfx"), `${npx.status}\n${npx.stdout}${npx.stderr}`)
 
   emptyProject(app)
   const install = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...packages.map((name) => tarball[name])], { cwd: app, encoding: "utf8" })
   check("npm install of the tarballs into an empty folder", install.status === 0, install.stderr)
-  for (const entry of ["@agentfx/core", "@agentfx/core/testing", "@agentfx/emulator", "@agentfx/providers", "@agentfx/tools", "@agentfx/tools/mcp"]) {
+  for (const entry of ["@agentfx/core", "@agentfx/core/testing", "@agentfx/core/loop", "@agentfx/emulator", "@agentfx/providers", "@agentfx/tools", "@agentfx/tools/mcp", "@agentfx/durable"]) {
     const imported = spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(entry)})`], { cwd: app, env, encoding: "utf8" })
     check(`import ${entry} from the installed packages`, imported.status === 0 && imported.stdout === "" && imported.stderr === "", imported.stderr)
   }
@@ -145,6 +159,9 @@ try {
   check("agentfx tools --json: exit 0, the catalogue as JSON", tools.status === 0 && Array.isArray(JSON.parse(tools.stdout || "null")), `${tools.status}\n${tools.stderr}`)
   const offline = agentfx("run", "what is 2 + 3?")
   check("agentfx run, offline: exit 0, an answer on stdout", offline.status === 0 && offline.stdout.includes("5"), `${offline.status}\n${offline.stdout}${offline.stderr}`)
+  // The durable engine from the installed packages: the SQLite store's native module found where npm put it.
+  const durable = agentfx("--log-level", "error", "run", "--durable", "--store", join(app, "runs.db"), "what is 2 + 3?")
+  check("agentfx run --durable, offline: exit 0, an answer on stdout, the run in its store", durable.status === 0 && durable.stdout.includes("5"), `${durable.status}\n${durable.stdout}${durable.stderr}`)
   const dashes = agentfx("--", "--version")
   check("agentfx -- --version (as a package script passes it): agentfx 0.1.0", dashes.status === 0 && dashes.stdout === "agentfx 0.1.0\n", `${dashes.status}\n${dashes.stdout}${dashes.stderr}`)
   const typo = agentfx("run", "--jsno", "hi")

@@ -9,9 +9,10 @@ export interface Arguments {
   readonly json: string | undefined
   readonly junit: string | undefined
   readonly executorTour: boolean
+  readonly durable: boolean
 }
 
-const options = "--offline, --record, --json FILE, --junit FILE, --executor-tour, --help"
+const options = "--offline, --record, --json FILE, --junit FILE, --executor-tour, --durable, --help"
 
 export const usage = `Usage: npx -y pnpm@10 demo [-- OPTIONS]
 
@@ -30,12 +31,14 @@ Options:
   --json FILE      also write the eval report as JSON to FILE
   --junit FILE     also write the eval report as JUnit XML to FILE
   --executor-tour  show the tool executor on its own (sequential, parallel, errors) instead
+  --durable        process the e-mails as durable runs instead: a ticket waits for approval, its run
+                   parked in the store, then a new runner approves it and the run resumes
   --help, -h       this help
 `
 
 /** The options, or what is wrong with them (the message the demo prints before exiting with 2). */
 export const parseArguments = (argv: ReadonlyArray<string>): { readonly args: Arguments } | { readonly problem: string } => {
-  const args = { help: false, offline: false, record: false, json: undefined as string | undefined, junit: undefined as string | undefined, executorTour: false }
+  const args = { help: false, offline: false, record: false, json: undefined as string | undefined, junit: undefined as string | undefined, executorTour: false, durable: false }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!
     if (flag === "--") continue
@@ -43,6 +46,7 @@ export const parseArguments = (argv: ReadonlyArray<string>): { readonly args: Ar
     else if (flag === "--offline") args.offline = true
     else if (flag === "--record") args.record = true
     else if (flag === "--executor-tour") args.executorTour = true
+    else if (flag === "--durable") args.durable = true
     else if (flag === "--json" || flag === "--junit") {
       const file = argv[++i]
       if (file === undefined) return { problem: `${flag} needs a file name` }

@@ -85,6 +85,10 @@ const program = (args: Arguments) => Effect.gen(function* () {
   const { scenarios, cases } = yield* Suite.load(directories, implementations)
   console.log(`scenarios: ${scenarios.map((s) => `${s.name} [${s.registry.names.join(", ")}]`).join("; ")}`)
 
+  if (args.durable) {
+    const { runDurable } = yield* Effect.promise(() => import("./durableDemo.js"))
+    return yield* runDurable(source, scenarios, yield* Sample.loadDirectory(directories.samples))
+  }
   yield* runSamples(source, scenarios)
 
   console.log(`\n━━ Eval suite: ${cases.length} cases`)

@@ -5,8 +5,9 @@
 import { Emulator, Policy } from "@agentfx/emulator"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { build } from "esbuild"
+import { build, type PluginBuild } from "esbuild"
 import { spawn } from "node:child_process"
+import { createRequire } from "node:module"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -17,6 +18,7 @@ const packages = path.resolve(demo, "../../packages")
 // A folder beside src/ (main.ts finds its data as ../scenarios and so on), removed afterwards.
 const out = fs.mkdtempSync(path.join(demo, ".main-test-"))
 const main = path.join(out, "main.js")
+const sqlite = createRequire(createRequire(path.join(packages, "durable", "package.json")).resolve("@effect/sql-sqlite-node/package.json")).resolve("better-sqlite3")
 
 beforeAll(async () => {
   await build({
@@ -28,7 +30,11 @@ beforeAll(async () => {
     target: "node20.19",
     logLevel: "warning",
     banner: { js: 'import { createRequire as __demoRequire } from "node:module"; const require = __demoRequire(import.meta.url);' },
-    plugins: [sourcesPlugin(packages)]
+    plugins: [
+      sourcesPlugin(packages),
+      // better-sqlite3 (the durable runs' store) is native: loaded from where @effect/sql-sqlite-node finds it.
+      { name: "native", setup: (b: PluginBuild) => void b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: sqlite, external: true })) }
+    ]
   })
 }, 120_000)
 
@@ -52,6 +58,22 @@ const runDemo = (args: ReadonlyArray<string>, env: Record<string, string> = {}):
   })
 
 describe("the demo as a process", () => {
+  it("--durable: the ticket's run parks for approval, a new runner approves it, and the run resumes to the reply", async () => {
+    const run = await runDemo(["--durable", "--offline"])
+    expect(run.code).toBe(0)
+    expect(run.stderr).toBe("")
+    const first = run.stdout.slice(run.stdout.indexOf("e-mail 1 of 4"), run.stdout.indexOf("e-mail 2 of 4"))
+    const parked = first.indexOf("⏸ create_ticket")
+    const approved = first.indexOf("▶ a new runner on the store approves create_ticket")
+    expect(parked).toBeGreaterThan(0)
+    expect(approved).toBeGreaterThan(parked)
+    // The resumed run went on from where it stopped: each call once, the ticket opened, the reply sent.
+    expect(first.match(/^ {2}\d\. \w+ /gm)).toEqual(["  1. check_warranty ", "  2. create_ticket ", "  3. send_email "])
+    expect(first).toContain('→ {"ticket_id":"T-1001"')
+    expect(first).toContain("reply to ada@example.com — Re: Kettle stopped heating")
+    expect(run.stdout.match(/reply to /g)).toHaveLength(4)
+  }, 120_000)
+
   it("--help: usage with npx -y pnpm@10, exit 0; an unknown option: one line, exit 2", async () => {
     const help = await runDemo(["--help"])
     expect(help.code).toBe(0)
@@ -59,7 +81,7 @@ describe("the demo as a process", () => {
     expect(help.stderr).toBe("")
     const bad = await runDemo(["--recrod"])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toBe("agentfx demo: unknown option --recrod; options: --offline, --record, --json FILE, --junit FILE, --executor-tour, --help (--help says more)\n")
+    expect(bad.stderr).toBe("agentfx demo: unknown option --recrod; options: --offline, --record, --json FILE, --junit FILE, --executor-tour, --durable, --help (--help says more)\n")
   })
 
   it("offline: every e-mail numbered, eval progress as plain lines on stderr, the summary once, exit 0", async () => {

@@ -35,6 +35,8 @@ const common = {
   // CommonJS dependencies inside an ES module still call require().
   banner: { js: 'import { createRequire as __agentfxRequire } from "node:module"; const require = __agentfxRequire(import.meta.url);' },
   plugins: [sources],
+  // better-sqlite3 (durable runs' SQLite store) is native: loaded at run time from the installed package.
+  external: ["better-sqlite3", "pg-native"],
   logLevel: "warning",
   metafile: true
 }

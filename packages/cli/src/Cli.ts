@@ -38,7 +38,8 @@ const handlers: Readonly<Record<string, () => Promise<HandlerModule>>> = {
   live: () => import("./handlers/live.js"),
   eval: () => import("./handlers/eval.js"),
   tools: () => import("./handlers/tools.js"),
-  emulator: () => import("./handlers/emulator.js")
+  emulator: () => import("./handlers/emulator.js"),
+  runs: () => import("./handlers/runs.js")
 }
 
 /** The handler of a command. */

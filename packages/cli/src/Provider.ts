@@ -181,6 +181,9 @@ const configured = (
 ): Layer.Layer<LanguageModel.LanguageModel, ProviderError | UsageError> =>
   Layer.unwrapEffect(Effect.zipRight(blankKey(name), Effect.map(providers, (loaded) => Layer.mapError(build(loaded), notConfigured(name)))))
 
+/** One signing key for every offline emulator: a durable run or a saved session resumed by another process still has valid signatures. */
+const offlineSigningKey = "agentfx-offline"
+
 /**
  * The `LanguageModel` of a choice. The emulator runs in-process on 127.0.0.1 for as long as the layer is in use,
  * answering with `policy` (default `Policy.offline`) through the real Gemini provider layer.
@@ -196,7 +199,7 @@ export const layer = (
       if (settings.baseUrl !== undefined) return Layer.fail(baseUrlWithEmulator())
       // Nothing here reads the emulator's record of requests, and each one of a chat carries the whole history:
       // keeping the last hundred would hold a hundred copies of it.
-      return onEmulator(settings.model ?? Cassette.offlineModel, { maxResponseBytes: settings.maxResponseBytes }).pipe(Layer.provide(Emulator.layer({ policy, record: false })))
+      return onEmulator(settings.model ?? Cassette.offlineModel, { maxResponseBytes: settings.maxResponseBytes }).pipe(Layer.provide(Emulator.layer({ policy, record: false, signingKey: offlineSigningKey })))
     case "gemini":
       return configured("gemini", ({ Gemini }) => Gemini.layerConfig(overrides))
     case "glm":

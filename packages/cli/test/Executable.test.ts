@@ -26,7 +26,7 @@ const repo = path.resolve(cli, "../..")
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-exe-"))
 const bin = path.join(work, "dist", "bin.js")
 /** The commands these tests start; each program is a whole bundle, about 2 s of CPU to build. */
-const programs = ["run", "chat", "eval", "tools", "live", "emulator"]
+const programs = ["run", "chat", "eval", "tools", "live", "emulator", "runs"]
 
 interface Outcome {
   readonly code: number | null
@@ -65,6 +65,8 @@ const ansi = new RegExp(String.fromCharCode(27) + "\\[")
 // Not execFileSync: a bundle can take a minute on a busy machine, and a test worker that blocks that long misses
 // Vitest's 60 s deadline for its own messages (an unhandled "Timeout calling onTaskUpdate" that fails the run).
 beforeAll(async () => {
+  // What the bundles leave outside (better-sqlite3, native) is found as from the package's own folder.
+  fs.symlinkSync(path.join(cli, "node_modules"), path.join(work, "node_modules"))
   const bundler = spawn(process.execPath, [path.join(cli, "scripts", "bundle.mjs"), path.join(work, "dist"), ...programs], { stdio: "inherit" })
   const code = await new Promise<number | null>((resolve, reject) => {
     bundler.on("error", reject)
@@ -515,6 +517,22 @@ describe.concurrent("the agentfx executable", () => {
     expect(emulator.code).toBe(130)
     expect(emulator.stdout).toMatch(/^agentfx emulator on http:\/\/127\.0\.0\.1:\d+ .*\n {2}API key [^\n]+\n$/s)
     expect(lines(emulator.stderr)).toEqual(["agentfx: interrupted"])
+  })
+
+  it("run --durable parks a call that needs approval and exits; runs approve, another process, runs the rest", async () => {
+    const store = path.join(work, "durable", "runs.db")
+    const parked = await agentfx(["run", "--durable", "--run-id", "web-1", "--store", store, "--allow-host", "127.0.0.1", "fetch http://127.0.0.1:9/x"])
+    expect([parked.code, parked.stderr]).toEqual([0, expect.stringContaining("waits for approval") as unknown as string])
+    const call = /agentfx runs approve web-1 (\S+)/.exec(parked.stderr)?.[1]
+    expect(call).toBeDefined()
+    const listed = await agentfx(["runs", "list", "--store", store])
+    expect(listed.stdout).toMatch(/^web-1\tWaiting\tagentfx\t/)
+    const approved = await agentfx(["runs", "approve", "web-1", call!, "--store", store, "--allow-host", "127.0.0.1"])
+    expect(approved.code).toBe(0)
+    // Approved, fetch_url ran (nothing listens on port 9: its error is the call's answer), and the run ended.
+    expect(approved.stdout).toContain("← fetch_url failed:")
+    expect(approved.stdout).not.toContain("ApprovalDenied")
+    expect((await agentfx(["runs", "list", "--store", store])).stdout).toMatch(/^web-1\tFinished\t/)
   })
 
   it("Ctrl-C (SIGINT) while waiting for the model ends the run with exit code 130", async () => {

@@ -198,11 +198,11 @@ describe("agentfx run", () => {
         [["run", "--provider", "gemni", "hi"], "agentfx: --provider gemni: the choices are emulator, gemini, glm, glm-coding, openai (did you mean gemini?)"],
         [["run", "--model"], "agentfx: --model needs a value: --model NAME"],
         [["run", "--yes=1", "hi"], "agentfx: --yes is a flag and takes no value (got --yes=1)"],
-        [["walk"], "agentfx: unknown command 'walk'; the commands are run, chat, live, eval, tools, emulator"],
-        [["tool"], "agentfx: unknown command 'tool' (did you mean 'tools'?); the commands are run, chat, live, eval, tools, emulator"],
+        [["walk"], "agentfx: unknown command 'walk'; the commands are run, chat, live, eval, tools, emulator, runs"],
+        [["tool"], "agentfx: unknown command 'tool' (did you mean 'tools'?); the commands are run, chat, live, eval, tools, emulator, runs"],
         [["tools", "--jsn"], "agentfx: unknown option --jsn for agentfx tools (did you mean --json?)"],
         [["tools", "extra"], "agentfx: unexpected argument 'extra' for agentfx tools, which takes none: agentfx tools [options]"],
-        [[], "agentfx: a command is needed: run, chat, live, eval, tools, emulator (agentfx --help describes them)"]
+        [[], "agentfx: a command is needed: run, chat, live, eval, tools, emulator, runs (agentfx --help describes them)"]
       ]
       for (const [args, message] of cases) {
         const result = yield* agentfx(args)

@@ -107,6 +107,11 @@ export interface Options {
   readonly port?: number | undefined
   /** Issue thought signatures like Gemini 3 and require them back (default true). */
   readonly signatures?: boolean | undefined
+  /**
+   * The secret the signatures are made with (default a random one per emulator). Emulators given the same key
+   * accept each other's signatures, as Gemini accepts its own from any server: a run resumed in another process.
+   */
+  readonly signingKey?: string | undefined
   /** Pause between stream frames (default none). */
   readonly frameDelay?: Duration.DurationInput | undefined
   /**
@@ -321,7 +326,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
       for (const listener of [...listeners]) listener()
     }
     const frameDelay = options.frameDelay === undefined ? 0 : Duration.toMillis(Duration.decode(options.frameDelay))
-    const sign = signer(randomBytes(16).toString("hex"))
+    const sign = signer(options.signingKey ?? randomBytes(16).toString("hex"))
 
     /** The next injection for `protocol` at `stage`: a Live setup takes only injections of setup faults. */
     const takeInjection = (protocol: Policy.Protocol, stage: "setup" | "turn" = "turn"): ReadonlyArray<Fault.Fault> => {

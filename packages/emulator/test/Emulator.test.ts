@@ -134,6 +134,19 @@ describe("Emulator — Gemini REST strictness (through @google/genai)", () => {
       }))
   }
 
+  it.scoped("emulators with one signing key accept each other's signatures; another emulator's are corrupted", () =>
+    Effect.gen(function* () {
+      const script = () => Policy.script([{ calls: [{ name: "get_weather", args: { city: "Paris" } }] }, { text: "ok" }])
+      const signed = yield* Emulator.make({ policy: script(), signingKey: "shared" })
+      const first = yield* Effect.promise(() => gemini(signed).models.generateContent({ model: "gemini-3-pro-preview", contents: "weather?" }))
+      const contents = [{ role: "user", parts: [{ text: "weather?" }] }, first.candidates![0]!.content!, { role: "user", parts: [answer("call_0_0")] }]
+      const same = yield* Emulator.make({ policy: Policy.script([{ text: "ok" }]), signingKey: "shared" })
+      expect((yield* Effect.promise(() => gemini(same).models.generateContent({ model: "m", contents: contents as never }))).text).toBe("ok")
+      const other = yield* Emulator.make({ policy: Policy.script([{ text: "ok" }]) })
+      const rejected = yield* geminiError(() => gemini(other).models.generateContent({ model: "m", contents: contents as never }))
+      expect(rejected.body.error.message).toBe("Corrupted thought signature.")
+    }))
+
   it.scoped("issues a signature on the first of parallel calls and requires it back on that call", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({

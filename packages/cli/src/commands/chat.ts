@@ -1,5 +1,6 @@
 import type * as Argv from "../Argv.js"
 import * as options from "./options.js"
+import { store as runsStore } from "./runs.js"
 
 export const spec: Argv.Spec = {
   name: "chat",
@@ -22,8 +23,14 @@ export const spec: Argv.Spec = {
         /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) && !name.includes("..")
           ? undefined
           : "a session name holds letters, digits, '.', '_' and '-', and starts with a letter or digit"
-    }
+    },
+    {
+      name: "durable",
+      description:
+        "Each message a durable run in --store (see agentfx runs), under the --session name (default chat): a chat killed mid-answer is resumed, that answer first, by the next chat --durable on the session. Built-in tools only."
+    },
+    runsStore
   ],
-  examples: ["agentfx chat", "agentfx chat --session work --system \"Answer in one line.\""]
+  examples: ["agentfx chat", "agentfx chat --session work --system \"Answer in one line.\"", "agentfx chat --durable --session work"]
 }
 

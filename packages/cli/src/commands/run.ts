@@ -1,5 +1,6 @@
 import type * as Argv from "../Argv.js"
 import * as options from "./options.js"
+import { store as runsStore } from "./runs.js"
 
 export const spec: Argv.Spec = {
   name: "run",
@@ -13,6 +14,13 @@ export const spec: Argv.Spec = {
     ...options.agent,
     options.scenario,
     options.allowScenarioCommands,
+    {
+      name: "durable",
+      description:
+        "Run it as a durable run (see agentfx runs): every model turn and tool call recorded in --store, so a stopped process is resumed with agentfx runs resume; a tool that needs approval parks the run until agentfx runs approve. Built-in tools only."
+    },
+    { name: "run-id", value: "ID", description: "--durable: the run's id (default a new one); the same id again attaches to that run." },
+    runsStore,
     {
       ...options.json("the result (text, calls, stop reason, usage, transcript) instead of streaming it"),
       description:

@@ -9,6 +9,7 @@ import * as emulator from "./emulator.js"
 import * as evals from "./eval.js"
 import * as live from "./live.js"
 import * as run from "./run.js"
+import * as runs from "./runs.js"
 import * as tools from "./tools.js"
 
-export const specs: ReadonlyArray<Argv.Spec> = [run.spec, chat.spec, live.spec, evals.spec, tools.spec, emulator.spec]
+export const specs: ReadonlyArray<Argv.Spec> = [run.spec, chat.spec, live.spec, evals.spec, tools.spec, emulator.spec, runs.spec]

@@ -10,7 +10,10 @@ import * as SessionLock from "../SessionLock.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as McpTools from "../internal/mcpTools.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
-import { withModelEarly } from "../internal/withModel.js"
+import { withModel, withModelEarly } from "../internal/withModel.js"
+import type * as Argv from "../Argv.js"
+import { UsageError } from "../CliError.js"
+import { defaultStore } from "../commands/runs.js"
 
 /** A stale lock taken over is said, so a user who killed a chat knows why it was not refused. */
 const announceTakeOver = (name: string) => (lock: SessionLock.Lock) =>
@@ -22,10 +25,19 @@ const announceTakeOver = (name: string) => (lock: SessionLock.Lock) =>
       )
   })
 
-/** What the chat needs before its first prompt: the options read, the session locked and loaded, the tools (MCP servers started). */
-const prepare = (options: Parameters<Handler>[0]["options"]) =>
+/** `--durable`: the durable engine is loaded for it alone. */
+const durable = (options: Argv.Values, args: AgentOptions.AgentArgs) =>
   Effect.gen(function* () {
-    const args = yield* AgentOptions.read(options)
+    if (options.has("mcp") || options.has("mcp-url") || options.has("scenario")) {
+      return yield* Effect.fail(new UsageError({ message: "--durable chats take the built-in tools only: not with --mcp, --mcp-url or --scenario" }))
+    }
+    const DurableChat = yield* Effect.promise(() => import("../internal/durableChat.js"))
+    yield* withModel(args.provider, args.settings, () => DurableChat.run(options.text("session") ?? "chat", options.text("store") ?? defaultStore, args))
+  })
+
+/** What the chat needs before its first prompt: the session locked and loaded, the tools (MCP servers started). */
+const prepare = (options: Argv.Values, args: AgentOptions.AgentArgs) =>
+  Effect.gen(function* () {
     const name = options.text("session")
     const path = name === undefined ? undefined : yield* SessionFile.pathOf(name)
     // Held until the command ends, however it ends; taken before the file is read, so two chats never interleave.
@@ -35,13 +47,15 @@ const prepare = (options: Parameters<Handler>[0]["options"]) =>
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
     const scenario = yield* McpTools.scenario(options, builtins, true)
     const registry = scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry
-    return { args, named, scenario, registry }
+    return { named, scenario, registry }
   })
 
 export const handler: Handler = ({ options }) =>
   Effect.scoped(Effect.gen(function* () {
+    const args = yield* AgentOptions.read(options)
+    if (options.has("durable")) return yield* durable(options, args)
     // Until the first prompt nothing reads Ctrl-C: it stops the command (exit 130). The chat then gives it its own meaning.
-    const { args, named, scenario, registry } = yield* untilInterrupted(prepare(options))
+    const { named, scenario, registry } = yield* untilInterrupted(prepare(options, args))
     const repl = Repl.run({
       registry,
       system: args.system ?? scenario?.instructions,

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Builtins from "../Builtins.js"
+import type * as Argv from "../Argv.js"
 import { UsageError } from "../CliError.js"
 import type { Handler } from "../commands/Command.js"
 import { Io } from "../Io.js"
@@ -61,6 +62,18 @@ const refuseWithoutYes = Approval.layer(() =>
   Effect.succeed(Approval.denied("agentfx run --json does not ask for approval: pass --yes to allow tools that need it"))
 )
 
+/** `--durable`: the durable engine is loaded for it alone, never on the plain run's path. */
+const durable = (text: string, options: Argv.Values, args: AgentOptions.AgentArgs, json: boolean) =>
+  Effect.gen(function* () {
+    if (options.has("mcp") || options.has("mcp-url") || options.has("scenario")) {
+      return yield* Effect.fail(new UsageError({ message: "--durable runs take the built-in tools only: not with --mcp, --mcp-url or --scenario" }))
+    }
+    const Durable = yield* Effect.promise(() => import("../internal/durable.js"))
+    const runId = options.text("run-id") ?? `run-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`
+    const where = options.text("store") ?? Durable.defaultStore
+    yield* untilInterrupted(withModel(args.provider, args.settings, () => Durable.run(text, runId, where, args, json)))
+  })
+
 export const handler: Handler = ({ options, args: words }) =>
   // From the start: Ctrl-C while MCP servers start or the scenario loads stops the run too (exit 130).
   Effect.scoped(untilInterrupted(Effect.gen(function* () {
@@ -69,6 +82,7 @@ export const handler: Handler = ({ options, args: words }) =>
     if (text === "") return yield* Effect.fail(new UsageError({ message: "the prompt is empty" }))
     const args = yield* AgentOptions.read(options)
     const json = options.has("json")
+    if (options.has("durable")) return yield* durable(text, options, args, json)
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
     // --json asks nobody: a scenario's programs start there only with --allow-scenario-commands.
     const scenario = yield* McpTools.scenario(options, builtins, !json)

@@ -59,8 +59,9 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
     const onMalformedCall = run.options.onMalformedCall ?? "feedback"
     // What the next attempt sends: the request, or after a malformed call (by default) the request with a note.
     let request = base
+    let attempts = 0
     const once = (annotate: Telemetry.Annotate) =>
-      Effect.suspend(() => attempt(run, turn, request, annotate)).pipe(
+      Effect.suspend(() => run.recordAttempt(turn, ++attempts, attempt(run, turn, request, annotate))).pipe(
         Effect.tapError((error) =>
           Effect.sync(() => {
             request = MalformedCall.nextRequest(onMalformedCall, base, error) ?? base
@@ -80,7 +81,7 @@ export const ask = <R>(run: Run<R>, turn: number): Effect.Effect<LanguageModel.R
       `chat ${run.model.model}`,
       { "gen_ai.operation.name": "chat", "gen_ai.provider.name": run.model.provider, "gen_ai.request.model": run.model.model, "agentfx.turn": turn },
       (annotate) =>
-        Effect.tap(Retry.retrying(once(annotate), run.retry, MalformedCall.retryable(onMalformedCall), failed, run.deadline.ends), (response) =>
+        Effect.tap(run.retryWaits(Retry.retrying(once(annotate), run.retry, MalformedCall.retryable(onMalformedCall), failed, run.deadline.ends)), (response) =>
           annotate.attributes({
             "gen_ai.usage.input_tokens": response.usage.inputTokens,
             "gen_ai.usage.output_tokens": response.usage.outputTokens,

@@ -74,6 +74,16 @@ export interface Hooks {
    * interrupted before the model's first answer leaves no trace, so resending it does not repeat it.
    */
   readonly commit?: ((transcript: Transcript.Transcript) => Effect.Effect<void>) | undefined
+  /**
+   * Wraps each attempt at a model turn (the request under its deadlines, and the check that its answer can be
+   * appended), `attempt` counting from 1 within the turn: a durable run records it as a step, and a replayed
+   * attempt hands back what was recorded.
+   */
+  readonly attempt?:
+    | ((turn: number, attempt: number, request: Effect.Effect<LanguageModel.Response, ModelError.ModelError>) => Effect.Effect<LanguageModel.Response, ModelError.ModelError>)
+    | undefined
+  /** The clock the waits between attempts sleep on (a durable run's survives a restart); default the run's own. */
+  readonly retryClock?: Clock.Clock | undefined
 }
 
 const noEmit = (_: AgentEvent): void => {}
@@ -234,6 +244,22 @@ export class Run<R> {
     // Stryker disable next-line ConditionalExpression: a refused turn fails the run at once, so the transcript it would extend is never read
     if (Either.isRight(pushed)) this.transcript = Transcript.append(this.transcript, [turn])
     return pushed
+  }
+
+  /** One attempt at model turn `turn`, as the hooks record it. */
+  recordAttempt(
+    turn: number,
+    attempt: number,
+    request: Effect.Effect<LanguageModel.Response, ModelError.ModelError>
+  ): Effect.Effect<LanguageModel.Response, ModelError.ModelError> {
+    const recorded = this.hooks.attempt === undefined ? request : this.hooks.attempt(turn, attempt, request)
+    // The retry clock is for the waits between attempts alone: an attempt (and whatever records it) keeps the run's.
+    return this.hooks.retryClock === undefined ? recorded : Effect.withClock(recorded, this.clock)
+  }
+
+  /** The retry waits on the hooks' clock, when they give one. */
+  retryWaits<A, E, R>(retried: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> {
+    return this.hooks.retryClock === undefined ? retried : Effect.withClock(retried, this.hooks.retryClock)
   }
 
   /** Hands the transcript to the caller at a complete point (every call answered). */

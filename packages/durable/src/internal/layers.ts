@@ -1,0 +1,241 @@
+/**
+ * The stores a durable agent runs on. SQLite: the embedded default, one process at a time (a row in the file
+ * names the process that runs it; one that died is taken over at once), no server, every shard its own.
+ * PostgreSQL: several runner processes, each listening on its own address; @effect/cluster shards the runs over
+ * them and hands a dead runner's shards to the others.
+ */
+import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
+import * as RunnerAddress from "@effect/cluster/RunnerAddress"
+import * as SingleRunner from "@effect/cluster/SingleRunner"
+import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import * as Cause from "effect/Cause"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { StoreBusy, StoreUnavailable } from "../DurableError.js"
+import { RunStore } from "../RunStore.js"
+import * as Store from "./store.js"
+
+/**
+ * The options of `layerSqlite`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SqliteOptions {
+  /** The database file; its folder is created when missing. */
+  readonly filename: string
+}
+
+/**
+ * The options of `layerPg`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PgOptions {
+  /** `postgres://user:password@host:port/database`. */
+  readonly url: string
+  /** Where the other runners reach this one (default `localhost:34431`); every runner needs its own. */
+  readonly runner?: { readonly host: string; readonly port: number } | undefined
+  /** How long a dead runner's shards stay locked before another takes them (default 35 s as @effect/cluster has it). */
+  readonly shardLockExpiration?: Duration.DurationInput | undefined
+  /** How often a runner renews its shard locks (default 10 s). */
+  readonly shardLockRefreshInterval?: Duration.DurationInput | undefined
+  /** How often a runner reads the store for messages sent by other processes (default 1 s). */
+  readonly messagePollInterval?: Duration.DurationInput | undefined
+  /** How often a runner checks that the others answer; one that does not loses its shards (default 1 minute). */
+  readonly runnerHealthCheckInterval?: Duration.DurationInput | undefined
+  /** A process that only starts, reads, decides and cancels runs, and runs none (it listens on no port). */
+  readonly clientOnly?: boolean | undefined
+}
+
+/** A cause as one line: the first failure's or defect's message. */
+const reasonOf = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  const inner = error instanceof Error && error.cause instanceof Error ? error.cause : error
+  return inner instanceof Error ? inner.message : String(inner)
+}
+
+/** A URL as messages may show it: without its password. */
+export const redact = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    return parsed.toString()
+  } catch {
+    return "the database URL (unreadable)"
+  }
+}
+
+/** A file that can hold a database: not a directory, its folder there (created) and writable. */
+const checkFile = (filename: string): Effect.Effect<void, StoreUnavailable> =>
+  Effect.try({
+    try: () => {
+      if (fs.existsSync(filename) && fs.statSync(filename).isDirectory()) throw new Error("it is a directory")
+      const folder = path.dirname(path.resolve(filename))
+      // The nearest part of the path that exists must be a folder (a file there would make mkdir say EEXIST).
+      let existing = folder
+      while (!fs.existsSync(existing)) existing = path.dirname(existing)
+      if (!fs.statSync(existing).isDirectory()) throw new Error(`${existing} is a file, not a folder`)
+      fs.mkdirSync(folder, { recursive: true })
+      fs.accessSync(folder, fs.constants.W_OK)
+      if (fs.existsSync(filename)) fs.accessSync(filename, fs.constants.R_OK | fs.constants.W_OK)
+    },
+    catch: (error) => new StoreUnavailable({ store: filename, reason: error instanceof Error ? error.message : String(error) })
+  })
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists, under another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Holds the file for this process while the layer lives; a live holder on this host (or any on another) refuses. */
+const owner = (store: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const host = os.hostname()
+    const claim = Effect.gen(function* () {
+      yield* sql`CREATE TABLE IF NOT EXISTS agentfx_owner (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER NOT NULL, host TEXT NOT NULL, since BIGINT NOT NULL)`
+      const rows = yield* sql<{ pid: number; host: string }>`SELECT pid, host FROM agentfx_owner WHERE id = 1`
+      const holder = rows[0]
+      if (holder !== undefined && holder.pid !== process.pid && (holder.host !== host || alive(holder.pid))) {
+        return yield* Effect.fail(new StoreBusy({ store, pid: holder.pid, host: holder.host }))
+      }
+      yield* sql`INSERT INTO agentfx_owner (id, pid, host, since) VALUES (1, ${process.pid}, ${host}, ${Date.now()})
+        ON CONFLICT (id) DO UPDATE SET pid = ${process.pid}, host = ${host}, since = ${Date.now()}`
+    })
+    yield* Effect.acquireRelease(
+      sql.withTransaction(claim).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(new StoreUnavailable({ store, reason: error.message })))),
+      () => Effect.ignore(sql`DELETE FROM agentfx_owner WHERE id = 1 AND pid = ${process.pid} AND host = ${host}`)
+    )
+  })
+
+const storeLayer = (name: string): Layer.Layer<RunStore, StoreUnavailable, SqlClient.SqlClient> => Layer.effect(RunStore, Store.make(name))
+
+/**
+ * The SQLite client of `store`, its driver loaded only now: better-sqlite3 is native and optional where agentfx is
+ * installed as one command, and a process on PostgreSQL never needs it.
+ */
+const sqliteClient = (store: string): Layer.Layer<SqlClient.SqlClient, StoreUnavailable> =>
+  Layer.unwrapEffect(
+    Effect.zipRight(
+      checkFile(store),
+      Effect.tryPromise({
+        try: () => import("@effect/sql-sqlite-node/SqliteClient"),
+        catch: (error) =>
+          new StoreUnavailable({
+            store,
+            reason: `the SQLite driver (better-sqlite3, a native module) cannot be loaded: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}; install it (npm i better-sqlite3@12, beside agentfx) or use a postgres:// store`
+          })
+      }).pipe(Effect.map((SqliteClient) => SqliteClient.layer({ filename: store })))
+    )
+  ).pipe(
+    Layer.catchAllCause((cause) => {
+      const failure = Option.getOrUndefined(Cause.failureOption(cause))
+      return Layer.fail(failure instanceof StoreUnavailable ? failure : new StoreUnavailable({ store, reason: reasonOf(cause) }))
+    })
+  )
+
+/**
+ * The embedded store (and its `SqlClient`): a SQLite file, run by this process alone (another live process on it is `StoreBusy`; one
+ * that died is taken over at once). A path that is a directory or cannot be written is `StoreUnavailable`.
+ *
+ * @example
+ * program.pipe(Effect.provide(agent.layer.pipe(Layer.provideMerge(DurableAgent.layerSqlite({ filename: ".agentfx/runs.db" })))))
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerSqlite = (options: SqliteOptions): Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable | StoreBusy> => {
+  const store = options.filename
+  const client = sqliteClient(store)
+  const engine = ClusterWorkflowEngine.layer.pipe(
+    Layer.provideMerge(SingleRunner.layer({ runnerStorage: "memory", shardingConfig: { entityMessagePollInterval: "1 second" } })),
+    Layer.orDie
+  )
+  return Layer.mergeAll(engine, storeLayer(store)).pipe(
+    Layer.provide(Layer.scopedDiscard(owner(store))),
+    Layer.provideMerge(client)
+  ) as Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable | StoreBusy>
+}
+
+/**
+ * Several runner processes on one PostgreSQL database (its `SqlClient` comes along): each takes a share of the runs' shards and listens at
+ * `runner` for the others; the shards of a runner that dies go to the others. A database that does not answer is
+ * `StoreUnavailable`, with the URL shown without its password.
+ *
+ * @example
+ * DurableAgent.layerPg({ url: "postgres://agentfx@localhost/runs", runner: { host: "10.0.0.7", port: 34431 } })
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable> => {
+  const store = redact(options.url)
+  const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds"}).pipe(
+    Layer.catchAllCause((cause) => Layer.fail(new StoreUnavailable({ store, reason: reasonOf(cause) })))
+  )
+  const runner = options.runner ?? { host: "localhost", port: 34431 }
+  const cluster = NodeClusterSocket.layer({
+    storage: "sql",
+    clientOnly: options.clientOnly === true,
+    shardingConfig: {
+      runnerAddress: Option.some(RunnerAddress.make(runner.host, runner.port)),
+      ...(options.shardLockExpiration === undefined ? {} : { shardLockExpiration: options.shardLockExpiration }),
+      ...(options.shardLockRefreshInterval === undefined ? {} : { shardLockRefreshInterval: options.shardLockRefreshInterval }),
+      ...(options.runnerHealthCheckInterval === undefined ? {} : { runnerHealthCheckInterval: options.runnerHealthCheckInterval }),
+      entityMessagePollInterval: options.messagePollInterval ?? "1 second"
+    }
+  })
+  // Runners started together on a new database race to create @effect/cluster's tables (PostgreSQL refuses the
+  // second CREATE TABLE IF NOT EXISTS of a type at the same moment): the loser builds again, and finds them.
+  const engine = ClusterWorkflowEngine.layer.pipe(
+    Layer.provideMerge(cluster),
+    Layer.catchAllCause((cause) => Layer.fail(cause)),
+    Layer.retry(Schedule.intersect(Schedule.recurs(3), Schedule.spaced("250 millis"))),
+    Layer.catchAll((cause) => Layer.failCause(cause)),
+    Layer.orDie
+  )
+  return Layer.mergeAll(engine, storeLayer(store)).pipe(Layer.provideMerge(client)) as Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable>
+}
+
+/**
+ * A SQLite store to read (status, list, events) while another process may run it: no engine, no claim on the file.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerSqliteReader = (options: SqliteOptions): Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable> => {
+  const store = options.filename
+  const client = sqliteClient(store)
+  return storeLayer(store).pipe(Layer.provideMerge(client)) as Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable>
+}
+
+/**
+ * A PostgreSQL store to read (status, list, events): no engine, no runner.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerPgReader = (options: Pick<PgOptions, "url">): Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable> => {
+  const store = redact(options.url)
+  const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds" }).pipe(
+    Layer.catchAllCause((cause) => Layer.fail(new StoreUnavailable({ store, reason: reasonOf(cause) })))
+  )
+  return storeLayer(store).pipe(Layer.provideMerge(client)) as Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable>
+}

@@ -1,0 +1,208 @@
+/**
+ * A durable agent's workflow: core's loop, run with its model attempts and its tool calls as Activities keyed by
+ * turn, attempt and call id, its retry waits on the durable clock, and its approvals as durable deferreds. The loop
+ * is core's; this module only says how each step is recorded, and writes the run's events and outcome as it goes.
+ */
+import type { Agent, LanguageModel, Registry, Tool , FunctionCall} from "@agentfx/core"
+import { Approval, ModelError, Turn } from "@agentfx/core"
+import * as Loop from "@agentfx/core/loop"
+import * as Activity from "@effect/workflow/Activity"
+import * as DurableClock from "@effect/workflow/DurableClock"
+import * as DurableDeferred from "@effect/workflow/DurableDeferred"
+import * as Workflow from "@effect/workflow/Workflow"
+import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as RunEvent from "../RunEvent.js"
+import { RunStore } from "../RunStore.js"
+import * as Schemas from "./schemas.js"
+
+/** What a durable agent is defined with: the loop's options less what each run brings, and its durable choices. */
+export interface Definition<R> extends Omit<Agent.Options<R>, "prompt" | "history"> {
+  /**
+   * Tools whose calls must never run twice (a ticket opened, an e-mail sent). Such a call is marked started before
+   * its handler runs; a run resumed after a crash answers a call that was started and never finished to the model
+   * as an `ExecutionFailed` of type `InterruptedCall`, instead of running it again. Other tools are run again.
+   */
+  readonly nonIdempotent?: ReadonlyArray<string> | undefined
+  /** How long a call waits for approval before it is denied as timed out; default: as long as it takes. */
+  readonly approvalTimeout?: Duration.DurationInput | undefined
+}
+
+/** The workflow of the agent named `name`: its payload, result and error Schemas, keyed by the run id. */
+export const workflowOf = (name: string): Workflow.Workflow<string, Schema.Struct<typeof Schemas.Payload>, typeof Schemas.AgentResult, typeof Schemas.AgentError> =>
+  Workflow.make({
+    name: `agentfx/${name}`,
+    payload: Schemas.Payload,
+    success: Schemas.AgentResult,
+    error: Schemas.AgentError,
+    idempotencyKey: ({ runId }) => runId
+  })
+
+/** The deferred a call's approval arrives on. */
+export const approvalOf = (callId: string) => DurableDeferred.make(`approval/${callId}`, { success: Schemas.Decision })
+
+/** The answer a non-idempotent call gets when a crash interrupted it. */
+export const interruptedCall = {
+  cause: {
+    type: "InterruptedCall",
+    message: "the call was interrupted before it finished (the process running it stopped); its tool is not idempotent, so it was not run again"
+  },
+  defect: false
+} as const
+
+const encodeResult = Schema.encodeSync(Schema.parseJson(Schemas.AgentResult))
+const encodeError = Schema.encodeSync(Schema.parseJson(Schemas.AgentError))
+const encodeDecision = Schema.encodeSync(Schema.parseJson(Schemas.Decision))
+
+type Engine = WorkflowEngine | WorkflowInstance
+
+/** A clock that reads the time as `real` does and sleeps on the durable clock: retry waits survive a restart. */
+const durableClock = (real: Clock.Clock, inWorkflow: <A, E>(effect: Effect.Effect<A, E, Engine>) => Effect.Effect<A, E>): Clock.Clock => {
+  let waits = 0
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => real.unsafeCurrentTimeMillis(),
+    unsafeCurrentTimeNanos: () => real.unsafeCurrentTimeNanos(),
+    currentTimeMillis: real.currentTimeMillis,
+    currentTimeNanos: real.currentTimeNanos,
+    // The n-th wait of a run has the same name on every replay, so a wait that was over is not waited again.
+    // A short wait is an activity that sleeps: on the real clock, not on this one again.
+    sleep: (duration) => Effect.suspend(() => Effect.withClock(inWorkflow(DurableClock.sleep({ name: `retry/${++waits}`, duration })), real))
+  }
+}
+
+/** The body of the agent's workflow: one run, from its payload. */
+export const body = <R>(definition: Definition<R>) => (payload: Schema.Struct.Type<typeof Schemas.Payload>): Effect.Effect<Agent.AgentResult, Agent.AgentError, RunStore | Engine | LanguageModel.LanguageModel | R> =>
+  Effect.gen(function* () {
+    const store = yield* RunStore
+    const context = yield* Effect.context<Engine>()
+    const real = yield* Effect.clock
+    const inWorkflow = <A, E>(effect: Effect.Effect<A, E, Engine>): Effect.Effect<A, E> => Effect.provide(effect, context)
+    const runId = payload.runId
+    const record = (key: string, event: RunEvent.RunEvent) => Effect.orDie(store.append(runId, key, event))
+    const nonIdempotent = new Set(definition.nonIdempotent ?? [])
+    // What the latest model turn asked for: the turn and arguments of each call, for its events.
+    let turn = 0
+    let calls = new Map<string, FunctionCall.FunctionCall>()
+
+    const hooks: Loop.Hooks = {
+      attempt: (at, attempt, request) =>
+        inWorkflow(
+          Activity.make({ name: `turn/${at}/attempt/${attempt}`, success: Schemas.Response, error: ModelError.ModelError, execute: request })
+        ).pipe(
+          Effect.tap((response) => {
+            turn = at
+            const asked = Turn.calls(response.turn)
+            calls = new Map(asked.map((call) => [call.id, call]))
+            return record(`turn/${at}`, {
+              _tag: "TurnFinished",
+              turn: at,
+              text: Turn.text(response.turn),
+              calls: asked.map(({ args, id, name }) => ({ id, name, args })),
+              usage: response.usage
+            })
+          })
+        ),
+      retryClock: durableClock(real, inWorkflow)
+    }
+
+    const wrap = <T extends Tool.Tool<R>>(tool: T): Tool.Tool<R> => ({
+      ...tool,
+      run: (args, call) =>
+        Effect.gen(function* () {
+          const asked = calls.get(call.callId)
+          yield* record(`call/${call.callId}/started`, { _tag: "CallStarted", turn, call: { id: call.callId, name: call.name, args: asked?.args ?? {} } })
+          const handler = nonIdempotent.has(tool.name)
+            ? Effect.flatMap(Effect.orDie(store.start(runId, call.callId)), (fresh) => (fresh ? tool.run(args, call) : Effect.fail(interruptedCall)))
+            : tool.run(args, call)
+          return yield* Activity.make({ name: `call/${call.callId}`, success: Schema.Unknown, error: Schemas.HandlerFailure, execute: handler }).pipe(Effect.provide(context))
+        })
+    })
+    const registry = wrapRegistry(definition.registry, wrap)
+
+    const timeout = definition.approvalTimeout === undefined ? undefined : Duration.decode(definition.approvalTimeout)
+    const approval: Approval.Approval["Type"] = {
+      approve: ({ call, description }) =>
+        inWorkflow(
+          Effect.gen(function* () {
+            const deadline = timeout === undefined ? null : real.unsafeCurrentTimeMillis() + Duration.toMillis(timeout)
+            yield* Effect.orDie(store.request(runId, { callId: call.id, name: call.name, args: call.args, description, deadline }))
+            yield* record(`approval/${call.id}`, { _tag: "ApprovalRequested", call: { id: call.id, name: call.name, args: call.args }, description, deadline })
+            const decided = DurableDeferred.await(approvalOf(call.id))
+            const decision: Approval.Decision =
+              timeout === undefined
+                ? yield* decided
+                : yield* Effect.race(
+                    decided,
+                    Effect.as(
+                      // Always on the store's clock (never an in-memory wait): the deadline holds while no process runs.
+                      DurableClock.sleep({ name: `approval/${call.id}`, duration: timeout, inMemoryThreshold: Duration.zero }),
+                      Approval.denied(`timed out: no decision within ${Duration.format(timeout)}`)
+                    )
+                  )
+            yield* Effect.orDie(store.decide(runId, call.id, encodeDecision(decision)))
+            yield* record(`approval/${call.id}/decided`, {
+              _tag: "ApprovalDecided",
+              callId: call.id,
+              approved: decision.approved,
+              reason: decision.approved ? null : decision.reason
+            })
+            return decision
+          })
+        )
+    }
+
+    const { approvalTimeout: _, nonIdempotent: __, ...options } = definition
+    const onCallFinished = options.onCallFinished
+    return yield* Loop.run(
+      {
+        ...options,
+        registry,
+        prompt: payload.prompt,
+        history: payload.history,
+        onCallFinished: (finished) =>
+          Effect.zipRight(
+            record(`call/${finished.id}/finished`, { _tag: "CallFinished", turn: finished.turn, response: finished.response }),
+            onCallFinished === undefined ? Effect.void : onCallFinished(finished)
+          )
+      },
+      hooks
+    ).pipe(
+      Effect.provideService(Approval.Approval, approval),
+      Effect.onExit((exit) =>
+        Exit.match(exit, {
+          onSuccess: (result) =>
+            Effect.zipRight(
+              Effect.orDie(store.settle(runId, "finished", encodeResult(result))),
+              record("done", { _tag: "Done", outcome: "finished", text: result.text })
+            ),
+          // A run that suspends (an approval, a long wait) is interrupted, not failed: it has no outcome yet.
+          onFailure: (cause) =>
+            Option.match(Cause.failureOption(cause), {
+              onNone: () => Effect.void,
+              onSome: (error) =>
+                Effect.zipRight(
+                  Effect.orDie(store.settle(runId, "failed", encodeError(error))),
+                  record("done", { _tag: "Done", outcome: "failed", text: error.message })
+                )
+            })
+        })
+      )
+    )
+  })
+
+/** The registry with each tool's handler wrapped; a dynamic registry's later tools are wrapped as they come. */
+const wrapRegistry = <R>(registry: Registry.Registry<R>, wrap: (tool: Tool.Tool<R>) => Tool.Tool<R>): Registry.Registry<R> => {
+  const wrapped = (from: Registry.Registry<R>): Registry.Registry<R> => ({
+    ...from,
+    tools: new Map(Array.from(from.tools, ([name, tool]) => [name, wrap(tool)]))
+  })
+  const source = registry.source
+  return source === undefined ? wrapped(registry) : { ...wrapped(registry), source: { version: source.version, current: Effect.map(source.current, wrapped) } }
+}
