@@ -1,8 +1,8 @@
 /**
  * The command line as data: each command is a `Spec` (its options, arguments and help text), and `parse` reads an
- * argument list against the specs. It imports nothing but `HttpUrl` (which imports nothing), so `agentfx --help` and
- * a mistyped flag are answered before Effect or any provider is loaded; commands load their handler only once their
- * arguments are good.
+ * argument list against the specs. It imports nothing but `HttpUrl` and `Spelling` (which import nothing), so
+ * `agentfx --help` and a mistyped flag are answered before Effect or any provider is loaded; commands load their
+ * handler only once their arguments are good.
  *
  * The rules it enforces, the same for every command: an unknown option is an error with a "did you mean" when a
  * known one is close; a value that starts with `-` is taken as an option unless it follows `--`; an option given
@@ -16,6 +16,7 @@
  * @since 0.1.0
  */
 import * as HttpUrl from "@agentfx/core/HttpUrl"
+import { closest } from "@agentfx/core/Spelling"
 
 /** One option of a command: `--name VALUE` (when `value` names the placeholder) or a flag. */
 export interface OptionSpec {
@@ -123,32 +124,6 @@ export type Parsed =
   | { readonly _tag: "Version" }
   | { readonly _tag: "Completions"; readonly shell: string }
   | { readonly _tag: "Invalid"; readonly message: string; readonly spec: Spec | undefined; readonly verbose: boolean }
-
-/** Edit distance (insertions, deletions, substitutions, swaps of neighbours). */
-export const distance = (a: string, b: string): number => {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1)
-      rows[i]![j] = best
-    }
-  }
-  return rows[a.length]![b.length]!
-}
-
-/** The candidate closest to `word`, when it is close enough to be what was meant. */
-export const closest = (word: string, candidates: ReadonlyArray<string>): string | undefined => {
-  let best: { candidate: string; score: number } | undefined
-  for (const candidate of candidates) {
-    const score = candidate.startsWith(word) && word.length >= 3 ? 0.5 : distance(word, candidate)
-    if (best === undefined || score < best.score) best = { candidate, score }
-  }
-  // Two edits for a word of five letters or more, one below that: "jsno" → json, not "sys" → yes.
-  const allowed = word.length >= 5 ? 2 : 1
-  return best !== undefined && best.score <= allowed ? best.candidate : undefined
-}
 
 const flagText = (option: OptionSpec): string => `--${option.name}${option.value === undefined ? "" : ` ${option.value}`}`
 
