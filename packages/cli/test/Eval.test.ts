@@ -153,7 +153,7 @@ describe("agentfx eval", () => {
       const result = yield* agentfx(["eval", cases, "--scenarios", scenarios])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain("agentfx: 1 problem in the eval input; nothing was run:\n")
-      expect(result.stderr).toContain(`adds.yaml:1: case "adds": expects a call to notify, which scenario "math" declares but is not a built-in tool`)
+      expect(result.stderr).toContain(`adds.yaml:9: case "adds": expects a call to notify, which scenario "math" declares but is not a built-in tool`)
       expect(result.stderr).toContain("mock it under mock_function_responses.notify")
       expect(result.stdout).toBe("")
     })
