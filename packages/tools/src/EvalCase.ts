@@ -4,6 +4,7 @@
  * ```yaml
  * id: valid-warranty-two-serials
  * description: The customer gives two serial numbers
+ * tags: [smoke, warranty]                      # optional: to select cases by (`agentfx eval --tag smoke`)
  * input: |
  *   From: ada@example.com
  *   Subject: Broken kettles
@@ -179,6 +180,8 @@ export type ExpectedCall = typeof ExpectedCall.Type
 export const CaseFields = Schema.Struct({
   id: Schema.NonEmptyString,
   description: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Words to select the case by (`EvalSelection`, `agentfx eval --tag`). */
+  tags: Schema.optional(Schema.Array(Schema.String.pipe(Schema.filter((tag) => /^\S+$/.test(tag) || "a tag is one word: no spaces, not empty")))),
   input: Schema.String,
   scenario: Schema.NonEmptyString,
   mock_function_responses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: MockResponses }), { default: () => ({}) }),

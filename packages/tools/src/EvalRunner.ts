@@ -73,6 +73,7 @@ import type { Tool } from "@agentfx/core"
 import * as Dispatcher from "./Dispatcher.js"
 import type { EvalCase, MockResponse } from "./EvalCase.js"
 import * as EvalReport from "./EvalReport.js"
+import * as EvalSelection from "./EvalSelection.js"
 import type { ObservedCall } from "./EvalValidator.js"
 import * as EvalValidator from "./EvalValidator.js"
 import { contains, show } from "./internal/jsonValue.js"
@@ -95,6 +96,8 @@ export interface Options<R, RM, RD> {
   readonly concurrency?: number
   /** Pass-rate threshold (default 0.99). */
   readonly threshold?: number
+  /** Start no case once this many have not passed; the report then lists the cases not run (see `EvalSelection.forEachUntil`). */
+  readonly bail?: number | undefined
   /**
    * Per case, for all of it: choosing the scenario, building the model, the agent run with its tools. Default 2
    * minutes, or `agent.runTimeout` plus 2 minutes when that is set: the run's own bound counts only its time with the
@@ -340,10 +343,16 @@ export const run = <R = never, RM = never, RD = never>(cases: ReadonlyArray<Eval
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${concurrency}`)
   const scenarios = [...options.scenarios]
   return Telemetry.span("EvalRunner.run", { suite: options.suite ?? "eval", cases: cases.length }, () =>
-    Effect.forEach(cases, (evalCase) => runCase(evalCase, { ...options, scenarios }), { concurrency }).pipe(
+    EvalSelection.forEachUntil(cases, (evalCase) => runCase(evalCase, { ...options, scenarios }), { concurrency, bail: options.bail, failed: (result) => result.status !== "passed" }).pipe(
       Effect.timed,
-      Effect.map(([duration, results]) =>
-        EvalReport.make({ suite: options.suite ?? "eval", cases: results, threshold, durationMs: Duration.toMillis(duration) })
+      Effect.map(([duration, { results, notRun }]) =>
+        EvalReport.make({
+          suite: options.suite ?? "eval",
+          cases: results,
+          threshold,
+          durationMs: Duration.toMillis(duration),
+          ...(options.bail === undefined ? {} : { stopped: { bail: options.bail, notRun: notRun.map((evalCase) => evalCase.id) } })
+        })
       )
     )
   )
