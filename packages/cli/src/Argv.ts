@@ -25,6 +25,11 @@ export interface OptionSpec {
   readonly alias?: string
   /** The value's placeholder in help (`FILE`, `N`); absent for a flag. */
   readonly value?: string
+  /**
+   * The value may be left out (`--bail` or `--bail 3`): the next argument is its value only when this says it is
+   * meant as one (`--bail=3` always is), and is then checked; without one the option's value is `""`.
+   */
+  readonly optionalValue?: (next: string) => boolean
   /** The only values accepted (listed in help, offered by completions). */
   readonly choices?: ReadonlyArray<string>
   /** Whether the option may be given more than once (its values are collected). */
@@ -125,7 +130,8 @@ export type Parsed =
   | { readonly _tag: "Completions"; readonly shell: string }
   | { readonly _tag: "Invalid"; readonly message: string; readonly spec: Spec | undefined; readonly verbose: boolean }
 
-const flagText = (option: OptionSpec): string => `--${option.name}${option.value === undefined ? "" : ` ${option.value}`}`
+const flagText = (option: OptionSpec): string =>
+  `--${option.name}${option.value === undefined ? "" : option.optionalValue !== undefined ? ` [${option.value}]` : ` ${option.value}`}`
 
 const usageOf = (spec: Spec): string => {
   const args = spec.args.map((arg) => (arg.variadic ? `<${arg.name}>...` : `<${arg.name}>`))
@@ -240,13 +246,18 @@ const parseCommand = (spec: Spec, argv: ReadonlyArray<string>, verbose: boolean)
       value = ""
     } else if (inline !== undefined) {
       value = inline
+    } else if (option.optionalValue !== undefined) {
+      const next = argv[i + 1]
+      const taken = next !== undefined && option.optionalValue(next)
+      value = taken ? next : ""
+      if (taken) i++
     } else {
       const next = argv[i + 1]
       if (next === undefined) return invalid(`--${option.name} needs a value: ${flagText(option)}`)
       value = next
       i++
     }
-    const problem = option.value === undefined ? undefined : checkValue(option, value)
+    const problem = option.value === undefined || (option.optionalValue !== undefined && inline === undefined && value === "") ? undefined : checkValue(option, value)
     if (problem !== undefined) return invalid(`--${option.name}${option.sensitive === true ? "" : ` ${value}`}: ${problem}`)
     const previous = values.get(option.name)
     if (previous !== undefined && option.repeated !== true && option.value !== undefined) {

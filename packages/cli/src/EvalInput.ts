@@ -22,15 +22,20 @@ import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
 import * as Builtins from "./Builtins.js"
 import { InputError } from "./CliError.js"
+import type { UsageError } from "./CliError.js"
 import * as FileProblem from "./internal/fileProblem.js"
 import * as McpTools from "./internal/mcpTools.js"
 import * as ScenarioCommands from "./internal/scenarioCommands.js"
 
-/** Cases and scenarios that passed every check. */
+/** Cases and scenarios that passed every check: the cases selected to run, of how many the files hold. */
 export interface Input {
   readonly cases: ReadonlyArray<EvalCase.EvalCase>
   readonly scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>
+  readonly total: number
 }
+
+/** Which of the sound cases run (`--filter`, `--tag`): applied once every file is checked, before any server starts. */
+export type Select = (cases: ReadonlyArray<EvalCase.EvalCase>) => Either.Either<ReadonlyArray<EvalCase.EvalCase>, UsageError>
 
 const where = (evalCase: EvalCase.EvalCase): string => (evalCase.line === undefined ? evalCase.file : `${evalCase.file}:${evalCase.line}`)
 
@@ -237,14 +242,15 @@ export const load = (
   casesDir: string,
   scenariosDir: string,
   builtins: Builtins.Options,
-  servers: ServerOptions = {}
-): Effect.Effect<Input, InputError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
+  servers: ServerOptions = {},
+  select: Select = Either.right
+): Effect.Effect<Input, InputError | UsageError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.gen(function* () {
     const problems: Array<string> = []
-    const cases = yield* loadCases(casesDir, problems)
+    const all = yield* loadCases(casesDir, problems)
     const { scenarios: loaded, mayBeBroken } = yield* loadScenarios(scenariosDir, builtins, problems)
     const fail = Effect.suspend(() => Effect.fail(inputError(problems)))
-    const checked = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, which: (evalCase: EvalCase.EvalCase) => boolean) => {
+    const checked = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, cases: ReadonlyArray<EvalCase.EvalCase>, which: (evalCase: EvalCase.EvalCase) => boolean) => {
       for (const evalCase of cases.filter(which)) {
         if (mayBeBroken(evalCase.scenario) && !scenarios.some((s) => s.name === evalCase.scenario)) continue
         problems.push(...checkCase(evalCase, scenarios))
@@ -252,15 +258,16 @@ export const load = (
     }
     const withServers = (name: string) => loaded.some((scenario) => scenario.name === name && scenario.mcp.length > 0)
     // Every check that needs no server's tools first: a broken input starts nothing.
-    checked(loaded, (evalCase) => !withServers(evalCase.scenario))
+    checked(loaded, all, (evalCase) => !withServers(evalCase.scenario))
     if (problems.length > 0) return yield* fail
+    const cases = yield* select(all)
     const used = new Set(cases.map((evalCase) => evalCase.scenario))
     problems.push(...unconsented(loaded.filter((scenario) => used.has(scenario.name)), servers.allowCommands === true))
     if (problems.length > 0) return yield* fail
     const started = yield* startServers(loaded.filter((scenario) => used.has(scenario.name)), servers, problems)
     if (problems.length > 0) return yield* fail
     const scenarios = loaded.map((scenario) => started.find((s) => s.name === scenario.name) ?? scenario)
-    checked(scenarios, (evalCase) => withServers(evalCase.scenario))
-    if (problems.length === 0) return { cases, scenarios }
+    checked(scenarios, cases, (evalCase) => withServers(evalCase.scenario))
+    if (problems.length === 0) return { cases, scenarios, total: all.length }
     return yield* fail
   })

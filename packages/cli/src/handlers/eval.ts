@@ -8,13 +8,14 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ProviderError } from "../CliError.js"
-import { BelowThreshold, UsageError } from "../CliError.js"
+import { BelowThreshold, EvalStopped, UsageError } from "../CliError.js"
 import type { Handler } from "../commands/Command.js"
 import * as EvalInput from "../EvalInput.js"
 import * as EvalProgress from "../EvalProgress.js"
 import { Io } from "../Io.js"
 import * as Provider from "../Provider.js"
 import * as AgentOptions from "../internal/agentOptions.js"
+import * as EvalSelection from "../internal/evalSelection.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
 import * as Output from "../internal/output.js"
 import { escapeAll } from "../internal/terminalText.js"
@@ -47,10 +48,15 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
       ...(targets.junit === undefined ? [] : [{ option: "--junit", path: targets.junit }])
     ])
     const allowHosts = yield* AgentOptions.allowHosts(options)
-    const { cases, scenarios } = yield* EvalInput.load(casesDir, scenariosDir, { root, allowHosts }, {
-      maxMessageBytes: options.bytes("mcp-max-bytes"),
-      allowCommands: options.has("allow-scenario-commands")
-    })
+    const { cases, scenarios, total } = yield* EvalInput.load(
+      casesDir,
+      scenariosDir,
+      { root, allowHosts },
+      { maxMessageBytes: options.bytes("mcp-max-bytes"), allowCommands: options.has("allow-scenario-commands") },
+      EvalSelection.fromOptions(options)
+    )
+    const selected = EvalSelection.described(cases.length, total)
+    if (selected !== undefined) yield* io.err(`${selected}\n`)
 
     const choice = yield* Provider.choose(AgentOptions.provider(options))
     const settings = AgentOptions.settings(options)
@@ -66,6 +72,7 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
           model,
           threshold,
           ...(concurrency === undefined ? {} : { concurrency }),
+          ...(options.has("bail") ? { bail: Number(options.text("bail") || "1") } : {}),
           agent: { maxTurns, ...AgentOptions.request(options) }
         },
         { io, label: "eval", onRefusal: (error) => Provider.refused(choice, error) }
@@ -98,10 +105,11 @@ export const handler: Handler = (input) =>
     // Ctrl-C stops every step of it (exit 130): reading the input and starting its MCP servers too, not only the cases.
     const { report, targets } = yield* untilInterrupted(evaluate(input))
     // Case ids, function names and messages come from files and models: escaped before the report paints them.
-    const pretty = EvalReport.pretty(escapeAll(report), { color: io.color })
+    const pretty = EvalReport.pretty(escapeAll(report), { color: io.color, passed: input.options.has("only-failures") ? "hidden" : "line" })
     if (targets.prettyOnStdout) yield* io.out(`${pretty}\n`)
     else yield* io.err(`${pretty.split("\n").at(-1)}\n`)
     if (targets.reportJson !== undefined) yield* Output.writeOutput(targets.reportJson, EvalReport.json(report))
     if (targets.junit !== undefined) yield* Output.writeOutput(targets.junit, EvalReport.junit(report))
+    if (report.stopped !== undefined) return yield* Effect.fail(new EvalStopped({ bail: report.stopped.bail, notRun: report.stopped.notRun.length }))
     if (!report.summary.ok) return yield* Effect.fail(new BelowThreshold({ passRate: report.summary.passRate, threshold: report.summary.threshold }))
   }))

@@ -1,0 +1,40 @@
+/**
+ * `agentfx eval`'s options for which cases run and how much of the report is printed (issue 39, item 2).
+ */
+import * as Argv from "../Argv.js"
+
+export const filter: Argv.OptionSpec = {
+  name: "filter",
+  alias: "t",
+  value: "PATTERN",
+  repeated: true,
+  description:
+    "Run only the cases whose id, description or a tag contains PATTERN (ignoring case); given several times, the cases matching any. A pattern that matches no case stops the command (exit 2)."
+}
+
+export const tag: Argv.OptionSpec = {
+  name: "tag",
+  value: "TAG",
+  repeated: true,
+  description:
+    "Run only the cases listing TAG under `tags:`; given several times, the cases having any. With --filter, a case must pass both. A tag no case has stops the command (exit 2), with the tag it most likely meant."
+}
+
+export const bail: Argv.OptionSpec = {
+  name: "bail",
+  value: "N",
+  // A number after it is its N (`--bail 0` is then refused); anything else is the next argument.
+  optionalValue: (next) => /^[-+]?\d+$/.test(next),
+  description:
+    "Start no more cases once N of them (1 when N is left out) have not passed; the cases running then finish, the others are listed as not run, and the command exits with 1 whatever the pass rate.",
+  check: Argv.integer(1)
+}
+
+export const onlyFailures: Argv.OptionSpec = {
+  name: "only-failures",
+  description:
+    "Leave the cases that passed out of the printed report (the summary line still counts them). By default each passing case is one line, and only the cases that did not pass show their calls and failures; the JSON, JUnit and HTML reports always hold every case."
+}
+
+/** The options, in the order help shows them. */
+export const options: ReadonlyArray<Argv.OptionSpec> = [filter, tag, bail, onlyFailures]
