@@ -27,6 +27,10 @@
  *     result_contains: { ticket_id: T-100 }        # partial, on the response the model got
  *   - function_name: send_email
  *     body_contains: [T-100, warranty]         # phrases of the `body` argument, case-insensitive
+ * answer_contains: [T-100]                     # optional checks on the final answer: phrases (case-insensitive),
+ * answer_matches: /ticket T-\d+/i              #   a regular expression (at most 1,000 characters),
+ * answer_max_chars: 400                        #   a bound on its length; answer_equals: the whole answer
+ * judge: The reply names the ticket             # optional: rubrics graded by a model (see EvalJudge)
  * ```
  *
  * Unknown fields are errors (a typo must not silently weaken a case), except top-level keys starting with
@@ -42,6 +46,8 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { Json, Telemetry } from "@agentfx/core"
+import * as EvalJudge from "./EvalJudge.js"
+import * as AnswerAssertions from "./internal/answerAssertions.js"
 import * as BoundedText from "./internal/boundedText.js"
 import { contains, show } from "./internal/jsonValue.js"
 import * as YamlSource from "./internal/yamlSource.js"
@@ -185,7 +191,9 @@ export const CaseFields = Schema.Struct({
   input: Schema.String,
   scenario: Schema.NonEmptyString,
   mock_function_responses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: MockResponses }), { default: () => ({}) }),
-  expected_function_calls: Schema.Array(ExpectedCall)
+  expected_function_calls: Schema.Array(ExpectedCall),
+  ...AnswerAssertions.fields,
+  ...EvalJudge.fields
 })
 
 /**

@@ -52,6 +52,7 @@
 import type * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as EvalJudge from "./EvalJudge.js"
 import { Mismatch, ObservedCall } from "./EvalValidator.js"
 import * as EvalValidator from "./EvalValidator.js"
 import { show } from "./internal/jsonValue.js"
@@ -89,6 +90,8 @@ export const CaseResult = Schema.Struct({
   error: Schema.optional(Schema.String),
   /** The agent's final text. */
   text: Schema.String,
+  /** The judge's verdict on each of the case's rubrics (absent when it has none). */
+  verdicts: Schema.optional(Schema.Array(EvalJudge.Graded)),
   turns: Schema.Number,
   stopReason: Schema.String,
   durationMs: Schema.Number

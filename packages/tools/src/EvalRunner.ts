@@ -72,6 +72,7 @@ import type { Agent } from "@agentfx/core"
 import type { Tool } from "@agentfx/core"
 import * as Dispatcher from "./Dispatcher.js"
 import type { EvalCase, MockResponse } from "./EvalCase.js"
+import * as EvalJudge from "./EvalJudge.js"
 import * as EvalReport from "./EvalReport.js"
 import * as EvalSelection from "./EvalSelection.js"
 import type { ObservedCall } from "./EvalValidator.js"
@@ -108,6 +109,8 @@ export interface Options<R, RM, RD> {
   readonly detectScenario?: (evalCase: EvalCase) => Effect.Effect<string, unknown, RD>
   /** The user message; default: the case's `input`. */
   readonly prompt?: (evalCase: EvalCase) => string | Turn.Turn
+  /** The model grading the cases' `judge:` rubrics (see `EvalJudge`); a case with rubrics and no judge is an error. */
+  readonly judge?: EvalJudge.Judge<RM> | undefined
   /** Further options of the agent loop (maxTurns, stop conditions, retry policy, ...). */
   readonly agent?: Omit<Dispatcher.RunOptions<R>, "prompt">
 }
@@ -297,7 +300,9 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     // The log is in completion order; expected calls are in the order the model made them.
     const order = new Map(outcome.right.calls.map((call, i) => [call.id, i]))
     const calls = [...logged].sort((a, b) => (order.get(a.id) ?? Infinity) - (order.get(b.id) ?? Infinity)).map(observed)
-    const mismatches = EvalValidator.validate(evalCase, { scenario: name, calls })
+    const judged = yield* Effect.either(EvalJudge.judgeCase(evalCase, { text: outcome.right.text, calls }, options.judge))
+    if (Either.isLeft(judged)) return errored(name, judged.left, calls)
+    const mismatches = [...EvalValidator.validate(evalCase, { scenario: name, calls, text: outcome.right.text }), ...judged.right.mismatches]
     return {
       ...base,
       scenario: name,
@@ -305,6 +310,7 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
       calls,
       mismatches,
       text: outcome.right.text,
+      ...(judged.right.verdicts.length === 0 ? {} : { verdicts: judged.right.verdicts }),
       turns: outcome.right.turns,
       stopReason: stopReasonText(outcome.right.stopReason)
     }
