@@ -1,7 +1,8 @@
 /**
- * `agentfx eval`'s options for which cases run and how much of the report is printed (issue 39, item 2).
+ * `agentfx eval`'s options for which cases run, how much of the report is printed, and who grades the rubrics.
  */
 import * as Argv from "../Argv.js"
+import { providerNames } from "./options.js"
 
 export const filter: Argv.OptionSpec = {
   name: "filter",
@@ -36,5 +37,19 @@ export const onlyFailures: Argv.OptionSpec = {
     "Leave the cases that passed out of the printed report (the summary line still counts them). By default each passing case is one line, and only the cases that did not pass show their calls and failures; the JSON, JUnit and HTML reports always hold every case."
 }
 
+export const judgeProvider: Argv.OptionSpec = {
+  name: "judge-provider",
+  value: "NAME",
+  choices: providerNames,
+  description:
+    "The provider of the model grading the cases' judge: rubrics (default: the eval's own). On the emulator each rubric's recorded verdict (x-judge-cassette) is replayed; a rubric without one makes its case an error."
+}
+
+export const judgeModel: Argv.OptionSpec = {
+  name: "judge-model",
+  value: "NAME",
+  description: "The judge's model (default: --model with the eval's own provider, else the judge provider's default)."
+}
+
 /** The options, in the order help shows them. */
-export const options: ReadonlyArray<Argv.OptionSpec> = [filter, tag, bail, onlyFailures]
+export const options: ReadonlyArray<Argv.OptionSpec> = [filter, tag, bail, onlyFailures, judgeProvider, judgeModel]

@@ -1,10 +1,10 @@
 /** `agentfx eval`: the input checked up front, the cases run with progress, the report printed and written. */
 import { Approval, LanguageModel } from "@agentfx/core"
-import type { EvalCase, EvalRunner } from "@agentfx/tools"
+import type { Emulator } from "@agentfx/emulator"
+import type { EvalCase, EvalJudge, EvalRunner } from "@agentfx/tools"
 import { EvalReport } from "@agentfx/tools"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ProviderError } from "../CliError.js"
@@ -15,6 +15,7 @@ import * as EvalProgress from "../EvalProgress.js"
 import { Io } from "../Io.js"
 import * as Provider from "../Provider.js"
 import * as AgentOptions from "../internal/agentOptions.js"
+import * as EvalJudges from "../internal/evalJudge.js"
 import * as EvalSelection from "../internal/evalSelection.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
 import * as Output from "../internal/output.js"
@@ -63,13 +64,14 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
     const threshold = options.number("threshold") ?? EvalReport.defaultThreshold
     const concurrency = options.number("concurrency")
     const maxTurns = options.number("max-turns")
-    const runWith = <RM>(model: EvalRunner.Options<FileSystem.FileSystem, RM, never>["model"]) =>
+    const runWith = <RM>(model: EvalRunner.Options<FileSystem.FileSystem, RM, never>["model"], judge: EvalJudge.Judge<RM> | undefined) =>
       EvalProgress.run<FileSystem.FileSystem, RM, never, ProviderError>(
         cases,
         {
           suite: path.basename(path.resolve(casesDir)),
           scenarios,
           model,
+          judge,
           threshold,
           ...(concurrency === undefined ? {} : { concurrency }),
           ...(options.has("bail") ? { bail: Number(options.text("bail") || "1") } : {}),
@@ -78,23 +80,24 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
         { io, label: "eval", onRefusal: (error) => Provider.refused(choice, error) }
       ).pipe(Effect.provide(approval(options.has("yes"))))
 
-    const report = yield* (
-      choice.name === "emulator"
-        ? Effect.gen(function* () {
-            if (settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
-            const replay = Provider.replay(cases, settings.maxResponseBytes)
-            yield* io.err(`${Provider.describe({ choice, answers: replay.answers })}\n`)
-            return yield* runWith((evalCase: EvalCase.EvalCase) => replay.model(evalCase)).pipe(Effect.provide(replay.emulator))
-          })
-        : Effect.scoped(
-            Effect.gen(function* () {
-              const context = yield* Layer.build(Provider.layer(choice, settings))
-              const service = Context.get(context, LanguageModel.LanguageModel)
-              const baseUrl = yield* Provider.effectiveBaseUrl(choice, settings)
-              yield* io.err(`${Provider.describe(Provider.announcement(choice, service, { ...settings, baseUrl }))}\n`)
-              return yield* runWith(Layer.succeed(LanguageModel.LanguageModel, service))
-            })
-          )
+    const judging = EvalJudges.judging(cases, choice, settings, options)
+    const report = yield* Effect.scoped(
+      Effect.gen(function* () {
+        const replay = Provider.replay(cases, settings.maxResponseBytes)
+        if (choice.name === "emulator" && settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
+        const agent = choice.name === "emulator" ? undefined : yield* EvalJudges.service(choice, settings)
+        yield* io.err(`${Provider.describe(agent === undefined ? { choice, answers: replay.answers } : agent.announcement)}\n`)
+        const judge = judging === undefined || judging.choice.name === "emulator" ? undefined : yield* EvalJudges.service(judging.choice, judging.settings)
+        if (judging !== undefined) yield* io.err(`${EvalJudges.describe(judging, judge?.announcement, replay.judgeAnswers)}\n`)
+        if (agent !== undefined && (judging === undefined || judge !== undefined)) {
+          return yield* runWith<never>(Layer.succeed(LanguageModel.LanguageModel, agent.service), judge === undefined ? undefined : Layer.succeed(LanguageModel.LanguageModel, judge.service))
+        }
+        // The emulator replays the cassettes of the agent, of the judge, or both.
+        return yield* runWith<Emulator.Emulator>(
+          agent === undefined ? (evalCase: EvalCase.EvalCase) => replay.model(evalCase) : Layer.succeed(LanguageModel.LanguageModel, agent.service),
+          judging === undefined ? undefined : judge === undefined ? replay.judge : Layer.succeed(LanguageModel.LanguageModel, judge.service)
+        ).pipe(Effect.provide(replay.emulator))
+      })
     )
     return { report, targets }
   })
