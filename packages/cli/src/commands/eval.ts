@@ -1,5 +1,5 @@
 import * as Argv from "../Argv.js"
-import * as EvalFlow from "./evalFlow.js"
+import * as EvalOptions from "./evalOptions.js"
 import * as options from "./options.js"
 
 const fraction = (value: string): string | undefined =>
@@ -35,7 +35,7 @@ export const spec: Argv.Spec = {
         "Approve the calls of tools that ask first: an MCP tool its server does not mark read-only or non-destructive, and closed-world. An eval asks nobody, so without --yes such a call is refused and the model is told."
     },
     { name: "concurrency", value: "N", description: "Cases running at once (default 4).", check: Argv.integer(1) },
-    ...EvalFlow.options,
+    ...EvalOptions.options,
     { name: "threshold", value: "FRACTION", description: "The pass rate (0 to 1) below which the command exits with 1 (default 0.99).", check: fraction },
     options.json("the report (the same as --report-json -)"),
     { name: "report-json", value: "FILE", description: "Also write the report as JSON to FILE (- for stdout)." },

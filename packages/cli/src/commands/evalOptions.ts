@@ -1,5 +1,6 @@
 /**
- * `agentfx eval`'s options for which cases run, how much of the report is printed, and who grades the rubrics.
+ * `agentfx eval`'s options for which cases run, how much of the report is printed, who grades the rubrics, what the
+ * run is compared with, and the HTML report.
  */
 import * as Argv from "../Argv.js"
 import { providerNames } from "./options.js"
@@ -51,5 +52,17 @@ export const judgeModel: Argv.OptionSpec = {
   description: "The judge's model (default: --model with the eval's own provider, else the judge provider's default)."
 }
 
+export const baseline: Argv.OptionSpec = {
+  name: "baseline",
+  value: "FILE",
+  description:
+    "Compare the run with an earlier JSON report (--report-json): a table of the cases that newly fail, newly pass or call differently, and the pass rate of the cases both runs have, before and after. Read before any case runs: a file that is not such a report stops the command (exit 2)."
+}
+
+export const failOnRegression: Argv.OptionSpec = {
+  name: "fail-on-regression",
+  description: "With --baseline, exit with 1 when a case that passed in the baseline does not pass now, naming each, whatever the pass rate."
+}
+
 /** The options, in the order help shows them. */
-export const options: ReadonlyArray<Argv.OptionSpec> = [filter, tag, bail, onlyFailures, judgeProvider, judgeModel]
+export const options: ReadonlyArray<Argv.OptionSpec> = [filter, tag, bail, onlyFailures, judgeProvider, judgeModel, baseline, failOnRegression]

@@ -2,13 +2,13 @@
 import { Approval, LanguageModel } from "@agentfx/core"
 import type { Emulator } from "@agentfx/emulator"
 import type { EvalCase, EvalJudge, EvalRunner } from "@agentfx/tools"
-import { EvalReport } from "@agentfx/tools"
+import { EvalBaseline, EvalReport } from "@agentfx/tools"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ProviderError } from "../CliError.js"
-import { BelowThreshold, EvalStopped, UsageError } from "../CliError.js"
+import { BelowThreshold, EvalStopped, InputError, Regressed, UsageError } from "../CliError.js"
 import type { Handler } from "../commands/Command.js"
 import * as EvalInput from "../EvalInput.js"
 import * as EvalProgress from "../EvalProgress.js"
@@ -19,7 +19,7 @@ import * as EvalJudges from "../internal/evalJudge.js"
 import * as EvalSelection from "../internal/evalSelection.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
 import * as Output from "../internal/output.js"
-import { escapeAll } from "../internal/terminalText.js"
+import { escapeAll, escapeName } from "../internal/terminalText.js"
 
 /** Where each rendering of the report goes; at most one of them may take stdout. */
 const outputs = (options: { json: boolean; reportJson: string | undefined; junit: string | undefined }) => {
@@ -48,6 +48,14 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
       ...(targets.reportJson === undefined ? [] : [{ option: "--report-json", path: targets.reportJson }]),
       ...(targets.junit === undefined ? [] : [{ option: "--junit", path: targets.junit }])
     ])
+    const baselineFile = options.text("baseline")
+    if (options.has("fail-on-regression") && baselineFile === undefined) {
+      return yield* Effect.fail(new UsageError({ message: "--fail-on-regression compares with a baseline: give --baseline FILE (a JSON report of an earlier run)" }))
+    }
+    // Read before the input and before any case runs, as the report paths are checked: a bad file stops it at once.
+    const baseline = baselineFile === undefined
+      ? undefined
+      : yield* Effect.mapError(EvalBaseline.load(baselineFile), (error) => new InputError({ message: `--baseline ${error.message}` }))
     const allowHosts = yield* AgentOptions.allowHosts(options)
     const { cases, scenarios, total } = yield* EvalInput.load(
       casesDir,
@@ -99,20 +107,25 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
         ).pipe(Effect.provide(replay.emulator))
       })
     )
-    return { report, targets }
+    return { report, targets, baseline: baseline === undefined ? undefined : { file: baselineFile!, report: baseline } }
   })
 
 export const handler: Handler = (input) =>
   Effect.scoped(Effect.gen(function* () {
     const io = yield* Io
     // Ctrl-C stops every step of it (exit 130): reading the input and starting its MCP servers too, not only the cases.
-    const { report, targets } = yield* untilInterrupted(evaluate(input))
+    const { report, targets, baseline } = yield* untilInterrupted(evaluate(input))
     // Case ids, function names and messages come from files and models: escaped before the report paints them.
     const pretty = EvalReport.pretty(escapeAll(report), { color: io.color, passed: input.options.has("only-failures") ? "hidden" : "line" })
-    if (targets.prettyOnStdout) yield* io.out(`${pretty}\n`)
-    else yield* io.err(`${pretty.split("\n").at(-1)}\n`)
+    const comparison = baseline === undefined ? undefined : EvalBaseline.compare(baseline.report, report)
+    const table = comparison === undefined ? undefined : EvalBaseline.pretty(escapeAll(comparison), escapeName(baseline!.file), { color: io.color })
+    if (targets.prettyOnStdout) yield* io.out(`${pretty}\n${table === undefined ? "" : `\n${table}\n`}`)
+    else yield* io.err(`${pretty.split("\n").at(-1)}\n${table === undefined ? "" : `${table}\n`}`)
     if (targets.reportJson !== undefined) yield* Output.writeOutput(targets.reportJson, EvalReport.json(report))
     if (targets.junit !== undefined) yield* Output.writeOutput(targets.junit, EvalReport.junit(report))
     if (report.stopped !== undefined) return yield* Effect.fail(new EvalStopped({ bail: report.stopped.bail, notRun: report.stopped.notRun.length }))
+    if (comparison !== undefined && input.options.has("fail-on-regression") && comparison.newlyFailing.length > 0) {
+      return yield* Effect.fail(new Regressed({ baseline: baseline!.file, ids: comparison.newlyFailing.map((change) => change.id) }))
+    }
     if (!report.summary.ok) return yield* Effect.fail(new BelowThreshold({ passRate: report.summary.passRate, threshold: report.summary.threshold }))
   }))
