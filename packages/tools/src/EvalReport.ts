@@ -71,6 +71,22 @@ export const Status = Schema.Literal("passed", "failed", "error")
  */
 export type Status = typeof Status.Type
 
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/**
+ * An expected call as the case gave it (`body_contains` as a list), so that a report shows what was expected beside
+ * what was done.
+ *
+ * @since 0.2.0
+ */
+export const ExpectedCall = Schema.Struct({
+  function_name: Schema.String,
+  arguments: Schema.optional(JsonObject),
+  arguments_contain: Schema.optional(JsonObject),
+  result_contains: Schema.optional(JsonObject),
+  body_contains: Schema.optional(Schema.Array(Schema.String))
+})
+
 /**
  * The outcome of one case: what the agent did, what did not match, and how long it took.
  *
@@ -81,6 +97,8 @@ export const CaseResult = Schema.Struct({
   description: Schema.String,
   file: Schema.optional(Schema.String),
   expectedScenario: Schema.String,
+  /** The calls the case expects, in order (absent in reports written before they were recorded). */
+  expectedCalls: Schema.optional(Schema.Array(ExpectedCall)),
   /** The scenario the input was handled as (absent when none could be chosen). */
   scenario: Schema.optional(Schema.String),
   status: Status,

@@ -249,7 +249,8 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     id: evalCase.id,
     description: evalCase.description,
     ...(evalCase.file === "<inline>" ? {} : { file: evalCase.file }),
-    expectedScenario: evalCase.scenario
+    expectedScenario: evalCase.scenario,
+    expectedCalls: evalCase.expected_function_calls
   }
   const timeout = caseTimeout(options)
   const errored = (scenario: string | undefined, error: string, calls: ReadonlyArray<ObservedCall> = []) => ({
