@@ -64,5 +64,12 @@ export const failOnRegression: Argv.OptionSpec = {
   description: "With --baseline, exit with 1 when a case that passed in the baseline does not pass now, naming each, whatever the pass rate."
 }
 
+export const reportHtml: Argv.OptionSpec = {
+  name: "report-html",
+  value: "FILE",
+  description:
+    "Also write the report as one HTML page to FILE (- for stdout): the summary, each case with its expected and actual calls side by side, the first divergence marked, its calls on a timeline, its answer and verdicts, the --baseline comparison, and a filter box. It loads nothing and works from file://."
+}
+
 /** The options, in the order help shows them. */
-export const options: ReadonlyArray<Argv.OptionSpec> = [filter, tag, bail, onlyFailures, judgeProvider, judgeModel, baseline, failOnRegression]
+export const options: ReadonlyArray<Argv.OptionSpec> = [filter, tag, bail, onlyFailures, judgeProvider, judgeModel, baseline, failOnRegression, reportHtml]

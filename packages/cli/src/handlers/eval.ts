@@ -2,7 +2,7 @@
 import { Approval, LanguageModel } from "@agentfx/core"
 import type { Emulator } from "@agentfx/emulator"
 import type { EvalCase, EvalJudge, EvalRunner } from "@agentfx/tools"
-import { EvalBaseline, EvalReport } from "@agentfx/tools"
+import { EvalBaseline, EvalHtml, EvalReport } from "@agentfx/tools"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
@@ -22,12 +22,15 @@ import * as Output from "../internal/output.js"
 import { escapeAll, escapeName } from "../internal/terminalText.js"
 
 /** Where each rendering of the report goes; at most one of them may take stdout. */
-const outputs = (options: { json: boolean; reportJson: string | undefined; junit: string | undefined }) => {
-  const onStdout = [options.json ? "--json" : undefined, options.reportJson === "-" ? "--report-json -" : undefined, options.junit === "-" ? "--junit -" : undefined].filter(
-    (name): name is string => name !== undefined
-  )
+const outputs = (options: { json: boolean; reportJson: string | undefined; junit: string | undefined; html: string | undefined }) => {
+  const onStdout = [
+    options.json ? "--json" : undefined,
+    options.reportJson === "-" ? "--report-json -" : undefined,
+    options.junit === "-" ? "--junit -" : undefined,
+    options.html === "-" ? "--report-html -" : undefined
+  ].filter((name): name is string => name !== undefined)
   if (onStdout.length > 1) return Effect.fail(new UsageError({ message: `${onStdout.join(" and ")} would both print on stdout: send one of them to a file` }))
-  return Effect.succeed({ prettyOnStdout: onStdout.length === 0, reportJson: options.json ? "-" : options.reportJson, junit: options.junit })
+  return Effect.succeed({ prettyOnStdout: onStdout.length === 0, reportJson: options.json ? "-" : options.reportJson, junit: options.junit, html: options.html })
 }
 
 /** Nobody is asked during an eval: a tool that asks first (an MCP tool that may change things) runs only with --yes. */
@@ -42,11 +45,12 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
     const casesDir = yield* AgentOptions.directory("<cases-dir>", args[0]!)
     const scenariosDir = yield* AgentOptions.directory("--scenarios", options.text("scenarios")!)
     const root = yield* AgentOptions.directory("--root", options.text("root") ?? ".")
-    const targets = yield* outputs({ json: options.has("json"), reportJson: options.text("report-json"), junit: options.text("junit") })
+    const targets = yield* outputs({ json: options.has("json"), reportJson: options.text("report-json"), junit: options.text("junit"), html: options.text("report-html") })
     // Before any input is read or any case runs: a report that cannot be written would otherwise fail at the end.
     yield* Output.check([
       ...(targets.reportJson === undefined ? [] : [{ option: "--report-json", path: targets.reportJson }]),
-      ...(targets.junit === undefined ? [] : [{ option: "--junit", path: targets.junit }])
+      ...(targets.junit === undefined ? [] : [{ option: "--junit", path: targets.junit }]),
+      ...(targets.html === undefined ? [] : [{ option: "--report-html", path: targets.html }])
     ])
     const baselineFile = options.text("baseline")
     if (options.has("fail-on-regression") && baselineFile === undefined) {
@@ -123,6 +127,10 @@ export const handler: Handler = (input) =>
     else yield* io.err(`${pretty.split("\n").at(-1)}\n${table === undefined ? "" : `${table}\n`}`)
     if (targets.reportJson !== undefined) yield* Output.writeOutput(targets.reportJson, EvalReport.json(report))
     if (targets.junit !== undefined) yield* Output.writeOutput(targets.junit, EvalReport.junit(report))
+    if (targets.html !== undefined) {
+      const page = EvalHtml.render(report, comparison === undefined ? {} : { baseline: { source: baseline!.file, comparison } })
+      yield* Output.writeOutput(targets.html, page)
+    }
     if (report.stopped !== undefined) return yield* Effect.fail(new EvalStopped({ bail: report.stopped.bail, notRun: report.stopped.notRun.length }))
     if (comparison !== undefined && input.options.has("fail-on-regression") && comparison.newlyFailing.length > 0) {
       return yield* Effect.fail(new Regressed({ baseline: baseline!.file, ids: comparison.newlyFailing.map((change) => change.id) }))
