@@ -10,6 +10,7 @@ import { Context, Effect, Either, Layer, Redacted } from "effect"
 import { fileURLToPath } from "node:url"
 import * as NodePath from "node:path"
 import { tmpdir } from "node:os"
+import { reportPaths } from "../src/arguments.js"
 import * as ModelSource from "../src/ModelSource.js"
 import { processEmail } from "../src/Pipeline.js"
 import { judgeKey, Recorder, storeCassettes } from "../src/Recorder.js"
@@ -209,6 +210,14 @@ describe("issue 39 item 3: the demo's judge: rubrics and answer checks", () => {
       expect(a!.extensions["x-judge-cassette"]).toEqual([{ text: '{"pass": true, "reason": "polite"}' }, { text: '{"pass": false, "reason": "long"}' }])
       expect(b!.extensions["x-judge-cassette"]).toBeUndefined()
     }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))
+})
+
+describe("issue 39 item 6: where the demo writes its reports", () => {
+  it("the JSON at --json, else eval-report.json in the demo's reports folder, and the HTML page beside it", () => {
+    expect(reportPaths(undefined, "/demo/reports")).toEqual({ json: "/demo/reports/eval-report.json", html: "/demo/reports/eval-report.html", chosen: false })
+    expect(reportPaths("out/run.json", "/demo/reports")).toEqual({ json: "out/run.json", html: "out/run.html", chosen: true })
+    expect(reportPaths("out/run", "/demo/reports")).toEqual({ json: "out/run", html: "out/run.html", chosen: true })
+  })
 })
 
 describe("Recorder.wrap", () => {
