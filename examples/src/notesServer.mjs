@@ -20,7 +20,9 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
     {
       name: "read_note",
       description: `Reads a note by title (${[...notes.keys()].join(", ")})`,
-      inputSchema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] }
+      inputSchema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] },
+      // Read-only and closed-world: agentfx runs such an MCP tool without asking (any other asks before each call).
+      annotations: { readOnlyHint: true, openWorldHint: false }
     }
   ]
 }))
