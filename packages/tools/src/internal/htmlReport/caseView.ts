@@ -12,8 +12,9 @@ import { escapeHtml as e } from "./escape.js"
 
 const marks: Record<EvalReport.Status, string> = { passed: "✓", failed: "✗", error: "!" }
 
-/** A duration as the terminal report writes it. */
-export const ms = (value: number): string => (value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(2)} s`)
+/** A duration: tenths below 10 ms (a mocked call takes a fraction of one, and its bar should say how much). */
+export const ms = (value: number): string =>
+  value < 10 ? `${Number(value.toFixed(1))} ms` : value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(2)} s`
 
 const pretty = (value: unknown): string => JSON.stringify(value, null, 2) ?? "undefined"
 
