@@ -28,6 +28,7 @@ const resolve = {
   alias: [
     { find: /^@agentfx\/core$/, replacement: src("./packages/core/src/index.ts") },
     { find: /^@agentfx\/core\/HttpUrl$/, replacement: src("./packages/core/src/HttpUrl.ts") },
+    { find: /^@agentfx\/core\/Spelling$/, replacement: src("./packages/core/src/Spelling.ts") },
     { find: /^@agentfx\/core\/testing$/, replacement: src("./packages/core/src/testing.ts") },
     { find: /^@agentfx\/core\/loop$/, replacement: src("./packages/core/src/loop.ts") },
     { find: /^@agentfx\/durable$/, replacement: src("./packages/durable/src/index.ts") },

@@ -1,8 +1,9 @@
 /**
  * `--record`: captures the model turns of each eval case run against a real model and stores them as the case's
- * `x-cassette`, so the offline suite replays them from then on. Only the cases whose run completed (passed or
- * failed: the model finished, and that is what it did) are stored; a run that ended in an error stopped midway,
- * and its turns would replace a good cassette with a cut-off conversation.
+ * `x-cassette` (and the judge's verdicts on its rubrics as its `x-judge-cassette`), so the offline suite replays
+ * them from then on. Only the cases whose run completed (passed or failed: the model finished, and that is what it
+ * did) are stored; a run that ended in an error stopped midway, and its turns would replace a good cassette with a
+ * cut-off conversation.
  */
 import { LanguageModel } from "@agentfx/core"
 import type { Turn } from "@agentfx/core"
@@ -10,8 +11,11 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Layer, Stream } from "effect"
 import type { YAMLMap } from "yaml"
 import { isMap, isSeq, parseAllDocuments } from "yaml"
-import { Cassette } from "@agentfx/tools"
+import { Cassette, EvalJudge } from "@agentfx/tools"
 import type { EvalReport } from "@agentfx/tools"
+
+/** The recorder's key of the judge's turn on a case's rubric (the case's own turns are under its id). */
+export const judgeKey = (id: string, rubric: number): string => `${id}#judge-${rubric}`
 
 /** Turns seen per key (an eval case id), in order. */
 export class Recorder {
@@ -86,6 +90,11 @@ export const storeCassettes = (
           continue
         }
         ;(item as YAMLMap<unknown, unknown>).set("x-cassette", document.createNode(cassette.right))
+        // The judge's turns of its rubrics, in order, when it graded them all: offline they replay its verdicts.
+        const rubrics = item.get("judge")
+        const count = typeof rubrics === "string" ? 1 : isSeq(rubrics) ? rubrics.items.length : 0
+        const verdicts = Array.from({ length: count }, (_, rubric) => recorder.cassette(judgeKey(id, rubric))?.[0])
+        if (count > 0 && verdicts.every((step) => step !== undefined)) (item as YAMLMap<unknown, unknown>).set(EvalJudge.cassetteField, document.createNode(verdicts))
         stored.push(id)
       }
     }

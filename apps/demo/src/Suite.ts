@@ -12,6 +12,7 @@ import { Data, Effect, Either, Layer, Option, Schema } from "effect"
 import * as Email from "./Email.js"
 import * as ModelSource from "./ModelSource.js"
 import { promptOf, scenarioFor } from "./Pipeline.js"
+import { judgeKey } from "./Recorder.js"
 import type { Recorder } from "./Recorder.js"
 import * as Triage from "./Triage.js"
 import { WarrantyRecord, WarrantyRegistry, WarrantyServiceUnavailable } from "./Warranty.js"
@@ -79,10 +80,22 @@ export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | u
     return recorder === undefined ? real : recorder.wrap(evalCase.id, real)
   }
 
+/**
+ * The judge of one rubric of a case: offline its recorded verdict (`x-judge-cassette`), online the real model, its
+ * turn recorded under `<case>#judge-<rubric>` when `recorder` is given.
+ */
+export const judgeFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined, replay: ReturnType<typeof Provider.replay>) =>
+  (evalCase: EvalCase.EvalCase, rubric: number): Layer.Layer<LanguageModel.LanguageModel, unknown, Emulator.Emulator> => {
+    if (source._tag === "Offline") return replay.judge(evalCase, rubric)
+    const real = ModelSource.layer(source, undefined)
+    return recorder === undefined ? real : recorder.wrap(judgeKey(evalCase.id, rubric), real)
+  }
+
 const runnerOptions = <R>(options: SuiteOptions<R>, replay: ReturnType<typeof Provider.replay>) => ({
   suite: "warranty",
   scenarios: options.scenarios,
   model: modelFor(options.source, options.recorder, replay),
+  judge: judgeFor(options.source, options.recorder, replay),
   detectScenario: detectScenario(options.scenarios),
   prompt: promptFor,
   concurrency: options.concurrency ?? 8,

@@ -28,13 +28,20 @@ Options:
   --offline        run offline even when a key is set
   --record         store the real model's turns as new cassettes (needs a key); a case whose run
                    ended in an error keeps its cassette
-  --json FILE      also write the eval report as JSON to FILE
+  --json FILE      write the eval report as JSON to FILE (default apps/demo/reports/eval-report.json);
+                   the HTML report goes beside it (FILE with .html), and the demo says where
   --junit FILE     also write the eval report as JUnit XML to FILE
   --executor-tour  show the tool executor on its own (sequential, parallel, errors) instead
   --durable        process the e-mails as durable runs instead: a ticket waits for approval, its run
                    parked in the store, then a new runner approves it and the run resumes
   --help, -h       this help
 `
+
+/** The eval report's JSON file (`--json`, else `eval-report.json` in `reports`) and the HTML page beside it. */
+export const reportPaths = (json: string | undefined, reports: string): { readonly json: string; readonly html: string; readonly chosen: boolean } => {
+  const file = json ?? `${reports}/eval-report.json`
+  return { json: file, html: `${file.replace(/\.json$/i, "")}.html`, chosen: json !== undefined }
+}
 
 /** The options, or what is wrong with them (the message the demo prints before exiting with 2). */
 export const parseArguments = (argv: ReadonlyArray<string>): { readonly args: Arguments } | { readonly problem: string } => {

@@ -6,13 +6,14 @@
  */
 import { Registry } from "@agentfx/core"
 import { Provider } from "@agentfx/cli"
-import { EvalReport } from "@agentfx/tools"
+import { EvalHtml, EvalReport } from "@agentfx/tools"
 import type { Scenario } from "@agentfx/tools"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Duration, Effect, Either, Exit, Layer, Schema } from "effect"
 import { fileURLToPath } from "node:url"
 import type { Arguments } from "./arguments.js"
+import { reportPaths } from "./arguments.js"
 import { executorTour } from "./executorTour.js"
 import * as ModelSource from "./ModelSource.js"
 import { processEmail } from "./Pipeline.js"
@@ -25,7 +26,7 @@ import * as Tools from "./tools.js"
 import { demoWarranties, Mailer, Ticketing, WarrantyRegistry } from "./Warranty.js"
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
-const directories = { scenarios: here("../scenarios"), evals: here("../evals"), samples: here("../samples") }
+const directories = { scenarios: here("../scenarios"), evals: here("../evals"), samples: here("../samples"), reports: here("../reports") }
 
 class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { message: Schema.String }) {}
 
@@ -99,7 +100,12 @@ const program = (args: Arguments) => Effect.gen(function* () {
   )
   console.log(EvalReport.pretty(report, { color: process.stdout.isTTY === true }))
   const fs = yield* FileSystem.FileSystem
-  if (args.json !== undefined) yield* fs.writeFileString(args.json, EvalReport.json(report))
+  // The JSON and, beside it, the HTML page a person opens: always written, and said where.
+  const reports = reportPaths(args.json, directories.reports)
+  if (!reports.chosen) yield* fs.makeDirectory(directories.reports, { recursive: true })
+  yield* fs.writeFileString(reports.json, EvalReport.json(report))
+  yield* fs.writeFileString(reports.html, EvalHtml.render(report))
+  console.log(`eval report: ${reports.html} (open it in a browser; the JSON beside it: ${reports.json})`)
   if (args.junit !== undefined) yield* fs.writeFileString(args.junit, EvalReport.junit(report))
   if (recorder !== undefined) {
     for (const file of new Set(cases.map((c) => c.file))) {

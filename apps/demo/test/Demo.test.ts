@@ -2,7 +2,7 @@ import { Agent, LanguageModel, Registry, Turn } from "@agentfx/core"
 import { Io, Provider } from "@agentfx/cli"
 import { Emulator, Policy } from "@agentfx/emulator"
 import { Gemini } from "@agentfx/providers"
-import { Cassette, EvalCase, EvalReport } from "@agentfx/tools"
+import { Cassette, EvalCase, EvalJudge, EvalReport } from "@agentfx/tools"
 import { describe, expect, it } from "@effect/vitest"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeContext } from "@effect/platform-node"
@@ -10,9 +10,10 @@ import { Context, Effect, Either, Layer, Redacted } from "effect"
 import { fileURLToPath } from "node:url"
 import * as NodePath from "node:path"
 import { tmpdir } from "node:os"
+import { reportPaths } from "../src/arguments.js"
 import * as ModelSource from "../src/ModelSource.js"
 import { processEmail } from "../src/Pipeline.js"
-import { Recorder, storeCassettes } from "../src/Recorder.js"
+import { judgeKey, Recorder, storeCassettes } from "../src/Recorder.js"
 import * as Sample from "../src/Sample.js"
 import * as Suite from "../src/Suite.js"
 import * as Tools from "../src/tools.js"
@@ -40,18 +41,20 @@ describe("warranty demo", () => {
     Effect.gen(function* () {
       const { scenarios, cases } = yield* loadAll
       const original = cases.find((c) => c.id === "vw-kettle")!
+      // The judge's recorded verdict stays: only the agent's cassette is tampered with.
+      const judged = { "x-judge-cassette": original.extensions["x-judge-cassette"] }
       const tampered: EvalCase.EvalCase = {
         ...original,
-        extensions: { "x-cassette": [{ calls: [{ name: "send_email", args: { to: "ada@example.com", subject: "Re: x", body: "no ticket" } }] }, { text: "done" }] }
+        extensions: { ...judged, "x-cassette": [{ calls: [{ name: "send_email", args: { to: "ada@example.com", subject: "Re: x", body: "no ticket" } }] }, { text: "done" }] }
       }
       const report = yield* Suite.run({ scenarios, cases: [tampered], source: offline })
       expect(report.cases[0]!.status).toBe("failed")
       expect(EvalReport.pretty(report)).toContain("check_warranty")
       // The one replay rule: a case without a cassette is answered by the offline rule model (which cannot do
       // this job); a case whose cassette is invalid is an error case, with the reason.
-      const unrecorded = yield* Suite.run({ scenarios, cases: [{ ...original, extensions: {} }], source: offline })
+      const unrecorded = yield* Suite.run({ scenarios, cases: [{ ...original, extensions: judged }], source: offline })
       expect(unrecorded.cases[0]!.status).toBe("failed")
-      const broken = yield* Suite.run({ scenarios, cases: [{ ...original, extensions: { "x-cassette": [{ nothing: "here" }] } }], source: offline })
+      const broken = yield* Suite.run({ scenarios, cases: [{ ...original, extensions: { ...judged, "x-cassette": [{ nothing: "here" }] } }], source: offline })
       expect(broken.cases[0]!.status).toBe("error")
       expect(EvalReport.pretty(broken)).toContain("the cassette is invalid")
     }).pipe(Effect.provide(backOffice)))
@@ -170,6 +173,51 @@ describe("warranty demo", () => {
       expect(cases.filter((c) => Cassette.ofCase(c) !== undefined).length).toBeGreaterThanOrEqual(16)
       expect((yield* Sample.loadDirectory(directories.samples)).length).toBe(4)
     }).pipe(Effect.provide(backOffice)))
+})
+
+describe("issue 39 item 3: the demo's judge: rubrics and answer checks", () => {
+  it.live("offline, the recorded verdicts are replayed through the real Gemini layer: every rubric graded, the same verdicts every run", () =>
+    Effect.gen(function* () {
+      const { scenarios, cases } = yield* loadAll
+      const judged = cases.filter((c) => (c.judge?.length ?? 0) > 0)
+      expect(judged.map((c) => c.id)).toEqual(["dg-service-down", "iw-expired-blender", "vw-kettle"])
+      const first = yield* Suite.run({ scenarios, cases: judged, source: offline })
+      const second = yield* Suite.run({ scenarios, cases: judged, source: offline })
+      expect(first.cases.map((c) => c.status)).toEqual(["passed", "passed", "passed"])
+      expect(first.cases.map((c) => c.verdicts?.map((v) => [v.pass, v.score]))).toEqual([[[true, 0.9]], [[true, 1], [true, 0.9]], [[true, 0.95]]])
+      expect(second.cases.map((c) => c.verdicts)).toEqual(first.cases.map((c) => c.verdicts))
+      // Every recorded verdict decodes, one per rubric.
+      for (const evalCase of judged) {
+        const recorded = EvalJudge.cassetteOf(evalCase)
+        expect(recorded !== undefined && Either.isRight(recorded) ? recorded.right.length : -1).toBe(evalCase.judge!.length)
+      }
+    }).pipe(Effect.provide(backOffice)))
+
+  it.effect("--record stores the judge's turn on each rubric as the case's x-judge-cassette, once every rubric was graded", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ directory: tmpdir() })
+      const file = NodePath.join(dir, "cases.yaml")
+      const head = (id: string, judge: string) => `- id: ${id}\n  scenario: missing-info\n  input: hi\n  judge: ${judge}\n  expected_function_calls: []\n`
+      yield* fs.writeFileString(file, head("a", "[polite, short]") + head("b", "polite"))
+      const recorder = new Recorder()
+      for (const id of ["a", "b"]) recorder.record(id, Turn.model("sent"))
+      recorder.record(judgeKey("a", 0), Turn.model('{"pass": true, "reason": "polite"}'))
+      recorder.record(judgeKey("a", 1), Turn.model('{"pass": false, "reason": "long"}'))
+      // b's one rubric was not graded (the judge failed): b keeps no judge cassette rather than a partial one.
+      yield* storeCassettes(file, recorder, [{ id: "a", status: "failed" }, { id: "b", status: "passed" }])
+      const [a, b] = yield* EvalCase.load(file)
+      expect(a!.extensions["x-judge-cassette"]).toEqual([{ text: '{"pass": true, "reason": "polite"}' }, { text: '{"pass": false, "reason": "long"}' }])
+      expect(b!.extensions["x-judge-cassette"]).toBeUndefined()
+    }).pipe(Effect.scoped, Effect.provide(NodeContext.layer)))
+})
+
+describe("issue 39 item 6: where the demo writes its reports", () => {
+  it("the JSON at --json, else eval-report.json in the demo's reports folder, and the HTML page beside it", () => {
+    expect(reportPaths(undefined, "/demo/reports")).toEqual({ json: "/demo/reports/eval-report.json", html: "/demo/reports/eval-report.html", chosen: false })
+    expect(reportPaths("out/run.json", "/demo/reports")).toEqual({ json: "out/run.json", html: "out/run.html", chosen: true })
+    expect(reportPaths("out/run", "/demo/reports")).toEqual({ json: "out/run", html: "out/run.html", chosen: true })
+  })
 })
 
 describe("Recorder.wrap", () => {

@@ -84,9 +84,15 @@ describe("the demo as a process", () => {
     expect(bad.stderr).toBe("agentfx demo: unknown option --recrod; options: --offline, --record, --json FILE, --junit FILE, --executor-tour, --durable, --help (--help says more)\n")
   })
 
-  it("offline: every e-mail numbered, eval progress as plain lines on stderr, the summary once, exit 0", async () => {
-    const result = await runDemo([])
+  it("offline: every e-mail numbered, eval progress as plain lines on stderr, the summary once, the HTML report beside the JSON and where it is, exit 0", async () => {
+    const json = path.join(out, "reports", "warranty.json")
+    fs.mkdirSync(path.dirname(json))
+    const result = await runDemo(["--json", json])
     expect(result.code).toBe(0)
+    const html = path.join(out, "reports", "warranty.html")
+    expect(result.stdout).toContain(`\neval report: ${html} (open it in a browser; the JSON beside it: ${json})\n`)
+    expect(fs.readFileSync(html, "utf8")).toMatch(/^<!doctype html>[\s\S]*<h1>warranty<\/h1>/)
+    expect(JSON.parse(fs.readFileSync(json, "utf8"))).toMatchObject({ suite: "warranty", summary: { ok: true } })
     expect(result.stdout.match(/━━ e-mail \d of 4: /g)).toHaveLength(4)
     expect(result.stdout.match(/passed \(100 %\)/g)).toHaveLength(1)
     expect(result.stdout).not.toContain("pass rate")

@@ -1,8 +1,8 @@
 /**
  * The command line as data: each command is a `Spec` (its options, arguments and help text), and `parse` reads an
- * argument list against the specs. It imports nothing but `HttpUrl` (which imports nothing), so `agentfx --help` and
- * a mistyped flag are answered before Effect or any provider is loaded; commands load their handler only once their
- * arguments are good.
+ * argument list against the specs. It imports nothing but `HttpUrl` and `Spelling` (which import nothing), so
+ * `agentfx --help` and a mistyped flag are answered before Effect or any provider is loaded; commands load their
+ * handler only once their arguments are good.
  *
  * The rules it enforces, the same for every command: an unknown option is an error with a "did you mean" when a
  * known one is close; a value that starts with `-` is taken as an option unless it follows `--`; an option given
@@ -16,6 +16,7 @@
  * @since 0.1.0
  */
 import * as HttpUrl from "@agentfx/core/HttpUrl"
+import { closest } from "@agentfx/core/Spelling"
 
 /** One option of a command: `--name VALUE` (when `value` names the placeholder) or a flag. */
 export interface OptionSpec {
@@ -24,6 +25,11 @@ export interface OptionSpec {
   readonly alias?: string
   /** The value's placeholder in help (`FILE`, `N`); absent for a flag. */
   readonly value?: string
+  /**
+   * The value may be left out (`--bail` or `--bail 3`): the next argument is its value only when this says it is
+   * meant as one (`--bail=3` always is), and is then checked; without one the option's value is `""`.
+   */
+  readonly optionalValue?: (next: string) => boolean
   /** The only values accepted (listed in help, offered by completions). */
   readonly choices?: ReadonlyArray<string>
   /** Whether the option may be given more than once (its values are collected). */
@@ -124,33 +130,8 @@ export type Parsed =
   | { readonly _tag: "Completions"; readonly shell: string }
   | { readonly _tag: "Invalid"; readonly message: string; readonly spec: Spec | undefined; readonly verbose: boolean }
 
-/** Edit distance (insertions, deletions, substitutions, swaps of neighbours). */
-export const distance = (a: string, b: string): number => {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1)
-      rows[i]![j] = best
-    }
-  }
-  return rows[a.length]![b.length]!
-}
-
-/** The candidate closest to `word`, when it is close enough to be what was meant. */
-export const closest = (word: string, candidates: ReadonlyArray<string>): string | undefined => {
-  let best: { candidate: string; score: number } | undefined
-  for (const candidate of candidates) {
-    const score = candidate.startsWith(word) && word.length >= 3 ? 0.5 : distance(word, candidate)
-    if (best === undefined || score < best.score) best = { candidate, score }
-  }
-  // Two edits for a word of five letters or more, one below that: "jsno" → json, not "sys" → yes.
-  const allowed = word.length >= 5 ? 2 : 1
-  return best !== undefined && best.score <= allowed ? best.candidate : undefined
-}
-
-const flagText = (option: OptionSpec): string => `--${option.name}${option.value === undefined ? "" : ` ${option.value}`}`
+const flagText = (option: OptionSpec): string =>
+  `--${option.name}${option.value === undefined ? "" : option.optionalValue !== undefined ? ` [${option.value}]` : ` ${option.value}`}`
 
 const usageOf = (spec: Spec): string => {
   const args = spec.args.map((arg) => (arg.variadic ? `<${arg.name}>...` : `<${arg.name}>`))
@@ -265,13 +246,18 @@ const parseCommand = (spec: Spec, argv: ReadonlyArray<string>, verbose: boolean)
       value = ""
     } else if (inline !== undefined) {
       value = inline
+    } else if (option.optionalValue !== undefined) {
+      const next = argv[i + 1]
+      const taken = next !== undefined && option.optionalValue(next)
+      value = taken ? next : ""
+      if (taken) i++
     } else {
       const next = argv[i + 1]
       if (next === undefined) return invalid(`--${option.name} needs a value: ${flagText(option)}`)
       value = next
       i++
     }
-    const problem = option.value === undefined ? undefined : checkValue(option, value)
+    const problem = option.value === undefined || (option.optionalValue !== undefined && inline === undefined && value === "") ? undefined : checkValue(option, value)
     if (problem !== undefined) return invalid(`--${option.name}${option.sensitive === true ? "" : ` ${value}`}: ${problem}`)
     const previous = values.get(option.name)
     if (previous !== undefined && option.repeated !== true && option.value !== undefined) {

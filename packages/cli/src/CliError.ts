@@ -115,6 +115,35 @@ export class BelowThreshold extends Schema.TaggedError<BelowThreshold>()("BelowT
   }
 }
 
+/** The eval stopped early (`--bail`): it did not run every case, so it does not pass. */
+export class EvalStopped extends Schema.TaggedError<EvalStopped>()("EvalStopped", {
+  bail: Schema.Number,
+  notRun: Schema.Number
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    return `the eval stopped after ${this.bail} case${this.bail === 1 ? "" : "s"} that did not pass (--bail): ${this.notRun} case${this.notRun === 1 ? " was" : "s were"} not run`
+  }
+  get exitCode(): number {
+    return failed
+  }
+}
+
+/** Cases that passed in the baseline do not pass now (`--fail-on-regression`). */
+export class Regressed extends Schema.TaggedError<Regressed>()("Regressed", {
+  baseline: Schema.String,
+  ids: Schema.Array(Schema.String)
+}) {
+  readonly [TypeId]: TypeId = TypeId
+  override get message(): string {
+    const count = this.ids.length === 1 ? "1 case passes" : `${this.ids.length} cases pass`
+    return `${count} in ${this.baseline} and not now: ${this.ids.join(", ")}`
+  }
+  get exitCode(): number {
+    return failed
+  }
+}
+
 /** Ctrl-C stopped the command. */
 export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted", {}) {
   readonly [TypeId]: TypeId = TypeId
@@ -126,7 +155,7 @@ export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted"
   }
 }
 
-export type CliError = UsageError | InputError | ProviderError | RunFailed | OutputError | SessionInUse | BelowThreshold | Interrupted
+export type CliError = UsageError | InputError | ProviderError | RunFailed | OutputError | SessionInUse | BelowThreshold | EvalStopped | Regressed | Interrupted
 
 /** True for every error of the command (and nothing else): it carries the `TypeId`. */
 export const isCliError = (value: unknown): value is CliError => Predicate.hasProperty(value, TypeId)

@@ -12,27 +12,38 @@
  *
  * @since 0.1.0
  */
-import { Registry } from "@agentfx/core"
+import { Json, Registry } from "@agentfx/core"
+import * as Spelling from "@agentfx/core/Spelling"
 import { EvalCase, Scenario } from "@agentfx/tools"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
-import { closest } from "./Argv.js"
 import * as Builtins from "./Builtins.js"
 import { InputError } from "./CliError.js"
+import type { UsageError } from "./CliError.js"
 import * as FileProblem from "./internal/fileProblem.js"
 import * as McpTools from "./internal/mcpTools.js"
 import * as ScenarioCommands from "./internal/scenarioCommands.js"
 
-/** Cases and scenarios that passed every check. */
+/** Cases and scenarios that passed every check: the cases selected to run, of how many the files hold. */
 export interface Input {
   readonly cases: ReadonlyArray<EvalCase.EvalCase>
   readonly scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>
+  readonly total: number
 }
 
+/** Which of the sound cases run (`--filter`, `--tag`): applied once every file is checked, before any server starts. */
+export type Select = (cases: ReadonlyArray<EvalCase.EvalCase>) => Either.Either<ReadonlyArray<EvalCase.EvalCase>, UsageError>
+
 const where = (evalCase: EvalCase.EvalCase): string => (evalCase.line === undefined ? evalCase.file : `${evalCase.file}:${evalCase.line}`)
+
+/** `file:line` of a field of the case (of the case itself when the field has no line of its own). */
+const at = (evalCase: EvalCase.EvalCase, path: ReadonlyArray<PropertyKey>): string => {
+  const line = evalCase.lineOf?.(path) ?? evalCase.line
+  return line === undefined ? evalCase.file : `${evalCase.file}:${line}`
+}
 
 const list = (names: ReadonlyArray<string>): string => (names.length === 0 ? "none" : names.join(", "))
 
@@ -46,7 +57,7 @@ const filesIn = (directory: string, recursive: boolean, keep: (name: string) => 
     return Either.right(names.right.filter((name) => keep(path.basename(name))).map((name) => path.join(directory, name)).sort())
   })
 
-/** Every case of every file; problems per file (a file's first problem says how many more it has). */
+/** Every sound case of every file; every problem of the others (each case's every problem, with its line and field). */
 const loadCases = (directory: string, problems: Array<string>) =>
   Effect.gen(function* () {
     const files = yield* filesIn(directory, true, (name) => /\.ya?ml$/i.test(name))
@@ -54,40 +65,48 @@ const loadCases = (directory: string, problems: Array<string>) =>
     if (files.right.length === 0) problems.push(`${directory}: holds no eval case files (*.yaml, *.yml)`)
     const cases: Array<EvalCase.EvalCase> = []
     for (const file of files.right) {
-      const loaded = yield* Effect.either(EvalCase.load(file))
-      if (Either.isLeft(loaded)) problems.push(loaded.left.message)
-      else cases.push(...loaded.right)
+      const loaded = yield* EvalCase.loadEach(file)
+      problems.push(...loaded.problems.map((problem) => problem.message))
+      cases.push(...loaded.cases)
     }
     const seen = new Map<string, EvalCase.EvalCase>()
     for (const evalCase of cases) {
       const twin = seen.get(evalCase.id)
-      if (twin !== undefined) problems.push(`${where(evalCase)}: id: the case id "${evalCase.id}" is also used at ${where(twin)}`)
+      if (twin !== undefined) problems.push(`${at(evalCase, ["id"])}: id: the case id "${evalCase.id}" is also used at ${where(twin)}`)
       else seen.set(evalCase.id, evalCase)
     }
     return cases
   })
 
-/** Every scenario file of the directory, resolved against the built-ins plus stand-ins for the rest. */
+/**
+ * Every scenario file of the directory, resolved against the built-ins plus stand-ins for the rest; and whether a
+ * scenario name may be that of a file that could not be loaded (the file's name without `.md`, or any name when the
+ * directory gave none): a case naming it would only repeat that file's problems.
+ */
 const loadScenarios = (directory: string, builtins: Builtins.Options, problems: Array<string>) =>
   Effect.gen(function* () {
+    const path = yield* Path.Path
     const files = yield* filesIn(directory, false, (name) => name.toLowerCase().endsWith(".md") && name.toLowerCase() !== "readme.md")
-    if (Either.isLeft(files)) return problems.push(files.left), []
-    if (files.right.length === 0) problems.push(`${directory}: holds no scenario files (*.md)`)
+    const anyName = { scenarios: [], mayBeBroken: () => true }
+    if (Either.isLeft(files)) return problems.push(files.left), anyName
+    if (files.right.length === 0) return problems.push(`${directory}: holds no scenario files (*.md)`), anyName
+    const broken = new Set<string>()
     const builtinTools = Builtins.tools({ ...builtins, approval: false, fetchAlways: true })
     const implementations = (definition: Scenario.Definition) =>
       Registry.unsafeMake(...builtinTools, ...mockOnly(definition).map(Builtins.standIn))
     const scenarios: Array<Scenario.Scenario<FileSystem.FileSystem>> = []
     for (const file of files.right) {
-      const loaded = yield* Effect.either(Scenario.load(file, implementations))
+      const loaded = yield* Effect.either(Scenario.loadChecked(file, implementations))
       if (Either.isLeft(loaded)) {
-        problems.push(loaded.left.message)
+        problems.push(...loaded.left.map((problem) => problem.message))
+        broken.add(path.basename(file).replace(/\.md$/i, ""))
         continue
       }
       const twin = scenarios.find((scenario) => scenario.name === loaded.right.name)
       if (twin !== undefined) problems.push(`${file}: name: scenario "${twin.name}" is also defined in ${twin.file}`)
       else scenarios.push(loaded.right)
     }
-    return scenarios
+    return { scenarios, mayBeBroken: (name: string) => broken.has(name) }
   })
 
 /** The functions a scenario declares that are not built in: each case that calls them must mock them. */
@@ -128,42 +147,94 @@ const startServers = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.File
     })
   })
 
-/** The problems of one case against the scenarios. */
+/**
+ * The argument names a function declares, when it says which it takes: `undefined` when its parameters take any
+ * (no `properties`, or `additionalProperties` other than false or absent).
+ */
+const argumentNames = (parameters: Json.JsonObject): ReadonlyArray<string> | undefined => {
+  const extra = parameters.additionalProperties
+  if (!Json.isPlainObject(parameters.properties) || (extra !== undefined && extra !== false)) return undefined
+  return Object.keys(parameters.properties)
+}
+
+/** The problems of one case against the scenarios: unknown names, each with a "did you mean" when one is close. */
 export const checkCase = (evalCase: EvalCase.EvalCase, scenarios: ReadonlyArray<Scenario.Scenario<unknown>>): Array<string> => {
-  const at = `${where(evalCase)}: case "${evalCase.id}"`
+  const named = `case "${evalCase.id}"`
   const scenario = scenarios.find((candidate) => candidate.name === evalCase.scenario)
   if (scenario === undefined) {
     const names = scenarios.map((candidate) => candidate.name)
-    const near = closest(evalCase.scenario, names)
-    return [`${at}: scenario: "${evalCase.scenario}" is not a scenario of --scenarios${near === undefined ? "" : ` (did you mean "${near}"?)`}; known: ${list(names)}`]
+    return [
+      `${at(evalCase, ["scenario"])}: ${named}: scenario: "${evalCase.scenario}" is not a scenario of --scenarios${Spelling.didYouMean(evalCase.scenario, names)}; known: ${list(names)}`
+    ]
   }
   // The registry: the declared functions and the tools of the scenario's MCP servers.
   const declared = scenario.registry.names
   const problems: Array<string> = []
-  evalCase.expected_function_calls.forEach((call, index) => {
-    if (!declared.includes(call.function_name)) {
+  const unknownArguments = (name: string, args: Json.JsonObject | undefined, path: ReadonlyArray<PropertyKey>) => {
+    const tool = scenario.registry.tools.get(name)
+    const known = tool === undefined || args === undefined ? undefined : argumentNames(tool.declaration.parameters)
+    if (known === undefined || args === undefined) return
+    for (const key of Object.keys(args).filter((key) => !known.includes(key))) {
       problems.push(
-        `${at}: expected_function_calls[${index}].function_name: "${call.function_name}" is not declared by scenario "${scenario.name}" (it declares: ${list(declared)})`
+        `${at(evalCase, [...path, key])}: ${named}: ${formatPath([...path, key])}: ${name} has no argument "${key}"${Spelling.didYouMean(key, known)}; it takes: ${list(known)}`
       )
     }
-  })
-  for (const name of Object.keys(evalCase.mock_function_responses)) {
-    if (!declared.includes(name)) {
-      problems.push(`${at}: mock_function_responses.${name}: scenario "${scenario.name}" declares no function "${name}" (it declares: ${list(declared)})`)
+  }
+  evalCase.expected_function_calls.forEach((call, index) => {
+    const path = ["expected_function_calls", index]
+    if (!declared.includes(call.function_name)) {
+      problems.push(
+        `${at(evalCase, [...path, "function_name"])}: ${named}: ${formatPath([...path, "function_name"])}: "${call.function_name}" is not declared by scenario "${scenario.name}"${Spelling.didYouMean(call.function_name, declared)} (it declares: ${list(declared)})`
+      )
+      return
     }
+    unknownArguments(call.function_name, call.arguments, [...path, "arguments"])
+    unknownArguments(call.function_name, call.arguments_contain, [...path, "arguments_contain"])
+  })
+  for (const [name, entries] of Object.entries(evalCase.mock_function_responses)) {
+    const path = ["mock_function_responses", name]
+    if (!declared.includes(name)) {
+      problems.push(
+        `${at(evalCase, path)}: ${named}: ${formatPath(path)}: scenario "${scenario.name}" declares no function "${name}"${Spelling.didYouMean(name, declared)} (it declares: ${list(declared)})`
+      )
+      continue
+    }
+    entries.forEach((entry, index) => unknownArguments(name, entry.when, [...path, index, "when"]))
   }
   const needsMock = new Set(mockOnly(scenario).map((f) => f.name))
-  const unmocked = new Set(
-    evalCase.expected_function_calls
-      .map((call) => call.function_name)
-      .filter((name) => needsMock.has(name) && !Object.hasOwn(evalCase.mock_function_responses, name))
-  )
-  for (const name of unmocked) {
+  const unmocked = new Map<string, number>()
+  evalCase.expected_function_calls.forEach((call, index) => {
+    const name = call.function_name
+    if (needsMock.has(name) && !Object.hasOwn(evalCase.mock_function_responses, name) && !unmocked.has(name)) unmocked.set(name, index)
+  })
+  for (const [name, index] of unmocked) {
     problems.push(
-      `${at}: expects a call to ${name}, which scenario "${scenario.name}" declares but is not a built-in tool (${Builtins.names.join(", ")}): mock it under mock_function_responses.${name}`
+      `${at(evalCase, ["expected_function_calls", index, "function_name"])}: ${named}: expects a call to ${name}, which scenario "${scenario.name}" declares but is not a built-in tool (${Builtins.names.join(", ")}): mock it under mock_function_responses.${name}`
     )
   }
   return problems
+}
+
+/** `a.b[2].c`, as case files' problems name a field. */
+const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>((text, key) => (typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`), "")
+
+/** Where a problem is: the `file` and `line` it starts with (`file:line: …`, or `file: …`). */
+const placeOf = (problem: string): { readonly file: string; readonly line: number } => {
+  const match = /^(.+?)(?::(\d+))?: /.exec(problem)
+  return match === null ? { file: "", line: 0 } : { file: match[1]!, line: match[2] === undefined ? 0 : Number(match[2]) }
+}
+
+/** The problems as one error, file by file and line by line, saying how many files have them. */
+const inputError = (problems: ReadonlyArray<string>): InputError => {
+  const placed = problems.map((problem) => ({ problem, ...placeOf(problem) }))
+  const sorted = placed.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line)).map(({ problem }) => problem)
+  const files = new Set(placed.map(({ file }) => file).filter((file) => file !== "")).size
+  const count = `${problems.length} problem${problems.length === 1 ? "" : "s"}`
+  return new InputError({
+    message: `${count} in ${files > 1 ? `${files} files of ` : ""}the eval input; nothing was run:`,
+    problems: sorted
+  })
 }
 
 /** Reads and checks everything; every problem at once, or the input. */
@@ -171,40 +242,32 @@ export const load = (
   casesDir: string,
   scenariosDir: string,
   builtins: Builtins.Options,
-  servers: ServerOptions = {}
-): Effect.Effect<Input, InputError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
+  servers: ServerOptions = {},
+  select: Select = Either.right
+): Effect.Effect<Input, InputError | UsageError, FileSystem.FileSystem | Path.Path | Scope.Scope> =>
   Effect.gen(function* () {
     const problems: Array<string> = []
-    const cases = yield* loadCases(casesDir, problems)
-    const before = problems.length
-    const loaded = yield* loadScenarios(scenariosDir, builtins, problems)
-    // A case naming a scenario whose file is broken would only repeat that file's problem.
-    const brokenScenarioFiles = problems.length > before
-    const fail = Effect.suspend(() =>
-      Effect.fail(
-        new InputError({
-          message: `${problems.length} problem${problems.length === 1 ? "" : "s"} in the eval input; nothing was run:`,
-          problems
-        })
-      )
-    )
-    const checked = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, which: (evalCase: EvalCase.EvalCase) => boolean) => {
+    const all = yield* loadCases(casesDir, problems)
+    const { scenarios: loaded, mayBeBroken } = yield* loadScenarios(scenariosDir, builtins, problems)
+    const fail = Effect.suspend(() => Effect.fail(inputError(problems)))
+    const checked = (scenarios: ReadonlyArray<Scenario.Scenario<FileSystem.FileSystem>>, cases: ReadonlyArray<EvalCase.EvalCase>, which: (evalCase: EvalCase.EvalCase) => boolean) => {
       for (const evalCase of cases.filter(which)) {
-        if (brokenScenarioFiles && !scenarios.some((s) => s.name === evalCase.scenario)) continue
+        if (mayBeBroken(evalCase.scenario) && !scenarios.some((s) => s.name === evalCase.scenario)) continue
         problems.push(...checkCase(evalCase, scenarios))
       }
     }
     const withServers = (name: string) => loaded.some((scenario) => scenario.name === name && scenario.mcp.length > 0)
     // Every check that needs no server's tools first: a broken input starts nothing.
-    checked(loaded, (evalCase) => !withServers(evalCase.scenario))
+    checked(loaded, all, (evalCase) => !withServers(evalCase.scenario))
     if (problems.length > 0) return yield* fail
+    const cases = yield* select(all)
     const used = new Set(cases.map((evalCase) => evalCase.scenario))
     problems.push(...unconsented(loaded.filter((scenario) => used.has(scenario.name)), servers.allowCommands === true))
     if (problems.length > 0) return yield* fail
     const started = yield* startServers(loaded.filter((scenario) => used.has(scenario.name)), servers, problems)
     if (problems.length > 0) return yield* fail
     const scenarios = loaded.map((scenario) => started.find((s) => s.name === scenario.name) ?? scenario)
-    checked(scenarios, (evalCase) => withServers(evalCase.scenario))
-    if (problems.length === 0) return { cases, scenarios }
+    checked(scenarios, cases, (evalCase) => withServers(evalCase.scenario))
+    if (problems.length === 0) return { cases, scenarios, total: all.length }
     return yield* fail
   })

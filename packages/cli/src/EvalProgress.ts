@@ -13,7 +13,7 @@
 import type { Agent, LanguageModel, ModelError } from "@agentfx/core"
 import { LanguageModel as LanguageModelTag } from "@agentfx/core"
 import type { EvalCase } from "@agentfx/tools"
-import { EvalReport, EvalRunner } from "@agentfx/tools"
+import { EvalReport, EvalRunner, EvalSelection } from "@agentfx/tools"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -106,10 +106,12 @@ export const run = <R, RM, RD, E>(
         yield* io.err(`${line(now)} — ${result.status === "passed" ? "✓" : "✗"} ${escapeName(result.id)}\n`)
       })
     const concurrency = options.concurrency ?? EvalRunner.defaultConcurrency
-    const all = Effect.forEach(cases, (evalCase) => Effect.tap(EvalRunner.runCase(evalCase, caseOptions(evalCase)), (result) => finished(evalCase, result)), {
-      concurrency
+    const all = EvalSelection.forEachUntil(cases, (evalCase) => Effect.tap(EvalRunner.runCase(evalCase, caseOptions(evalCase)), (result) => finished(evalCase, result)), {
+      concurrency,
+      bail: options.bail,
+      failed: (result) => result.status !== "passed"
     })
-    const results = yield* Effect.raceFirst(all, Deferred.await(stop)).pipe(
+    const { results, notRun } = yield* Effect.raceFirst(all, Deferred.await(stop)).pipe(
       Effect.ensuring(Effect.zipRight(ticker === undefined ? Effect.void : Fiber.interrupt(ticker), io.status("")))
     )
     const ended = yield* Clock.currentTimeMillis
@@ -117,6 +119,7 @@ export const run = <R, RM, RD, E>(
       suite: options.suite ?? "eval",
       cases: results,
       durationMs: ended - started,
-      ...(options.threshold === undefined ? {} : { threshold: options.threshold })
+      ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
+      ...(options.bail === undefined ? {} : { stopped: { bail: options.bail, notRun: notRun.map((evalCase) => evalCase.id) } })
     })
   })

@@ -48,7 +48,7 @@ const table = (rows: ReadonlyArray<readonly [string, string]>, width: number): A
 }
 
 const optionTerm = (option: Argv.OptionSpec): string =>
-  `${option.alias === undefined ? "" : `-${option.alias}, `}--${option.name}${option.value === undefined ? "" : ` ${option.value}`}${option.repeated === true ? " (repeatable)" : ""}`
+  `${option.alias === undefined ? "" : `-${option.alias}, `}--${option.name}${option.value === undefined ? "" : option.optionalValue !== undefined ? ` [${option.value}]` : ` ${option.value}`}${option.repeated === true ? " (repeatable)" : ""}`
 
 /** The help of one command. */
 export const command = (spec: Argv.Spec, globals: ReadonlyArray<Argv.OptionSpec>, usage: string, options: Options): string => {

@@ -14,7 +14,7 @@ import { LanguageModel } from "@agentfx/core"
 import type { ModelError } from "@agentfx/core"
 import { Emulator, Policy } from "@agentfx/emulator"
 import type { EvalCase } from "@agentfx/tools"
-import { Cassette } from "@agentfx/tools"
+import { Cassette, EvalJudge } from "@agentfx/tools"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -249,16 +249,18 @@ export const refused = (choice: Choice, error: ModelError.ModelError, offline = 
  */
 export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>, maxResponseBytes?: number) => {
   const plan = Cassette.replay(cases)
+  const judged = EvalJudge.replay(cases)
   const without = plan.total - plan.recorded
+  const onPlan = (model: Either.Either<string, Cassette.CassetteError>): Layer.Layer<LanguageModel.LanguageModel, Cassette.CassetteError, Emulator.Emulator> =>
+    // In-process: a suite's requests all go to this emulator, and a socket per request cost more than the rest.
+    Either.match(model, { onLeft: (error) => Layer.fail(error), onRight: (name) => onEmulator(name, { transport: "in-process", maxResponseBytes }) })
   return {
-    emulator: Emulator.layer({ policy: Policy.byModel(plan.scripts, Policy.offline), record: false }),
-    model: (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, Cassette.CassetteError, Emulator.Emulator> =>
-      // In-process: a suite's requests all go to this emulator, and a socket per request cost more than the rest.
-      Either.match(plan.modelOf(evalCase), {
-        onLeft: (error) => Layer.fail(error),
-        onRight: (model) => onEmulator(model, { transport: "in-process", maxResponseBytes })
-      }),
-    answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`
+    emulator: Emulator.layer({ policy: Policy.byModel(new Map([...plan.scripts, ...judged.scripts]), Policy.offline), record: false }),
+    model: (evalCase: EvalCase.EvalCase) => onPlan(plan.modelOf(evalCase)),
+    /** The judge of a case's rubric: its recorded verdict (`x-judge-cassette`), through the same provider code. */
+    judge: (evalCase: EvalCase.EvalCase, rubric: number) => onPlan(judged.modelOf(evalCase, rubric)),
+    answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`,
+    judgeAnswers: `each rubric's recorded verdict in ${EvalJudge.cassetteField} (${judged.recorded} of ${judged.total} rubrics have one${judged.recorded === judged.total ? "" : "; a case with a rubric that has none is an error"})`
   }
 }
 

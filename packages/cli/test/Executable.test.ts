@@ -362,11 +362,12 @@ describe.concurrent("the agentfx executable", () => {
     expect(result.code).toBe(2)
     expect(result.stdout).toBe("")
     const [headline, ...problems] = lines(result.stderr)
-    expect(headline).toBe("agentfx: 3 problems in the eval input; nothing was run:")
+    expect(headline).toBe("agentfx: 4 problems in 2 files of the eval input; nothing was run:")
     expect(problems).toEqual([
-      expect.stringMatching(/b\.yaml:1: /),
-      expect.stringMatching(/a\.yaml:1: case "one": scenario: "nosuch" is not a scenario of --scenarios/),
-      expect.stringMatching(/a\.yaml:5: case "two": .*"launch_rocket" is not declared by scenario "valid-warranty"/)
+      expect.stringMatching(/a\.yaml:2: case "one": scenario: "nosuch" is not a scenario of --scenarios/),
+      expect.stringMatching(/a\.yaml:9: case "two": expected_function_calls\[0\]\.function_name: "launch_rocket" is not declared by scenario "valid-warranty"/),
+      expect.stringMatching(/b\.yaml:1: case "three": expected_function_calls: is required but missing$/),
+      expect.stringMatching(/b\.yaml:3: case "three": input: Expected string, actual \[1\]$/)
     ])
   })
 

@@ -4,6 +4,7 @@
  * ```yaml
  * id: valid-warranty-two-serials
  * description: The customer gives two serial numbers
+ * tags: [smoke, warranty]                      # optional: to select cases by (`agentfx eval --tag smoke`)
  * input: |
  *   From: ada@example.com
  *   Subject: Broken kettles
@@ -26,6 +27,10 @@
  *     result_contains: { ticket_id: T-100 }        # partial, on the response the model got
  *   - function_name: send_email
  *     body_contains: [T-100, warranty]         # phrases of the `body` argument, case-insensitive
+ * answer_contains: [T-100]                     # optional checks on the final answer: phrases (case-insensitive),
+ * answer_matches: /ticket T-\d+/i              #   a regular expression (at most 1,000 characters),
+ * answer_max_chars: 400                        #   a bound on its length; answer_equals: the whole answer
+ * judge: The reply names the ticket             # optional: rubrics graded by a model (see EvalJudge)
  * ```
  *
  * Unknown fields are errors (a typo must not silently weaken a case), except top-level keys starting with
@@ -41,6 +46,8 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { Json, Telemetry } from "@agentfx/core"
+import * as EvalJudge from "./EvalJudge.js"
+import * as AnswerAssertions from "./internal/answerAssertions.js"
 import * as BoundedText from "./internal/boundedText.js"
 import { contains, show } from "./internal/jsonValue.js"
 import * as YamlSource from "./internal/yamlSource.js"
@@ -54,11 +61,14 @@ import * as YamlSource from "./internal/yamlSource.js"
 export class EvalCaseError extends Schema.TaggedError<EvalCaseError>()("EvalCaseError", {
   file: Schema.String,
   line: Schema.optional(Schema.Number),
+  /** The id of the case the problem is in, when the case has one. */
+  caseId: Schema.optional(Schema.String),
   field: Schema.optional(Schema.String),
   reason: Schema.String
 }) {
   override get message(): string {
-    return `${YamlSource.where(this.file, this.line)}: ${this.field === undefined ? "" : `${this.field}: `}${this.reason}`
+    const which = this.caseId === undefined ? "" : `case "${this.caseId}": `
+    return `${YamlSource.where(this.file, this.line)}: ${which}${this.field === undefined ? "" : `${this.field}: `}${this.reason}`
   }
 }
 
@@ -176,10 +186,14 @@ export type ExpectedCall = typeof ExpectedCall.Type
 export const CaseFields = Schema.Struct({
   id: Schema.NonEmptyString,
   description: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Words to select the case by (`EvalSelection`, `agentfx eval --tag`). */
+  tags: Schema.optional(Schema.Array(Schema.String.pipe(Schema.filter((tag) => /^\S+$/.test(tag) || "a tag is one word: no spaces, not empty")))),
   input: Schema.String,
   scenario: Schema.NonEmptyString,
   mock_function_responses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: MockResponses }), { default: () => ({}) }),
-  expected_function_calls: Schema.Array(ExpectedCall)
+  expected_function_calls: Schema.Array(ExpectedCall),
+  ...AnswerAssertions.fields,
+  ...EvalJudge.fields
 })
 
 /**
@@ -201,34 +215,40 @@ export interface EvalCase extends Schema.Schema.Type<typeof CaseFields> {
   readonly extensions: Readonly<Record<string, unknown>>
 }
 
-const errorOf = (file: string) => (problem: YamlSource.Problem): EvalCaseError =>
+const errorOf = (file: string, caseId?: string) => (problem: YamlSource.Problem): EvalCaseError =>
   new EvalCaseError({
     file,
     reason: problem.reason,
     ...(problem.line === undefined ? {} : { line: problem.line }),
+    ...(caseId === undefined ? {} : { caseId }),
     ...(problem.field === undefined ? {} : { field: problem.field })
   })
 
-const fromSource = (source: YamlSource.Source, path: ReadonlyArray<number>, file: string): Either.Either<EvalCase, EvalCaseError> => {
+type Problems = readonly [EvalCaseError, ...Array<EvalCaseError>]
+
+/** The case at `path` of a document, or every problem it has. */
+const fromSource = (source: YamlSource.Source, path: ReadonlyArray<number>, file: string): Either.Either<EvalCase, Problems> => {
   const value = path.reduce<unknown>((node, index) => (Array.isArray(node) ? node[index] : undefined), source.value)
   const line = source.lineOf(path)
-  const fail = errorOf(file)
   if (!Json.isPlainObject(value)) {
-    return Either.left(fail({ line, reason: "a case must be a YAML mapping with id, input, scenario and expected_function_calls" }))
+    return Either.left([errorOf(file)({ line, reason: "a case must be a YAML mapping with id, input, scenario and expected_function_calls" })])
   }
+  // Problems name the case when its id can be read, so two cases of one file are told apart.
+  const fail = errorOf(file, typeof value.id === "string" && value.id !== "" ? value.id : undefined)
   const extensions: Record<string, unknown> = {}
   const fields: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value)) (key.startsWith("x-") ? extensions : fields)[key] = field
   const lineOf = (inner: ReadonlyArray<PropertyKey>) => source.lineOf([...path, ...inner])
   const textOf = (inner: ReadonlyArray<PropertyKey>) => source.textOf([...path, ...inner])
-  return Either.map(Either.mapLeft(YamlSource.decode(CaseFields, { value: fields, lineOf, textOf }), fail), (decoded) => ({
-    ...decoded,
-    file,
-    line,
-    lineOf,
-    extensions
-  }))
+  return Either.map(
+    Either.mapLeft(YamlSource.decodeAll(CaseFields, { value: fields, lineOf, textOf }), ([first, ...rest]): Problems => [fail(first), ...rest.map(fail)]),
+    (decoded) => ({ ...decoded, file, line, lineOf, extensions })
+  )
 }
+
+/** The first of a case's problems, saying how many more it has. */
+const firstOf = ([first, ...rest]: Problems): EvalCaseError =>
+  rest.length === 0 ? first : new EvalCaseError({ ...first, reason: `${first.reason} (and ${rest.length} more problem${rest.length > 1 ? "s" : ""})` })
 
 /**
  * Parses a case file's text: one case, a list of cases, or several documents.
@@ -241,7 +261,7 @@ export const parse = (text: string, file: string): Either.Either<ReadonlyArray<E
     const cases: Array<EvalCase> = []
     for (const source of sources) {
       const paths = Array.isArray(source.value) ? source.value.map((_, i) => [i]) : [[]]
-      for (const path of paths) cases.push(yield* fromSource(source, path, file))
+      for (const path of paths) cases.push(yield* Either.mapLeft(fromSource(source, path, file), firstOf))
     }
     if (cases.length === 0) return yield* Either.left(new EvalCaseError({ file, reason: "the file holds no case" }))
     return yield* checkUnique(cases)
@@ -253,7 +273,40 @@ export const parse = (text: string, file: string): Either.Either<ReadonlyArray<E
  * @since 0.1.0
  */
 export const make = (fields: Schema.Schema.Encoded<typeof CaseFields>, file = "<inline>"): Either.Either<EvalCase, EvalCaseError> =>
-  fromSource({ value: fields, lineOf: () => undefined, textOf: () => undefined }, [], file)
+  Either.mapLeft(fromSource({ value: fields, lineOf: () => undefined, textOf: () => undefined }, [], file), firstOf)
+
+/**
+ * A case file read case by case: the cases that are sound, and every problem of the others (each case's every
+ * problem, with its line, field and case id). Ids are not compared: a suite of several files compares them all.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Parsed {
+  readonly cases: ReadonlyArray<EvalCase>
+  readonly problems: ReadonlyArray<EvalCaseError>
+}
+
+/**
+ * Parses a case file's text as `parse` does, but a case with problems does not hide the others: every problem of
+ * every case is given, and the sound cases with them. A file that is not valid YAML has its first syntax problem.
+ *
+ * @since 0.2.0
+ */
+export const parseEach = (text: string, file: string): Parsed => {
+  const sources = YamlSource.parseAll(text)
+  if (Either.isLeft(sources)) return { cases: [], problems: [errorOf(file)(sources.left)] }
+  const cases: Array<EvalCase> = []
+  const problems: Array<EvalCaseError> = []
+  for (const source of sources.right) {
+    const paths = Array.isArray(source.value) ? source.value.map((_, i) => [i]) : [[]]
+    for (const path of paths) {
+      Either.match(fromSource(source, path, file), { onLeft: (all) => problems.push(...all), onRight: (evalCase) => cases.push(evalCase) })
+    }
+  }
+  if (cases.length === 0 && problems.length === 0) problems.push(new EvalCaseError({ file, reason: "the file holds no case" }))
+  return { cases, problems }
+}
 
 const checkUnique = (cases: ReadonlyArray<EvalCase>): Either.Either<ReadonlyArray<EvalCase>, DuplicateCaseId> => {
   const seen = new Map<string, EvalCase>()
@@ -287,6 +340,19 @@ export const load = (file: string, options: LoadOptions = {}): Effect.Effect<Rea
     Effect.gen(function* () {
       const text = yield* Effect.mapError(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), (reason) => new EvalCaseError({ file, reason }))
       return yield* parse(text, file)
+    })
+  )
+
+/**
+ * Reads one case file and parses it case by case (`parseEach`); a file that cannot be read is its one problem.
+ *
+ * @since 0.2.0
+ */
+export const loadEach = (file: string, options: LoadOptions = {}): Effect.Effect<Parsed, never, FileSystem.FileSystem> =>
+  Telemetry.span("EvalCase.load", { file }, () =>
+    Effect.match(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), {
+      onFailure: (reason): Parsed => ({ cases: [], problems: [new EvalCaseError({ file, reason })] }),
+      onSuccess: (text) => parseEach(text, file)
     })
   )
 

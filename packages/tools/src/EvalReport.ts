@@ -52,6 +52,7 @@
 import type * as Either from "effect/Either"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as EvalJudge from "./EvalJudge.js"
 import { Mismatch, ObservedCall } from "./EvalValidator.js"
 import * as EvalValidator from "./EvalValidator.js"
 import { show } from "./internal/jsonValue.js"
@@ -70,6 +71,22 @@ export const Status = Schema.Literal("passed", "failed", "error")
  */
 export type Status = typeof Status.Type
 
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/**
+ * An expected call as the case gave it (`body_contains` as a list), so that a report shows what was expected beside
+ * what was done.
+ *
+ * @since 0.2.0
+ */
+export const ExpectedCall = Schema.Struct({
+  function_name: Schema.String,
+  arguments: Schema.optional(JsonObject),
+  arguments_contain: Schema.optional(JsonObject),
+  result_contains: Schema.optional(JsonObject),
+  body_contains: Schema.optional(Schema.Array(Schema.String))
+})
+
 /**
  * The outcome of one case: what the agent did, what did not match, and how long it took.
  *
@@ -80,6 +97,8 @@ export const CaseResult = Schema.Struct({
   description: Schema.String,
   file: Schema.optional(Schema.String),
   expectedScenario: Schema.String,
+  /** The calls the case expects, in order (absent in reports written before they were recorded). */
+  expectedCalls: Schema.optional(Schema.Array(ExpectedCall)),
   /** The scenario the input was handled as (absent when none could be chosen). */
   scenario: Schema.optional(Schema.String),
   status: Status,
@@ -89,6 +108,8 @@ export const CaseResult = Schema.Struct({
   error: Schema.optional(Schema.String),
   /** The agent's final text. */
   text: Schema.String,
+  /** The judge's verdict on each of the case's rubrics (absent when it has none). */
+  verdicts: Schema.optional(Schema.Array(EvalJudge.Graded)),
   turns: Schema.Number,
   stopReason: Schema.String,
   durationMs: Schema.Number
@@ -126,6 +147,16 @@ export const Summary = Schema.Struct({
 export interface Summary extends Schema.Schema.Type<typeof Summary> {}
 
 /**
+ * A run stopped early (`bail`): after how many cases that did not pass, and the ids of the cases it did not run.
+ *
+ * @since 0.2.0
+ */
+export const Stopped = Schema.Struct({
+  bail: Schema.Number,
+  notRun: Schema.Array(Schema.String)
+})
+
+/**
  * A whole run: every case result, in case order, and the summary.
  *
  * @since 0.1.0
@@ -134,7 +165,9 @@ export const Report = Schema.Struct({
   suite: Schema.String,
   cases: Schema.Array(CaseResult),
   summary: Summary,
-  durationMs: Schema.Number
+  durationMs: Schema.Number,
+  /** Present when the run stopped early: it then does not pass, whatever its pass rate. */
+  stopped: Schema.optional(Stopped)
 })
 /**
  * A whole run (the type of the `Report` schema).
@@ -185,12 +218,19 @@ export const make = (options: {
   readonly cases: ReadonlyArray<CaseResult>
   readonly threshold?: number
   readonly durationMs: number
-}): Report => ({
-  suite: options.suite,
-  cases: options.cases,
-  summary: summarize(options.cases, options.threshold),
-  durationMs: options.durationMs
-})
+  /** The run stopped early: the cases it did not run (none: it ran them all, and is judged as usual). */
+  readonly stopped?: typeof Stopped.Type | undefined
+}): Report => {
+  const summary = summarize(options.cases, options.threshold)
+  const stopped = options.stopped !== undefined && options.stopped.notRun.length > 0 ? options.stopped : undefined
+  return {
+    suite: options.suite,
+    cases: options.cases,
+    summary: stopped === undefined ? summary : { ...summary, ok: false },
+    durationMs: options.durationMs,
+    ...(stopped === undefined ? {} : { stopped })
+  }
+}
 
 /**
  * 0 when the pass rate meets the threshold, 1 otherwise.
@@ -214,6 +254,11 @@ export interface PrettyOptions {
   readonly color?: boolean
   /** JSON values longer than this are cut (default 300 characters). */
   readonly maxValueLength?: number
+  /**
+   * How a case that passed is shown: `calls` with its numbered calls (the default), `line` on its one line, or
+   * `hidden` (only the summary counts it). Cases that did not pass always show their calls and failures.
+   */
+  readonly passed?: "calls" | "line" | "hidden"
 }
 
 /**
@@ -228,11 +273,14 @@ export const pretty = (report: Report, options: PrettyOptions = {}): string => {
   const red = paint(31)
   const dim = paint(2)
   const lines: Array<string> = [`${report.suite}: ${report.summary.total} case${report.summary.total === 1 ? "" : "s"}`, ""]
+  const passed = options.passed ?? "calls"
   for (const result of report.cases) {
+    if (result.status === "passed" && passed === "hidden") continue
     const mark = result.status === "passed" ? green("✓") : red("✗")
     const scenario = result.scenario ?? "no scenario"
     const title = result.description === "" ? result.id : `${result.id} — ${result.description}`
     lines.push(`${mark} ${title}  ${dim(`[${scenario}] ${ms(result.durationMs)}`)}`)
+    if (result.status === "passed" && passed === "line") continue
     if (result.calls.length === 0) lines.push(dim("    (no calls)"))
     result.calls.forEach((call, i) => {
       const outcome = call.isError ? red(`✗ ${show(call.response, max)}`) : `→ ${show(call.response, max)}`
@@ -246,6 +294,10 @@ export const pretty = (report: Report, options: PrettyOptions = {}): string => {
   }
   const { summary } = report
   const verdict = summary.ok ? green("PASS") : red("FAIL")
+  if (report.stopped !== undefined) {
+    const { bail, notRun } = report.stopped
+    lines.push("", red(`stopped after ${bail} case${bail === 1 ? "" : "s"} that did not pass: ${notRun.length} not run (${notRun.join(", ")})`))
+  }
   lines.push(
     "",
     `${summary.passed}/${summary.total} passed (${percent(summary.passRate)}), ${summary.failed} failed, ${summary.errored} errored — threshold ${percent(summary.threshold)}: ${verdict}  ${dim(ms(report.durationMs))}`
@@ -301,7 +353,7 @@ export const junit = (report: Report): string => {
   const out: Array<string> = ['<?xml version="1.0" encoding="UTF-8"?>']
   const counts = `tests="${summary.total}" failures="${summary.failed}" errors="${summary.errored}" time="${seconds(report.durationMs)}"`
   out.push(`<testsuites name="${escapeXml(report.suite)}" ${counts}>`)
-  out.push(`  <testsuite name="${escapeXml(report.suite)}" ${counts} skipped="0">`)
+  out.push(`  <testsuite name="${escapeXml(report.suite)}" ${counts} skipped="${report.stopped?.notRun.length ?? 0}">`)
   out.push(`    <properties><property name="passRate" value="${summary.passRate}"/><property name="threshold" value="${summary.threshold}"/></properties>`)
   for (const result of report.cases) {
     const name = escapeXml(result.description === "" ? result.id : `${result.id}: ${result.description}`)
@@ -318,6 +370,9 @@ export const junit = (report: Report): string => {
     const calls = result.calls.map((call, i) => `${i + 1}. ${call.name}(${show(call.args)}) ${call.isError ? "✗" : "→"} ${show(call.response)}`)
     if (calls.length > 0) out.push(`      <system-out>${escapeText(calls.join("\n"))}</system-out>`)
     out.push("    </testcase>")
+  }
+  for (const id of report.stopped?.notRun ?? []) {
+    out.push(`    <testcase name="${escapeXml(id)}" classname="${escapeXml(report.suite)}" time="0"><skipped message="not run: the run stopped after ${report.stopped!.bail} that did not pass"/></testcase>`)
   }
   out.push("  </testsuite>", "</testsuites>", "")
   return out.join("\n")

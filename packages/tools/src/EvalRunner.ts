@@ -72,7 +72,9 @@ import type { Agent } from "@agentfx/core"
 import type { Tool } from "@agentfx/core"
 import * as Dispatcher from "./Dispatcher.js"
 import type { EvalCase, MockResponse } from "./EvalCase.js"
+import * as EvalJudge from "./EvalJudge.js"
 import * as EvalReport from "./EvalReport.js"
+import * as EvalSelection from "./EvalSelection.js"
 import type { ObservedCall } from "./EvalValidator.js"
 import * as EvalValidator from "./EvalValidator.js"
 import { contains, show } from "./internal/jsonValue.js"
@@ -95,6 +97,8 @@ export interface Options<R, RM, RD> {
   readonly concurrency?: number
   /** Pass-rate threshold (default 0.99). */
   readonly threshold?: number
+  /** Start no case once this many have not passed; the report then lists the cases not run (see `EvalSelection.forEachUntil`). */
+  readonly bail?: number | undefined
   /**
    * Per case, for all of it: choosing the scenario, building the model, the agent run with its tools. Default 2
    * minutes, or `agent.runTimeout` plus 2 minutes when that is set: the run's own bound counts only its time with the
@@ -105,6 +109,8 @@ export interface Options<R, RM, RD> {
   readonly detectScenario?: (evalCase: EvalCase) => Effect.Effect<string, unknown, RD>
   /** The user message; default: the case's `input`. */
   readonly prompt?: (evalCase: EvalCase) => string | Turn.Turn
+  /** The model grading the cases' `judge:` rubrics (see `EvalJudge`); a case with rubrics and no judge is an error. */
+  readonly judge?: EvalJudge.Judge<RM> | undefined
   /** Further options of the agent loop (maxTurns, stop conditions, retry policy, ...). */
   readonly agent?: Omit<Dispatcher.RunOptions<R>, "prompt">
 }
@@ -243,7 +249,8 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     id: evalCase.id,
     description: evalCase.description,
     ...(evalCase.file === "<inline>" ? {} : { file: evalCase.file }),
-    expectedScenario: evalCase.scenario
+    expectedScenario: evalCase.scenario,
+    expectedCalls: evalCase.expected_function_calls
   }
   const timeout = caseTimeout(options)
   const errored = (scenario: string | undefined, error: string, calls: ReadonlyArray<ObservedCall> = []) => ({
@@ -294,7 +301,9 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     // The log is in completion order; expected calls are in the order the model made them.
     const order = new Map(outcome.right.calls.map((call, i) => [call.id, i]))
     const calls = [...logged].sort((a, b) => (order.get(a.id) ?? Infinity) - (order.get(b.id) ?? Infinity)).map(observed)
-    const mismatches = EvalValidator.validate(evalCase, { scenario: name, calls })
+    const judged = yield* Effect.either(EvalJudge.judgeCase(evalCase, { text: outcome.right.text, calls }, options.judge))
+    if (Either.isLeft(judged)) return errored(name, judged.left, calls)
+    const mismatches = [...EvalValidator.validate(evalCase, { scenario: name, calls, text: outcome.right.text }), ...judged.right.mismatches]
     return {
       ...base,
       scenario: name,
@@ -302,6 +311,7 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
       calls,
       mismatches,
       text: outcome.right.text,
+      ...(judged.right.verdicts.length === 0 ? {} : { verdicts: judged.right.verdicts }),
       turns: outcome.right.turns,
       stopReason: stopReasonText(outcome.right.stopReason)
     }
@@ -340,10 +350,16 @@ export const run = <R = never, RM = never, RD = never>(cases: ReadonlyArray<Eval
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${concurrency}`)
   const scenarios = [...options.scenarios]
   return Telemetry.span("EvalRunner.run", { suite: options.suite ?? "eval", cases: cases.length }, () =>
-    Effect.forEach(cases, (evalCase) => runCase(evalCase, { ...options, scenarios }), { concurrency }).pipe(
+    EvalSelection.forEachUntil(cases, (evalCase) => runCase(evalCase, { ...options, scenarios }), { concurrency, bail: options.bail, failed: (result) => result.status !== "passed" }).pipe(
       Effect.timed,
-      Effect.map(([duration, results]) =>
-        EvalReport.make({ suite: options.suite ?? "eval", cases: results, threshold, durationMs: Duration.toMillis(duration) })
+      Effect.map(([duration, { results, notRun }]) =>
+        EvalReport.make({
+          suite: options.suite ?? "eval",
+          cases: results,
+          threshold,
+          durationMs: Duration.toMillis(duration),
+          ...(options.bail === undefined ? {} : { stopped: { bail: options.bail, notRun: notRun.map((evalCase) => evalCase.id) } })
+        })
       )
     )
   )

@@ -32,6 +32,8 @@
 import * as Schema from "effect/Schema"
 import { Json } from "@agentfx/core"
 import type { EvalCase } from "./EvalCase.js"
+import * as EvalJudge from "./EvalJudge.js"
+import * as AnswerAssertions from "./internal/answerAssertions.js"
 import type { Difference } from "./internal/jsonValue.js"
 import { differences, show } from "./internal/jsonValue.js"
 
@@ -72,6 +74,8 @@ export interface Observation {
   /** The scenario the input was handled as. */
   readonly scenario?: string | undefined
   readonly calls: ReadonlyArray<ObservedCall>
+  /** The agent's final answer: given, it is checked against the case's `answer_*` fields. */
+  readonly text?: string | undefined
 }
 
 const Problem = Schema.Literal("missing", "unexpected", "different")
@@ -174,6 +178,20 @@ export const BodyPhraseMissing = Schema.TaggedStruct("BodyPhraseMissing", {
 })
 
 /**
+ * The final answer misses an `answer_*` check of the case: which, what it expected, and the answer.
+ *
+ * @since 0.2.0
+ */
+export const AnswerMismatch = AnswerAssertions.AnswerMismatch
+
+/**
+ * The judge failed the final answer on a rubric (see `EvalJudge`).
+ *
+ * @since 0.2.0
+ */
+export const JudgeMismatch = EvalJudge.JudgeMismatch
+
+/**
  * Every kind of mismatch (a Schema, so reports round-trip through JSON).
  *
  * @since 0.1.0
@@ -187,7 +205,9 @@ export const Mismatch = Schema.Union(
   ArgumentMismatch,
   ResultMismatch,
   BodyMissing,
-  BodyPhraseMissing
+  BodyPhraseMissing,
+  AnswerMismatch,
+  JudgeMismatch
 )
 /**
  * Any mismatch (the type of the `Mismatch` schema).
@@ -355,6 +375,7 @@ export const validate = (evalCase: EvalCase, observation: Observation): Readonly
     if (!pairedActual.has(a)) out.push(UnexpectedCall.make({ actualIndex: a + 1, functionName: actualNames[a]!, args: actual[a]!.args }))
   }
   for (const [e, a] of [...pairs, ...reordered].sort((x, y) => x[1] - y[1])) out.push(...checkPair(expected[e]!, actual[a]!, e, a))
+  if (observation.text !== undefined) out.push(...AnswerAssertions.check(evalCase, observation.text))
   return out
 }
 
@@ -398,5 +419,9 @@ export const describe = (mismatch: Mismatch, max = 300): string => {
       return `${callLabel(mismatch)}: body_contains needs a string "body" argument, and there is none`
     case "BodyPhraseMissing":
       return `${callLabel(mismatch)}: the body does not contain ${JSON.stringify(mismatch.phrase)} (case-insensitive); body: ${show(mismatch.body, max)}`
+    case "AnswerMismatch":
+      return AnswerAssertions.describe(mismatch, (value) => show(value, max))
+    case "JudgeMismatch":
+      return `judge: the answer fails ${JSON.stringify(mismatch.rubric)}${mismatch.score === undefined ? "" : ` (score ${mismatch.score})`}: ${mismatch.reason}`
   }
 }

@@ -391,97 +391,148 @@ const unexpandedReason = ({ name, listed }: Unexpanded): string =>
     ? `the environment variable ${name} is not set`
     : `\${${name}} names a variable this entry does not list in \`variables\`: only the variables an entry lists are read from the environment`
 
+/** The front matter with its lists of entries undecoded: each entry is decoded on its own, so one bad entry does not hide the next. */
+const Top = Schema.Struct({
+  ...FrontMatter.fields,
+  available_functions: Schema.Array(Schema.Unknown),
+  mcp: Schema.optional(Schema.Array(Schema.Unknown))
+})
+
+/**
+ * Every problem of a scenario file's text, or its definition (see `parse`): what the YAML holds, field by field and
+ * entry by entry (in the file's order), then what the entries mean together (a function declared twice, parameters
+ * that cannot be declared, an MCP entry's fields, its variables), then the body. Only a file without front matter,
+ * or whose YAML cannot be read, stops at its one problem.
+ *
+ * @since 0.2.0
+ */
+export const check = (
+  text: string,
+  file: string,
+  env: Environment = process.env
+): Either.Either<Definition, readonly [ScenarioFileError, ...Array<ScenarioFileError>]> => {
+  const problem = (p: YamlSource.Problem) => new ScenarioFileError({ file, ...dropUndefined(p) })
+  const one = (p: YamlSource.Problem | ScenarioFileError) => Either.left([p instanceof ScenarioFileError ? p : problem(p)] as const)
+  const split = splitFrontMatter(text, file)
+  if (Either.isLeft(split)) return one(split.left)
+  const { yaml, yamlLine, body } = split.right
+  const parsed = YamlSource.parse(yaml, yamlLine - 1)
+  if (Either.isLeft(parsed)) return one(parsed.left)
+  const source = parsed.right
+  if (typeof source.value !== "object" || source.value === null || Array.isArray(source.value)) {
+    return one({ line: yamlLine, reason: "the front matter must be a YAML mapping of fields (name, description, available_functions, ...)" })
+  }
+  const decodeProblems: Array<YamlSource.Problem> = []
+  const decoded = <A, I>(schema: Schema.Schema<A, I>, at: ReadonlyArray<PropertyKey>): A | undefined => {
+    const entry = at.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown>)[key], source.value)
+    const sub: YamlSource.Source = { value: entry, lineOf: (path) => source.lineOf([...at, ...path]), textOf: (path) => source.textOf([...at, ...path]) }
+    return Either.match(YamlSource.decodeAll(schema, sub, at), { onLeft: (all) => void decodeProblems.push(...all), onRight: (value) => value })
+  }
+  const top = decoded(Top, [])
+  // The entries are decoded even when another field of the front matter is wrong, so that all their problems show.
+  const entries = (key: string): ReadonlyArray<unknown> => {
+    const list = (source.value as Record<string, unknown>)[key]
+    return Array.isArray(list) ? list : []
+  }
+  const specs = entries("available_functions").flatMap((_, index) => {
+    const spec = decoded(FunctionSpec, ["available_functions", index])
+    return spec === undefined ? [] : [{ spec, index }]
+  })
+  const servers = entries("mcp").flatMap((_, index) => {
+    const server = decoded(McpServerSpec, ["mcp", index])
+    return server === undefined ? [] : [{ server, index }]
+  })
+  const problems: Array<YamlSource.Problem> = [...decodeProblems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0))]
+
+  const functions: Array<DeclaredFunction> = []
+  for (const { spec, index } of specs) {
+    const line = source.lineOf(["available_functions", index])
+    const field = `available_functions[${index}]`
+    if (functions.some((f) => f.name === spec.name)) {
+      problems.push({ line, field: `${field}.name`, reason: `"${spec.name}" is declared twice` })
+      continue
+    }
+    const normalised = Dialect.normalise({ name: spec.name, description: spec.description, parameters: spec.parameters ?? emptyParameters })
+    if (Either.isLeft(normalised)) {
+      problems.push({ line: source.lineOf(["available_functions", index, "parameters"]), field: `${field}.parameters`, reason: `function "${spec.name}": ${normalised.left.reason}` })
+      continue
+    }
+    const parameters = normalised.right
+    const properties = Json.isPlainObject(parameters.properties) ? parameters.properties : {}
+    const required = Array.isArray(parameters.required) ? parameters.required : []
+    const unknownRequired = required.filter((name) => typeof name !== "string" || !Object.hasOwn(properties, name))
+    if (unknownRequired.length > 0) {
+      problems.push({
+        line: source.lineOf(["available_functions", index, "parameters", "required"]),
+        field: `${field}.parameters.required`,
+        reason: `lists ${unknownRequired.map((name) => JSON.stringify(name)).join(", ")}, which ${unknownRequired.length === 1 ? "is not a property" : "are not properties"}`
+      })
+      continue
+    }
+    functions.push({ name: spec.name, description: spec.description, parameters, line })
+  }
+
+  const mcp: Array<McpServer> = []
+  const named = new Set<string>()
+  for (const { server, index } of servers) {
+    const line = source.lineOf(["mcp", index])
+    if (named.has(server.name)) {
+      problems.push({ line, field: `mcp[${index}].name`, reason: `a server named "${server.name}" is already listed` })
+      continue
+    }
+    named.add(server.name)
+    const entry = mcpServerOf(server, line)
+    if (Either.isLeft(entry)) {
+      const { field, reason } = entry.left
+      // Stryker disable next-line ConditionalExpression: lineOf of a path that leaves the document is the line of its last node, the entry's
+      problems.push({ line: field === undefined ? line : source.lineOf(["mcp", index, field]), field: field === undefined ? `mcp[${index}]` : `mcp[${index}].${field}`, reason })
+      continue
+    }
+    const expand = (field: "headers" | "env", values: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> | undefined => {
+      if (values === undefined) return undefined
+      const expanded: Record<string, string> = {}
+      for (const [key, value] of Object.entries(values)) {
+        Either.match(expandVariables(value, env, server.variables ?? []), {
+          onLeft: (refused) => problems.push({ line: source.lineOf(["mcp", index, field, key]), field: `mcp[${index}].${field}.${key}`, reason: unexpandedReason(refused) }),
+          onRight: (text) => (expanded[key] = text)
+        })
+      }
+      return expanded
+    }
+    // The entry holds `headers` or `env` already, undefined when not given: expanding keeps that.
+    const kind = entry.right
+    mcp.push("url" in kind ? { ...kind, headers: expand("headers", kind.headers) } : { ...kind, env: expand("env", kind.env) })
+  }
+
+  if (body === "") {
+    problems.push({ line: yamlLine + yaml.split("\n").length + 1, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })
+  }
+  const [first, ...rest] = problems
+  if (first !== undefined || top === undefined) return Either.left([problem(first!), ...rest.map(problem)])
+  const trigger = top.trigger === undefined ? [] : typeof top.trigger === "string" ? [top.trigger] : top.trigger
+  return Either.right({
+    file,
+    name: top.name,
+    description: top.description,
+    // As written: YAML reads `version: 1.10` as the number 1.1.
+    version: typeof top.version === "number" ? (source.textOf(["version"]) ?? String(top.version)) : top.version,
+    trigger,
+    functions,
+    mcp,
+    instructions: body
+  })
+}
+
 /**
  * Parses a scenario file's text; `file` names it in errors. `${NAME}` in an MCP entry's `headers` and `env` values
  * is taken from `env` (default: the process's environment), so that secrets stay out of the file, when the entry lists
- * `NAME` in its `variables`; a variable not listed, or not set, is a `ScenarioFileError` naming it.
+ * `NAME` in its `variables`; a variable not listed, or not set, is a `ScenarioFileError` naming it. The error is the
+ * first problem `check` finds.
  *
  * @since 0.1.0
  */
 export const parse = (text: string, file: string, env: Environment = process.env): Either.Either<Definition, ScenarioFileError> =>
-  Either.gen(function* () {
-    const fail = (problem: YamlSource.Problem) => Either.left(new ScenarioFileError({ file, ...dropUndefined(problem) }))
-    const { yaml, yamlLine, body } = yield* splitFrontMatter(text, file)
-    const source = yield* Either.orElse(YamlSource.parse(yaml, yamlLine - 1), fail)
-    if (typeof source.value !== "object" || source.value === null || Array.isArray(source.value)) {
-      return yield* fail({ line: yamlLine, reason: "the front matter must be a YAML mapping of fields (name, description, available_functions, ...)" })
-    }
-    const front = yield* Either.orElse(YamlSource.decode(FrontMatter, source), fail)
-    const functions: Array<DeclaredFunction> = []
-    for (const [index, spec] of front.available_functions.entries()) {
-      const line = source.lineOf(["available_functions", index])
-      const field = `available_functions[${index}]`
-      if (functions.some((f) => f.name === spec.name)) {
-        return yield* fail({ line, field: `${field}.name`, reason: `"${spec.name}" is declared twice` })
-      }
-      const parameters = yield* Either.orElse(
-        Dialect.normalise({ name: spec.name, description: spec.description, parameters: spec.parameters ?? emptyParameters }),
-        (error) => fail({ line: source.lineOf(["available_functions", index, "parameters"]), field: `${field}.parameters`, reason: `function "${spec.name}": ${error.reason}` })
-      )
-      const properties = Json.isPlainObject(parameters.properties) ? parameters.properties : {}
-      const required = Array.isArray(parameters.required) ? parameters.required : []
-      const unknownRequired = required.filter((name) => typeof name !== "string" || !Object.hasOwn(properties, name))
-      if (unknownRequired.length > 0) {
-        return yield* fail({
-          line: source.lineOf(["available_functions", index, "parameters", "required"]),
-          field: `${field}.parameters.required`,
-          reason: `lists ${unknownRequired.map((name) => JSON.stringify(name)).join(", ")}, which ${unknownRequired.length === 1 ? "is not a property" : "are not properties"}`
-        })
-      }
-      functions.push({ name: spec.name, description: spec.description, parameters, line })
-    }
-    const mcp: Array<McpServer> = []
-    for (const [index, server] of (front.mcp ?? []).entries()) {
-      const line = source.lineOf(["mcp", index])
-      if (mcp.some((other) => other.name === server.name)) {
-        return yield* fail({ line, field: `mcp[${index}].name`, reason: `a server named "${server.name}" is already listed` })
-      }
-      const entry = yield* Either.orElse(mcpServerOf(server, line), (problem) =>
-        fail({
-          // Stryker disable next-line ConditionalExpression: lineOf of a path that leaves the document is the line of its last node, the entry's
-          line: problem.field === undefined ? line : source.lineOf(["mcp", index, problem.field]),
-          field: problem.field === undefined ? `mcp[${index}]` : `mcp[${index}].${problem.field}`,
-          reason: problem.reason
-        })
-      )
-      const expand = (field: "headers" | "env", values: Readonly<Record<string, string>> | undefined) =>
-        values === undefined
-          ? Either.right(undefined)
-          : Either.map(
-              Either.all(
-                Object.entries(values).map(([key, value]) =>
-                  Either.match(expandVariables(value, env, server.variables ?? []), {
-                    onLeft: (refused) =>
-                      fail({
-                        line: source.lineOf(["mcp", index, field, key]),
-                        field: `mcp[${index}].${field}.${key}`,
-                        reason: unexpandedReason(refused)
-                      }),
-                    onRight: (expanded) => Either.right([key, expanded] as const)
-                  })
-                )
-              ),
-              (pairs) => Object.fromEntries(pairs)
-            )
-      // The entry holds `headers` or `env` already, undefined when not given: expanding keeps that.
-      mcp.push("url" in entry ? { ...entry, headers: yield* expand("headers", entry.headers) } : { ...entry, env: yield* expand("env", entry.env) })
-    }
-    if (body === "") {
-      return yield* fail({ line: yamlLine + yaml.split("\n").length + 1, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })
-    }
-    const trigger = front.trigger === undefined ? [] : typeof front.trigger === "string" ? [front.trigger] : front.trigger
-    return {
-      file,
-      name: front.name,
-      description: front.description,
-      // As written: YAML reads `version: 1.10` as the number 1.1.
-      version: typeof front.version === "number" ? (source.textOf(["version"]) ?? String(front.version)) : front.version,
-      trigger,
-      functions,
-      mcp,
-      instructions: body
-    }
-  })
+  Either.mapLeft(check(text, file, env), (problems) => problems[0])
 
 const dropUndefined = (problem: YamlSource.Problem) => ({
   reason: problem.reason,
@@ -498,21 +549,29 @@ const dropUndefined = (problem: YamlSource.Problem) => ({
 export const resolve = <R>(
   definition: Definition,
   implementations: Registry.Registry<R>
-): Either.Either<Scenario<R>, MissingImplementation | SchemaDrift> =>
-  Either.gen(function* () {
-    const tools: Array<Tool.Tool<R>> = []
-    for (const declared of definition.functions) {
-      const implementation = implementations.tools.get(declared.name)
-      const at = { file: definition.file, scenario: definition.name, function: declared.name, ...(declared.line === undefined ? {} : { line: declared.line }) }
-      if (implementation === undefined) {
-        return yield* Either.left(new MissingImplementation({ ...at, available: implementations.names }))
-      }
-      const differences = diff(declared.parameters, implementation.declaration.parameters)
-      if (differences.length > 0) return yield* Either.left(new SchemaDrift({ ...at, differences }))
-      tools.push(redeclare(implementation, declared))
+): Either.Either<Scenario<R>, MissingImplementation | SchemaDrift> => Either.mapLeft(resolveEach(definition, implementations), (problems) => problems[0])
+
+/** Like `resolve`, with every function that cannot be resolved, not only the first. */
+const resolveEach = <R>(
+  definition: Definition,
+  implementations: Registry.Registry<R>
+): Either.Either<Scenario<R>, readonly [MissingImplementation | SchemaDrift, ...Array<MissingImplementation | SchemaDrift>]> => {
+  const tools: Array<Tool.Tool<R>> = []
+  const problems: Array<MissingImplementation | SchemaDrift> = []
+  for (const declared of definition.functions) {
+    const implementation = implementations.tools.get(declared.name)
+    const at = { file: definition.file, scenario: definition.name, function: declared.name, ...(declared.line === undefined ? {} : { line: declared.line }) }
+    if (implementation === undefined) {
+      problems.push(new MissingImplementation({ ...at, available: implementations.names }))
+      continue
     }
-    return { ...definition, registry: Registry.unsafeMake(...tools) }
-  })
+    const differences = diff(declared.parameters, implementation.declaration.parameters)
+    if (differences.length > 0) problems.push(new SchemaDrift({ ...at, differences }))
+    else tools.push(redeclare(implementation, declared))
+  }
+  const [first, ...rest] = problems
+  return first === undefined ? Either.right({ ...definition, registry: Registry.unsafeMake(...tools) }) : Either.left([first, ...rest])
+}
 
 /** The implementation's handler under the scenario's declaration (its descriptions are what the model reads). */
 const redeclare = <R>(tool: Tool.Tool<R>, declared: DeclaredFunction): Tool.Tool<R> => ({
@@ -559,6 +618,25 @@ export const load = <R>(
       const text = yield* Effect.mapError(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), (reason) => new ScenarioFileError({ file, reason }))
       const definition = yield* parse(text, file)
       return yield* resolve(definition, typeof implementations === "function" ? implementations(definition) : implementations)
+    })
+  )
+
+/**
+ * Reads, parses and resolves one scenario file, with every problem it has (`check`'s, then each function that cannot
+ * be resolved) instead of the first.
+ *
+ * @since 0.2.0
+ */
+export const loadChecked = <R>(
+  file: string,
+  implementations: Implementations<R>,
+  options: LoadOptions = {}
+): Effect.Effect<Scenario<R>, readonly [ScenarioFileError | MissingImplementation | SchemaDrift, ...Array<ScenarioFileError | MissingImplementation | SchemaDrift>], FileSystem.FileSystem> =>
+  Telemetry.span("Scenario.load", { file }, () =>
+    Effect.gen(function* () {
+      const text = yield* Effect.mapError(BoundedText.read(file, options.maxBytes ?? BoundedText.defaultMaxBytes), (reason) => [new ScenarioFileError({ file, reason })] as const)
+      const definition = yield* check(text, file)
+      return yield* resolveEach(definition, typeof implementations === "function" ? implementations(definition) : implementations)
     })
   )
 

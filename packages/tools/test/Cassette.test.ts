@@ -32,7 +32,7 @@ describe("Cassette", () => {
     const renamed = invalid([{ calls: [{ name: "check_warranty", arguments: { serial_number: "SN-1" } }] }])
     expect(renamed).toMatchObject({ _tag: "CassetteError", source: "c", field: "[0].calls[0].arguments", reason: "unknown field; expected one of name | args" })
     expect(renamed.message).toBe("c: the cassette is invalid: [0].calls[0].arguments: unknown field; expected one of name | args")
-    expect(invalid([{ text: "hi", call: [{ name: "f" }] }])).toMatchObject({ field: "[0].call", reason: expect.stringMatching(/^unknown field; expected one of text \| reasoning \| calls/) })
+    expect(invalid([{ text: "hi", call: [{ name: "f" }] }])).toMatchObject({ field: "[0].call", reason: expect.stringMatching(/^unknown field \(did you mean "calls"\?\); expected one of text \| reasoning \| calls/) })
   })
 
   it("an error carries only what is known: no line without a file, no case outside one, no field for the whole cassette", () => {

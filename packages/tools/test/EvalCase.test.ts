@@ -96,13 +96,15 @@ describe("EvalCase.parse", () => {
     it("a missing field", () => {
       const error = failure("id: a\ninput: x\nexpected_function_calls: []\n")
       expect(error).toMatchObject({ _tag: "EvalCaseError", file: "cases/c.yaml", line: 1, field: "scenario", reason: "is required but missing" })
-      expect(error.message).toBe("cases/c.yaml:1: scenario: is required but missing")
+      expect(error.message).toBe('cases/c.yaml:1: case "a": scenario: is required but missing')
+      // A case without a readable id is named by its line alone.
+      expect(failure("input: x\nscenario: s\nexpected_function_calls: []\n").message).toBe("cases/c.yaml:1: id: is required but missing")
     })
 
     it("a misspelt field of an expected call", () => {
       const error = caseError("id: a\ninput: x\nscenario: s\nexpected_function_calls:\n  - function_name: f\n    argument: { a: 1 }\n")
       expect(error).toMatchObject({ line: 6, field: "expected_function_calls[0].argument" })
-      expect(error.reason).toMatch(/^unknown field; expected one of function_name \| arguments \| arguments_contain \| result_contains \| body_contains/)
+      expect(error.reason).toMatch(/^unknown field \(did you mean "arguments"\?\); expected one of function_name \| arguments \| arguments_contain \| result_contains \| body_contains/)
     })
 
     it("a field of the wrong type", () => {
@@ -144,7 +146,7 @@ describe("EvalCase.parse", () => {
       expect(repeated.reason).toBe('this entry is never used: entry [0] answers first every call it matches (its `when` {"serial_number":"SN-1"} is contained in this one\'s)')
       const narrower = caseError(`${head}    - when: { a: 1 }\n      response: one\n    - when: { a: 1, b: 2 }\n      response: never\nexpected_function_calls: []\n`)
       expect(narrower).toMatchObject({ line: 8, field: "mock_function_responses.check_warranty[1]" })
-      expect(narrower.message).toMatch(/^cases\/c\.yaml:8: mock_function_responses\.check_warranty\[1\]: this entry is never used/)
+      expect(narrower.message).toMatch(/^cases\/c\.yaml:8: case "a": mock_function_responses\.check_warranty\[1\]: this entry is never used/)
       // Distinct `when`s, then a fallback last: every entry can answer.
       const fine = parsed(`${head}    - when: { a: 1, b: 2 }\n      response: both\n    - when: { a: 1 }\n      response: one\n    - response: rest\nexpected_function_calls: []\n`)
       expect(fine[0]!.mock_function_responses.check_warranty).toHaveLength(3)
@@ -234,6 +236,67 @@ describe("EvalCase.make", () => {
     const bad = EvalCase.make({ id: "g2", input: "x", scenario: "s", expected_function_calls: [{ function_name: "" }] })
     expect(Either.flip(bad).pipe(Either.getOrThrow)).toMatchObject({ file: "<inline>", field: "expected_function_calls[0].function_name" })
   })
+})
+
+describe("EvalCase.parseEach (issue 39, item 1)", () => {
+  const typo = `- id: typo
+  scenario: math
+  input: hi
+  expected_function_calls:
+    - functon_name: calculator
+      arguments: { expression: "2 + 2" }
+      result_contain: { result: 4 }
+- id: sound
+  scenario: maths
+  input: hi
+  expected_function_calls: []
+- id: mocks
+  scenario: math
+  input: hi
+  mock_function_responses:
+    notify: { respons: { sent: true } }
+  expected_function_calls: []
+`
+
+  it("gives every problem of every case, each with its line, case and field, and keeps the sound cases", () => {
+    const { cases, problems } = EvalCase.parseEach(typo, "cases/c.yaml")
+    expect(cases.map((c) => c.id)).toStrictEqual(["sound"])
+    expect(problems.map((p) => p.message)).toStrictEqual([
+      'cases/c.yaml:5: case "typo": expected_function_calls[0].functon_name: unknown field (did you mean "function_name"?); expected one of function_name | arguments | arguments_contain | result_contains | body_contains',
+      'cases/c.yaml:7: case "typo": expected_function_calls[0].result_contain: unknown field (did you mean "result_contains"?); expected one of function_name | arguments | arguments_contain | result_contains | body_contains',
+      'cases/c.yaml:16: case "mocks": mock_function_responses.notify.respons: unknown field (did you mean "response"?); expected one of when | response | error'
+    ])
+  })
+
+  it("a file that is not YAML is its first syntax problem; a file of no case says so", () => {
+    const broken = EvalCase.parseEach("- id: [\n", "cases/c.yaml")
+    expect(broken.cases).toStrictEqual([])
+    expect(broken.problems).toMatchObject([{ _tag: "EvalCaseError", file: "cases/c.yaml", line: 2 }])
+    expect(EvalCase.parseEach("# nothing\n", "cases/c.yaml").problems.map((p) => p.message)).toStrictEqual(["cases/c.yaml: the file holds no case"])
+    expect(EvalCase.parseEach("- 1\n- id: a\n  input: x\n  scenario: s\n  expected_function_calls: []\n", "cases/c.yaml").problems.map((p) => p.message)).toStrictEqual([
+      "cases/c.yaml:1: a case must be a YAML mapping with id, input, scenario and expected_function_calls"
+    ])
+  })
+
+  it("parse still stops at a case's first problem and counts the others", () => {
+    expect(failure(typo).message).toBe(
+      'cases/c.yaml:5: case "typo": expected_function_calls[0].functon_name: unknown field (did you mean "function_name"?); expected one of function_name | arguments | arguments_contain | result_contains | body_contains (and 1 more problem)'
+    )
+  })
+
+  it.scoped("loadEach reads a file, and a file that cannot be read is its one problem", () =>
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "agentfx-cases-" })
+      yield* fs.writeFileString(NodePath.join(dir, "c.yaml"), typo)
+      const loaded = yield* EvalCase.loadEach(NodePath.join(dir, "c.yaml"))
+      expect([loaded.cases.length, loaded.problems.length]).toStrictEqual([1, 3])
+      const missing = yield* EvalCase.loadEach(NodePath.join(dir, "nope.yaml"))
+      expect(missing.cases).toStrictEqual([])
+      expect(missing.problems).toHaveLength(1)
+      expect(missing.problems[0]!.message).toContain("cannot be read")
+    }).pipe(Effect.provide(NodeFileSystem.layer))
+  )
 })
 
 describe("EvalCase.loadDirectory", () => {

@@ -412,6 +412,7 @@ describe("EvalRunner.run", () => {
         id: "routed",
         description: "",
         expectedScenario: "valid-warranty",
+        expectedCalls: [],
         status: "error",
         calls: [],
         mismatches: [],

@@ -233,7 +233,7 @@ describe("Scenario.parse", () => {
       expect(error.message).toContain("scenarios/x.md:")
       const typo = parseError("---\nname: a\ndescription: b\navailable_functions: []\ntriger: x\n---\nbody\n")
       expect(typo).toMatchObject({ field: "triger", line: 5 })
-      expect(typo.reason).toMatch(/^unknown field; expected one of name \| description \| version \| trigger \| available_functions/)
+      expect(typo.reason).toMatch(/^unknown field \(did you mean "trigger"\?\); expected one of name \| description \| version \| trigger \| available_functions/)
     })
 
     it("an invalid scenario or function name", () => {
@@ -285,6 +285,46 @@ describe("Scenario.parse", () => {
       const error = parseError("---\nname: a\ndescription: b\navailable_functions: []\n---\n\n  \n")
       expect(error).toMatchObject({ line: 6, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })
     })
+  })
+})
+
+describe("Scenario.check: every problem of a file (issue 39, item 1)", () => {
+  const file = `---
+name: bad name
+description: b
+available_functions:
+  - name: ok
+    description: fine
+  - nme: lookup
+    description: misspelt
+  - name: ok
+    description: twice
+  - name: strict
+    description: required names that are not properties
+    parameters: { type: object, properties: { a: { type: string } }, required: [b] }
+mcp:
+  - name: docs
+    url: http://127.0.0.1:3000/mcp
+    headers: { Authorization: "Bearer \${TOKEN}" }
+  - name: both
+    command: node server.js
+    url: http://127.0.0.1:3000/mcp
+---
+`
+
+  it("lists them all, decoding problems first in the file's order, then what the entries mean together, then the body", () => {
+    const problems = Either.getOrThrowWith(Either.flip(Scenario.check(file, "scenarios/x.md", {})), () => new Error("parsed"))
+    expect(problems.map((p) => p.message)).toStrictEqual([
+      "scenarios/x.md:2: name: a scenario name holds letters, digits, '.', '_' and '-' and starts with a letter or digit",
+      'scenarios/x.md:7: available_functions[1].nme: unknown field (did you mean "name"?); expected one of name | description | parameters',
+      'scenarios/x.md:9: available_functions[2].name: "ok" is declared twice',
+      'scenarios/x.md:13: available_functions[3].parameters.required: lists "b", which is not a property',
+      "scenarios/x.md:17: mcp[0].headers.Authorization: ${TOKEN} names a variable this entry does not list in `variables`: only the variables an entry lists are read from the environment",
+      "scenarios/x.md:18: mcp[1]: give `command` (a server started over stdio) or `url` (Streamable HTTP), not both",
+      "scenarios/x.md:22: the body is empty: it holds the scenario's instructions (the system prompt)"
+    ])
+    // parse gives the first of them.
+    expect(Either.flip(Scenario.parse(file, "scenarios/x.md", {})).pipe(Either.getOrThrow).message).toBe(problems[0].message)
   })
 })
 
@@ -455,6 +495,31 @@ describe("Scenario.load / loadDirectory", () => {
         expect(missing.message).toContain("cannot be read")
         const noDir = yield* Effect.flip(Scenario.loadDirectory(NodePath.join(dir, "nowhere"), implementations))
         expect(noDir.message).toContain("the scenario directory cannot be read")
+      })
+    )
+  )
+})
+
+describe("Scenario.loadChecked (issue 39, item 1)", () => {
+  it.scoped("gives every function that cannot be resolved, and a file's every problem; a sound file loads", () =>
+    inTempDir((dir, fs) =>
+      Effect.gen(function* () {
+        const drifted = checkWarrantyYaml.replace("serial_number: { type: string", "serial_number: { type: number")
+        const unknown = "  - name: refund\n    description: Refunds"
+        yield* fs.writeFileString(NodePath.join(dir, "a.md"), scenarioText("a", [unknown, drifted, sendEmailYaml]))
+        const problems = yield* Effect.flip(Scenario.loadChecked(NodePath.join(dir, "a.md"), implementations))
+        expect(problems.map((p) => p._tag)).toStrictEqual(["MissingImplementation", "SchemaDrift"])
+        expect(problems.map((p) => ("function" in p ? p.function : undefined))).toStrictEqual(["refund", "check_warranty"])
+        yield* fs.writeFileString(NodePath.join(dir, "b.md"), "---\nname: b\ndescripton: x\navailable_functions: []\n---\n")
+        const broken = yield* Effect.flip(Scenario.loadChecked(NodePath.join(dir, "b.md"), implementations))
+        expect(broken.map((p) => p.message)).toStrictEqual([
+          `${NodePath.join(dir, "b.md")}:3: descripton: unknown field (did you mean "description"?); expected one of name | description | version | trigger | available_functions | mcp`,
+          `${NodePath.join(dir, "b.md")}:6: the body is empty: it holds the scenario's instructions (the system prompt)`
+        ])
+        const missing = yield* Effect.flip(Scenario.loadChecked(NodePath.join(dir, "none.md"), implementations))
+        expect(missing).toHaveLength(1)
+        yield* fs.writeFileString(NodePath.join(dir, "c.md"), scenarioText("c", [checkWarrantyYaml]))
+        expect((yield* Scenario.loadChecked(NodePath.join(dir, "c.md"), implementations)).registry.names).toStrictEqual(["check_warranty"])
       })
     )
   )

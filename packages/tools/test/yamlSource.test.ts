@@ -181,3 +181,35 @@ describe("YamlSource.decode", () => {
     expect(problem(YamlSource.decode(literal(59), source("kind: other\n"))).reason).toBe('has the wrong shape (got "other")')
   })
 })
+
+describe("YamlSource.decodeAll", () => {
+  const Call = Schema.Struct({ function_name: Schema.String, arguments: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
+  const File = Schema.Struct({ id: Schema.String, calls: Schema.Array(Call) })
+  const problems = <A>(decoded: Either.Either<A, ReadonlyArray<YamlSource.Problem>>) => Either.match(decoded, { onLeft: (all) => all, onRight: () => [] })
+
+  it("gives every problem, in the file's order, each with its field and line", () => {
+    const decoded = YamlSource.decodeAll(File, source("id: 1\ncalls:\n  - function_name: a\n  - function_name: 2\n  - {}\n"))
+    expect(problems(decoded)).toStrictEqual([
+      { line: 1, field: "id", reason: "Expected string, actual 1" },
+      { line: 4, field: "calls[1].function_name", reason: "Expected string, actual 2" },
+      { line: 5, field: "calls[2].function_name", reason: "is required but missing" }
+    ])
+  })
+
+  it("an unknown key close to a known one says which, and that one is not also reported missing", () => {
+    const decoded = YamlSource.decodeAll(File, source("id: x\ncalls:\n  - functon_name: a\n  - function_name: b\n    argumnts: {}\n    colour: red\n"))
+    expect(problems(decoded)).toStrictEqual([
+      { line: 3, field: "calls[0].functon_name", reason: 'unknown field (did you mean "function_name"?); expected one of function_name | arguments' },
+      { line: 5, field: "calls[1].argumnts", reason: 'unknown field (did you mean "arguments"?); expected one of function_name | arguments' },
+      { line: 6, field: "calls[1].colour", reason: "unknown field; expected one of function_name | arguments" }
+    ])
+  })
+
+  it("decode gives the first of them and counts the others", () => {
+    expect(problem(YamlSource.decode(File, source("id: x\ncalls:\n  - functon_name: a\n  - function_name: b\n    colour: red\n")))).toStrictEqual({
+      line: 3,
+      field: "calls[0].functon_name",
+      reason: 'unknown field (did you mean "function_name"?); expected one of function_name | arguments (and 1 more problem)'
+    })
+  })
+})

@@ -1,4 +1,5 @@
 import * as Argv from "../Argv.js"
+import * as EvalOptions from "./evalOptions.js"
 import * as options from "./options.js"
 
 const fraction = (value: string): string | undefined =>
@@ -8,7 +9,7 @@ export const spec: Argv.Spec = {
   name: "eval",
   summary: "eval cases against scenario files; reports, and an exit code from the pass rate",
   description: [
-    "Checks every case file and scenario file first and lists every problem at once (exit 2, nothing run). Then runs each case through the agent loop with its scenario's instructions and functions, validates its calls against expected_function_calls, shows progress on a terminal, prints the report call by call, and exits with 1 when the pass rate is below --threshold.",
+    "Checks every case file and scenario file first and lists every problem at once (exit 2, nothing run). Then runs each case through the agent loop with its scenario's instructions and functions, validates its calls against expected_function_calls, shows progress on a terminal, prints the report (a line per passing case; the calls and failures of each case that did not pass), and exits with 1 when the pass rate is below --threshold.",
     "Offline (no API key, or --provider emulator) each case needs the model's turns under x-cassette: a list of steps ({ text: ... } or { calls: [{ name, args }] }) replayed by position. A case without one is answered by the offline rule model, which only handles plain requests for the built-in tools.",
     "The built-in tools run for real unless a case mocks them; every other function a scenario declares must be mocked by each case that expects a call to it (mock_function_responses)."
   ],
@@ -34,6 +35,7 @@ export const spec: Argv.Spec = {
         "Approve the calls of tools that ask first: an MCP tool its server does not mark read-only or non-destructive, and closed-world. An eval asks nobody, so without --yes such a call is refused and the model is told."
     },
     { name: "concurrency", value: "N", description: "Cases running at once (default 4).", check: Argv.integer(1) },
+    ...EvalOptions.options,
     { name: "threshold", value: "FRACTION", description: "The pass rate (0 to 1) below which the command exits with 1 (default 0.99).", check: fraction },
     options.json("the report (the same as --report-json -)"),
     { name: "report-json", value: "FILE", description: "Also write the report as JSON to FILE (- for stdout)." },
@@ -41,7 +43,8 @@ export const spec: Argv.Spec = {
   ],
   examples: [
     "agentfx eval apps/demo/evals --scenarios apps/demo/scenarios",
-    "agentfx eval cases --scenarios scenarios --junit report.xml --threshold 0.9"
+    "agentfx eval cases --scenarios scenarios --junit report.xml --threshold 0.9",
+    "agentfx eval cases --scenarios scenarios -t kettle --tag smoke --bail"
   ]
 }
 

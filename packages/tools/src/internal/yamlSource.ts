@@ -1,3 +1,4 @@
+import * as Spelling from "@agentfx/core/Spelling"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -176,37 +177,77 @@ const isPrefix = (prefix: ReadonlyArray<PropertyKey>, path: ReadonlyArray<Proper
 // At one path, a specific complaint beats "Expected <type>": the latter is usually a union's other branch.
 const tagRank = (tag: string): number => (tag === "Type" ? 1 : 0)
 
+/** The keys an "is unexpected" issue lists as expected (`is unexpected, expected: "a" | "b"`). */
+const expectedKeys = (message: string): ReadonlyArray<string> =>
+  /^is unexpected, expected: /.test(message) ? Array.from(message.matchAll(/"((?:[^"\\]|\\.)*)"/g), (match) => match[1]!) : []
+
+/**
+ * Decodes a YAML source with a Schema; on failure, every problem, each naming its field and line, in the file's order.
+ * Issues at a path that has deeper issues are dropped (they are a union's failed alternatives), and at one path the
+ * most specific one is kept. An unknown key close to a known one says "did you mean"; the known one it stands for is
+ * then not also reported as missing. `prefix` is prepended to paths (e.g. the key a sub-document sits under).
+ */
+export const decodeAll = <A, I>(
+  schema: Schema.Schema<A, I>,
+  source: Source,
+  prefix: ReadonlyArray<PropertyKey> = []
+): Either.Either<A, readonly [Problem, ...Array<Problem>]> =>
+  Either.mapLeft(Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(source.value), (error) => {
+    const all = ParseResult.ArrayFormatter.formatErrorSync(error)
+    const byPath = new Map<string, (typeof all)[number]>()
+    for (const issue of all.filter((issue) => !all.some((other) => isPrefix(issue.path, other.path)))) {
+      const key = formatPath(issue.path)
+      const kept = byPath.get(key)
+      if (kept === undefined || tagRank(issue._tag) < tagRank(kept._tag)) byPath.set(key, issue)
+    }
+    const specific = [...byPath.values()]
+    // An unknown key that is a misspelling of a missing one: one problem, not two.
+    const meant = new Set<string>()
+    const suggestions = new Map<(typeof all)[number], string>()
+    for (const issue of specific) {
+      const key = issue.path.at(-1)
+      if (issue._tag !== "Unexpected" || typeof key !== "string") continue
+      const near = Spelling.closest(key, expectedKeys(issue.message))
+      if (near === undefined) continue
+      suggestions.set(issue, near)
+      meant.add(formatPath([...issue.path.slice(0, -1), near]))
+    }
+    const problems = specific
+      .filter((issue) => !(issue._tag === "Missing" && meant.has(formatPath(issue.path))))
+      .map((issue) => ({ issue, line: source.lineOf(issue.path) }))
+      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || tagRank(a.issue._tag) - tagRank(b.issue._tag))
+      .map(({ issue, line }): Problem => {
+        // An empty list that needs an entry shows up as "element 0 is missing".
+        const emptyList = issue._tag === "Missing" && typeof issue.path.at(-1) === "number"
+        const path = emptyList ? issue.path.slice(0, -1) : issue.path
+        const field = formatPath([...prefix, ...path])
+        const near = suggestions.get(issue)
+        const reason = emptyList ? "the list is empty: give at least one entry" : humanise(issue.message, near)
+        return { line, field: field === "" ? undefined : field, reason }
+      })
+    return [problems[0]!, ...problems.slice(1)]
+  })
+
 /**
  * Decodes a YAML source with a Schema and turns the most useful issue into a `Problem` naming the field and its
- * line. Issues at a path that has deeper issues are dropped (they are a union's failed alternatives), then the
- * first in document order is chosen. `prefix` is prepended to paths (e.g. the key a sub-document sits under).
+ * line: the first of `decodeAll`'s, saying how many more there are.
  */
 export const decode = <A, I>(
   schema: Schema.Schema<A, I>,
   source: Source,
   prefix: ReadonlyArray<PropertyKey> = []
 ): Either.Either<A, Problem> =>
-  Either.mapLeft(Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(source.value), (error) => {
-    const all = ParseResult.ArrayFormatter.formatErrorSync(error)
-    const specific = all
-      .filter((issue) => !all.some((other) => isPrefix(issue.path, other.path)))
-      .map((issue) => ({ ...issue, line: source.lineOf(issue.path) }))
-      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || tagRank(a._tag) - tagRank(b._tag))
-    const first = specific[0]!
-    const paths = new Set(specific.map((issue) => formatPath(issue.path)))
-    // An empty list that needs an entry shows up as "element 0 is missing".
-    const emptyList = first._tag === "Missing" && typeof first.path.at(-1) === "number"
-    const path = emptyList ? first.path.slice(0, -1) : first.path
-    const field = formatPath([...prefix, ...path])
-    const more = paths.size > 1 ? ` (and ${paths.size - 1} more problem${paths.size > 2 ? "s" : ""})` : ""
-    const reason = emptyList ? "the list is empty: give at least one entry" : humanise(first.message)
-    return { line: first.line, field: field === "" ? undefined : field, reason: reason + more }
-  })
+  Either.mapLeft(decodeAll(schema, source, prefix), ([first, ...rest]) =>
+    rest.length === 0 ? first : { ...first, reason: `${first.reason} (and ${rest.length} more problem${rest.length > 1 ? "s" : ""})` }
+  )
 
 /** Effect's messages, phrased for someone editing a YAML file. */
-const humanise = (message: string): string =>
+const humanise = (message: string, near?: string): string =>
   message
-    .replace(/^is unexpected, expected: (.*)$/s, (_, keys: string) => `unknown field; expected one of ${keys.replace(/"/g, "")}`)
+    .replace(
+      /^is unexpected, expected: (.*)$/s,
+      (_, keys: string) => `unknown field${near === undefined ? "" : ` (did you mean "${near}"?)`}; expected one of ${keys.replace(/"/g, "")}`
+    )
     .replace(/^is missing$/, "is required but missing")
     // Effect spells out whole struct types; past a few words they help nobody editing a file.
     .replace(/^Expected (.+), actual (.*)$/s, (whole, expected: string, actual: string) => (expected.length > 60 ? `has the wrong shape (got ${actual})` : whole))

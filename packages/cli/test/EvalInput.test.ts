@@ -1,0 +1,120 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as path from "node:path"
+import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+
+const mathScenario = `---
+name: math
+description: Arithmetic, and the result sent to the user
+available_functions:
+  - name: calculator
+    description: Evaluates an arithmetic expression
+    parameters:
+      type: object
+      properties:
+        expression: { type: string }
+      required: [expression]
+  - name: notify
+    description: Sends a message to the user
+    parameters:
+      type: object
+      properties:
+        message: { type: string }
+      required: [message]
+---
+Compute with the calculator, then notify the user of the result.
+`
+
+// The issue's file: a misspelt key in one case, a scenario that does not exist in another.
+const typos = `- id: typo
+  scenario: math
+  input: what is 2 + 2?
+  expected_function_calls:
+    - functon_name: calculator
+      arguments: { expression: "2 + 2" }
+- id: lost
+  scenario: maths
+  input: what is 2 + 2?
+  expected_function_calls: []
+`
+
+const names = `- id: names
+  scenario: math
+  input: what is 2 + 2?
+  mock_function_responses:
+    notfy:
+      response: { sent: true }
+    calculator:
+      - when: { expresion: "2 + 2" }
+        response: { result: 4 }
+  expected_function_calls:
+    - function_name: calculater
+    - function_name: calculator
+      arguments_contain: { expresion: "2 + 2" }
+- id: fine
+  scenario: words
+  input: what is 3 + 3?
+  expected_function_calls:
+    - function_name: calculator
+      arguments: { expression: "3 + 3" }
+`
+
+const brokenScenario = `---
+name: words
+descripton: Words
+available_functions:
+  - name: calculator
+    description: Evaluates
+    parameters: { type: object, properties: { expression: { type: number } }, required: [expression] }
+---
+Count.
+`
+
+describe("issue 39 item 1: agentfx eval lists every input problem at once", () => {
+  it.scopedLive("a misspelt key and an unknown scenario: both listed with their lines and a 'did you mean', exit 2, nothing run", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/typos.yaml": typos })
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), ...flags], { env })
+      const file = path.join(dir, "cases", "typos.yaml")
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: [
+          "agentfx: 2 problems in the eval input; nothing was run:",
+          `  ${file}:5: case "typo": expected_function_calls[0].functon_name: unknown field (did you mean "function_name"?); expected one of function_name | arguments | arguments_contain | result_contains | body_contains`,
+          `  ${file}:8: case "lost": scenario: "maths" is not a scenario of --scenarios (did you mean "math"?); known: math`,
+          ""
+        ].join("\n")
+      })
+      expect(yield* server.requests).toEqual([])
+    })
+  )
+
+  it.scopedLive("unknown function, mock and argument names, and every problem of a scenario file, each at its line with a suggestion", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "scenarios/words.md": brokenScenario, "cases/a.yaml": typos, "cases/b.yaml": names })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const [a, b, words] = [path.join(dir, "cases", "a.yaml"), path.join(dir, "cases", "b.yaml"), path.join(dir, "scenarios", "words.md")]
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: [
+          "agentfx: 7 problems in 3 files of the eval input; nothing was run:",
+          `  ${a}:5: case "typo": expected_function_calls[0].functon_name: unknown field (did you mean "function_name"?); expected one of function_name | arguments | arguments_contain | result_contains | body_contains`,
+          `  ${a}:8: case "lost": scenario: "maths" is not a scenario of --scenarios (did you mean "math"?); known: math`,
+          `  ${b}:5: case "names": mock_function_responses.notfy: scenario "math" declares no function "notfy" (did you mean "notify"?) (it declares: calculator, notify)`,
+          `  ${b}:8: case "names": mock_function_responses.calculator[0].when.expresion: calculator has no argument "expresion" (did you mean "expression"?); it takes: expression`,
+          `  ${b}:11: case "names": expected_function_calls[0].function_name: "calculater" is not declared by scenario "math" (did you mean "calculator"?) (it declares: calculator, notify)`,
+          `  ${b}:13: case "names": expected_function_calls[1].arguments_contain.expresion: calculator has no argument "expresion" (did you mean "expression"?); it takes: expression`,
+          // The scenario file's every problem; a case naming the scenario of a file that could not be read is not flagged again.
+          `  ${words}:3: descripton: unknown field (did you mean "description"?); expected one of name | description | version | trigger | available_functions | mcp`,
+          ""
+        ].join("\n")
+      })
+  })
+  )
+})

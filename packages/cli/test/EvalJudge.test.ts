@@ -1,0 +1,113 @@
+import { EvalJudge, EvalReport } from "@agentfx/tools"
+import { Policy } from "@agentfx/emulator"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as path from "node:path"
+import { agentfx, emulator, tempDir, writeFiles } from "./support/cli.js"
+
+const mathScenario = `---
+name: math
+description: Arithmetic
+available_functions:
+  - name: calculator
+    description: Evaluates an arithmetic expression
+    parameters:
+      type: object
+      properties:
+        expression: { type: string }
+      required: [expression]
+---
+Compute with the calculator, then answer in one sentence.
+`
+
+/** A case whose agent computes 2 + 2 and answers `answer`; `extra` adds fields (a rubric, a recorded verdict). */
+const caseText = (id: string, answer: string, extra: string) => `- id: ${id}
+  scenario: math
+  input: what is 2 + 2?
+  expected_function_calls:
+    - function_name: calculator
+      arguments: { expression: "2 + 2" }
+${extra}  x-cassette:
+    - calls: [{ name: calculator, args: { expression: "2 + 2" } }]
+    - text: ${JSON.stringify(answer)}
+`
+
+const cases = [
+  caseText("polite", "It is 4, thank you for asking.", `  answer_contains: "4"
+  judge: The answer thanks the user
+  x-judge-cassette:
+    - text: '{"pass": true, "score": 0.9, "reason": "It thanks the user."}'
+`),
+  caseText("curt", "4.", `  answer_max_chars: 10
+  judge: [The answer gives the result, The answer thanks the user]
+  x-judge-cassette:
+    - text: '{"pass": true, "score": 1, "reason": "It says 4."}'
+    - text: '{"pass": false, "score": 0.1, "reason": "No thanks at all."}'
+`),
+  caseText("unrecorded", "It is 4.", "  judge: The answer is one sentence\n"),
+  caseText("long", "It is 4, which is two plus two.", "  answer_max_chars: 10\n  answer_matches: /^It is \\d\\.$/\n")
+].join("")
+
+const suite = Effect.gen(function* () {
+  const dir = yield* tempDir
+  writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/judged.yaml": cases })
+  return { dir, args: ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--threshold", "0", "--json"] }
+})
+
+const withoutTimes = (report: EvalReport.Report) => ({ ...report, durationMs: 0, cases: report.cases.map((c) => ({ ...c, durationMs: 0, calls: c.calls.map((call) => ({ ...call, durationMs: 0 })) })) })
+
+describe("issue 39 item 3: agentfx eval with answer checks and judge: rubrics", () => {
+  it.scopedLive("offline, each rubric's recorded verdict is replayed through the provider code: the same report every run; a failed verdict or answer check fails the case, a rubric with no recorded verdict is an error", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const first = yield* agentfx(args)
+      expect(first.code).toBe(0)
+      expect(first.stderr).toContain(
+        "judge: emulator — replays each rubric's recorded verdict in x-judge-cassette (3 of 4 rubrics have one; a case with a rubric that has none is an error) offline through the Gemini provider"
+      )
+      const report = Either.getOrThrow(EvalReport.fromJson(first.stdout))
+      expect(report.cases.map((c) => [c.id, c.status])).toEqual([
+        ["polite", "passed"],
+        ["curt", "failed"],
+        ["unrecorded", "error"],
+        ["long", "failed"]
+      ])
+      expect(report.cases[0]!.verdicts).toEqual([{ rubric: "The answer thanks the user", pass: true, score: 0.9, reason: "It thanks the user." }])
+      expect(report.cases[1]!.mismatches).toEqual([{ _tag: "JudgeMismatch", rubric: "The answer thanks the user", reason: "No thanks at all.", score: 0.1 }])
+      expect(report.cases[2]!.error).toContain("no recorded verdict for judge rubric 1 (the case has none)")
+      expect(report.cases[3]!.mismatches.map((m) => (m._tag === "AnswerMismatch" ? m.rule : m._tag))).toEqual(["answer_matches", "answer_max_chars"])
+      const again = yield* agentfx(args)
+      expect(withoutTimes(Either.getOrThrow(EvalReport.fromJson(again.stdout)))).toEqual(withoutTimes(report))
+    })
+  )
+
+  it.scopedLive("the printed report names a failed verdict and a missed answer check", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const printed = yield* agentfx(args.filter((arg) => arg !== "--json"))
+      expect(printed.stdout).toContain('      - judge: the answer fails "The answer thanks the user" (score 0.1): No thanks at all.')
+      expect(printed.stdout).toContain('      - the answer has 31 characters, more than answer_max_chars 10; answer: "It is 4, which is two plus two."')
+    })
+  )
+
+  it.scopedLive("--judge-provider gemini grades with the real Gemini provider (here on an emulator): the judge's instructions, the rubric, and its verdict in the report", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const verdict = '{"pass": true, "score": 0.7, "reason": "graded live"}'
+      const server = yield* emulator({ policy: Policy.byModel(new Map([["grader", [{ text: verdict }]]])) })
+      const env = { GEMINI_API_KEY: server.apiKey, GEMINI_BASE_URL: server.geminiBaseUrl }
+      const result = yield* agentfx([...args, "-t", "polite", "--provider", "emulator", "--judge-provider", "gemini", "--judge-model", "grader"], { env })
+      expect(result.code).toBe(0)
+      expect(result.stderr).toMatch(/^judge: gemini, model grader at http:\/\/127\.0\.0\.1:\d+ \(chosen with --judge-provider\)$/m)
+      const report = Either.getOrThrow(EvalReport.fromJson(result.stdout))
+      expect(report.cases[0]!.verdicts).toEqual([{ rubric: "The answer thanks the user", pass: true, score: 0.7, reason: "graded live" }])
+      const requests = yield* server.requests
+      expect(requests).toHaveLength(1)
+      const body = requests[0]!.body as { systemInstruction?: { parts: ReadonlyArray<{ text: string }> }; contents: ReadonlyArray<{ parts: ReadonlyArray<{ text: string }> }> }
+      expect(body.systemInstruction?.parts[0]?.text).toBe(EvalJudge.instructions)
+      expect(body.contents[0]!.parts[0]!.text).toContain("<answer>\nIt is 4, thank you for asking.\n</answer>")
+      expect(body.contents[0]!.parts[0]!.text).toContain("<rubric>\nThe answer thanks the user\n</rubric>")
+    })
+  )
+})
