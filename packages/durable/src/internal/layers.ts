@@ -12,7 +12,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Cause from "effect/Cause"
-import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -21,43 +20,10 @@ import * as Schedule from "effect/Schedule"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import type { PgOptions, SqliteOptions } from "../DurableAgent.js"
 import { StoreBusy, StoreUnavailable } from "../DurableError.js"
 import { RunStore } from "../RunStore.js"
 import * as Store from "./store.js"
-
-/**
- * The options of `layerSqlite`.
- *
- * @since 0.3.0
- * @category models
- */
-export interface SqliteOptions {
-  /** The database file; its folder is created when missing. */
-  readonly filename: string
-}
-
-/**
- * The options of `layerPg`.
- *
- * @since 0.3.0
- * @category models
- */
-export interface PgOptions {
-  /** `postgres://user:password@host:port/database`. */
-  readonly url: string
-  /** Where the other runners reach this one (default `localhost:34431`); every runner needs its own. */
-  readonly runner?: { readonly host: string; readonly port: number } | undefined
-  /** How long a dead runner's shards stay locked before another takes them (default 35 s as @effect/cluster has it). */
-  readonly shardLockExpiration?: Duration.DurationInput | undefined
-  /** How often a runner renews its shard locks (default 10 s). */
-  readonly shardLockRefreshInterval?: Duration.DurationInput | undefined
-  /** How often a runner reads the store for messages sent by other processes (default 1 s). */
-  readonly messagePollInterval?: Duration.DurationInput | undefined
-  /** How often a runner checks that the others answer; one that does not loses its shards (default 1 minute). */
-  readonly runnerHealthCheckInterval?: Duration.DurationInput | undefined
-  /** A process that only starts, reads, decides and cancels runs, and runs none (it listens on no port). */
-  readonly clientOnly?: boolean | undefined
-}
 
 /** A cause as one line: the first failure's or defect's message. */
 const reasonOf = (cause: Cause.Cause<unknown>): string => {
@@ -151,16 +117,7 @@ const sqliteClient = (store: string): Layer.Layer<SqlClient.SqlClient, StoreUnav
     })
   )
 
-/**
- * The embedded store (and its `SqlClient`): a SQLite file, run by this process alone (another live process on it is `StoreBusy`; one
- * that died is taken over at once). A path that is a directory or cannot be written is `StoreUnavailable`.
- *
- * @example
- * program.pipe(Effect.provide(agent.layer.pipe(Layer.provideMerge(DurableAgent.layerSqlite({ filename: ".agentfx/runs.db" })))))
- *
- * @since 0.3.0
- * @category layers
- */
+/** `DurableAgent.layerSqlite`: the engine on one runner of its own, the file held by this process while the layer lives. */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable | StoreBusy> => {
   const store = options.filename
   const client = sqliteClient(store)
@@ -174,20 +131,10 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<WorkflowEngine 
   ) as Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable | StoreBusy>
 }
 
-/**
- * Several runner processes on one PostgreSQL database (its `SqlClient` comes along): each takes a share of the runs' shards and listens at
- * `runner` for the others; the shards of a runner that dies go to the others. A database that does not answer is
- * `StoreUnavailable`, with the URL shown without its password.
- *
- * @example
- * DurableAgent.layerPg({ url: "postgres://agentfx@localhost/runs", runner: { host: "10.0.0.7", port: 34431 } })
- *
- * @since 0.3.0
- * @category layers
- */
+/** `DurableAgent.layerPg`: this process a runner (or a client only) of the cluster whose shards the database holds. */
 export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable> => {
   const store = redact(options.url)
-  const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds"}).pipe(
+  const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds" }).pipe(
     Layer.catchAllCause((cause) => Layer.fail(new StoreUnavailable({ store, reason: reasonOf(cause) })))
   )
   const runner = options.runner ?? { host: "localhost", port: 34431 }
@@ -214,24 +161,14 @@ export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunSto
   return Layer.mergeAll(engine, storeLayer(store)).pipe(Layer.provideMerge(client)) as Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable>
 }
 
-/**
- * A SQLite store to read (status, list, events) while another process may run it: no engine, no claim on the file.
- *
- * @since 0.3.0
- * @category layers
- */
+/** `DurableAgent.layerSqliteReader`: the run store alone, no engine and no claim on the file. */
 export const layerSqliteReader = (options: SqliteOptions): Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable> => {
   const store = options.filename
   const client = sqliteClient(store)
   return storeLayer(store).pipe(Layer.provideMerge(client)) as Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable>
 }
 
-/**
- * A PostgreSQL store to read (status, list, events): no engine, no runner.
- *
- * @since 0.3.0
- * @category layers
- */
+/** `DurableAgent.layerPgReader`: the run store alone, no engine and no runner. */
 export const layerPgReader = (options: Pick<PgOptions, "url">): Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable> => {
   const store = redact(options.url)
   const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds" }).pipe(
