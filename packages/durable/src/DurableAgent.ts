@@ -312,7 +312,7 @@ export interface SqliteOptions {
  * @category models
  */
 export interface PgOptions {
-  /** `postgres://user:password@host:port/database`. */
+  /** `postgres://user:password@host:port/database`; messages show it without its user name and password. */
   readonly url: string
   /** Where the other runners reach this one (default `localhost:34431`); every runner needs its own. */
   readonly runner?: { readonly host: string; readonly port: number } | undefined
@@ -357,7 +357,7 @@ export const layerSqlite: (options: SqliteOptions) => Layer.Layer<WorkflowEngine
 /**
  * Several runner processes on one PostgreSQL database (its `SqlClient` comes along): each takes a share of the
  * runs' shards and listens at `runner` for the others; the shards of a runner that dies go to the others. A
- * database that does not answer is `StoreUnavailable`, naming the URL without its password.
+ * database that does not answer is `StoreUnavailable`, naming the URL without its user name and password.
  *
  * @example
  * ```ts

@@ -4,6 +4,7 @@
  * PostgreSQL: several runner processes, each listening on its own address; @effect/cluster shards the runs over
  * them and hands a dead runner's shards to the others.
  */
+import * as HttpUrl from "@agentfx/core/HttpUrl"
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as SingleRunner from "@effect/cluster/SingleRunner"
@@ -32,15 +33,15 @@ const reasonOf = (cause: Cause.Cause<unknown>): string => {
   return inner instanceof Error ? inner.message : String(inner)
 }
 
-/** A URL as messages may show it: without its password. */
-export const redact = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== "") parsed.password = "***"
-    return parsed.toString()
-  } catch {
-    return "the database URL (unreadable)"
-  }
+/**
+ * A database URL as messages show it: its user name and password hidden as core hides them in any URL, and so is a
+ * parameter that names a password (pg reads `?password=` as the password); a URL that does not parse is not quoted.
+ */
+const storeName = (url: string): string => {
+  if (!URL.canParse(url)) return "the database URL (unreadable)"
+  const shown = new URL(HttpUrl.redact(url))
+  for (const key of new Set(shown.searchParams.keys())) if (/password/i.test(key)) shown.searchParams.set(key, "***")
+  return shown.toString()
 }
 
 /** A file that can hold a database: not a directory, its folder there (created) and writable. */
@@ -133,7 +134,7 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<WorkflowEngine 
 
 /** `DurableAgent.layerPg`: this process a runner (or a client only) of the cluster whose shards the database holds. */
 export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable> => {
-  const store = redact(options.url)
+  const store = storeName(options.url)
   const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds" }).pipe(
     Layer.catchAllCause((cause) => Layer.fail(new StoreUnavailable({ store, reason: reasonOf(cause) })))
   )
@@ -170,7 +171,7 @@ export const layerSqliteReader = (options: SqliteOptions): Layer.Layer<RunStore 
 
 /** `DurableAgent.layerPgReader`: the run store alone, no engine and no runner. */
 export const layerPgReader = (options: Pick<PgOptions, "url">): Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable> => {
-  const store = redact(options.url)
+  const store = storeName(options.url)
   const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds" }).pipe(
     Layer.catchAllCause((cause) => Layer.fail(new StoreUnavailable({ store, reason: reasonOf(cause) })))
   )
