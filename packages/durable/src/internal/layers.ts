@@ -13,6 +13,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Cause from "effect/Cause"
+import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -26,11 +27,28 @@ import { StoreBusy, StoreUnavailable } from "../DurableError.js"
 import { RunStore } from "../RunStore.js"
 import * as Store from "./store.js"
 
+/** A message as one line (a driver's may run over several). */
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, " ").trim()
+
 /** A cause as one line: the first failure's or defect's message. */
 const reasonOf = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
   const inner = error instanceof Error && error.cause instanceof Error ? error.cause : error
-  return inner instanceof Error ? inner.message : String(inner)
+  return oneLine(inner instanceof Error ? inner.message : String(inner))
+}
+
+const driver = "the SQLite driver (better-sqlite3, a native module) cannot be loaded"
+
+/**
+ * Why the driver's native part does not load, when that is what `error` says: installed without it being built
+ * (install scripts off, or a build that failed), or built for another Node.js or platform. It loads only when the
+ * first database is opened, after the driver's module itself was imported.
+ */
+const nativeProblem = (error: unknown): string | undefined => {
+  if (!(error instanceof Error)) return undefined
+  if (error.message.startsWith("Could not locate the bindings file")) return "its native part was never built (no better_sqlite3.node)"
+  if ((error as NodeJS.ErrnoException).code === "ERR_DLOPEN_FAILED" || error.message.includes("NODE_MODULE_VERSION")) return oneLine(error.message)
+  return undefined
 }
 
 /**
@@ -107,9 +125,20 @@ const sqliteClient = (store: string): Layer.Layer<SqlClient.SqlClient, StoreUnav
         catch: (error) =>
           new StoreUnavailable({
             store,
-            reason: `the SQLite driver (better-sqlite3, a native module) cannot be loaded: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}; install it (npm i better-sqlite3@12, beside agentfx) or use a postgres:// store`
+            reason: `${driver}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}; install it (npm i better-sqlite3@12, beside agentfx) or use a postgres:// store`
           })
-      }).pipe(Effect.map((SqliteClient) => SqliteClient.layer({ filename: store })))
+      }).pipe(
+        Effect.map((SqliteClient) =>
+          SqliteClient.layer({ filename: store }).pipe(
+            Layer.catchAllCause((cause): Layer.Layer<SqlClient.SqlClient, ConfigError.ConfigError | StoreUnavailable> => {
+              const problem = nativeProblem(Cause.squash(cause))
+              return problem === undefined
+                ? Layer.failCause(cause)
+                : Layer.fail(new StoreUnavailable({ store, reason: `${driver}: ${problem}; rebuild it where it is installed (npm rebuild better-sqlite3) or use a postgres:// store` }))
+            })
+          )
+        )
+      )
     )
   ).pipe(
     Layer.catchAllCause((cause) => {
