@@ -1,9 +1,9 @@
 /**
  * The API reference: @effect/docgen on each published library, then one site under `docs/` (git-ignored).
  *
- * For each of core, emulator, providers and tools, docgen reads the JSDoc of `src/` (`docgen.json` beside the
- * package's manifest says what it leaves out), requires `@since` on every export, type-checks every `@example` with
- * tsc and runs them all with tsx, and writes one Markdown page per module. The examples import the packages by their
+ * For each of core, providers, emulator, tools and durable, docgen reads the JSDoc of `src/` (`docgen.json` beside
+ * the package's manifest says what it leaves out), requires `@since` on every export, type-checks every `@example`
+ * with tsc and runs them all with tsx, and writes one Markdown page per module. The examples import the packages by their
  * public names; docgen rewrites the package's own name to `../../src/<subpath>`, so that path is given here one
  * shim per entry of the package's `exports` map (`docs/src/index.ts`, `docs/src/mcp.ts`, ...) — an example can only
  * reach what a user can import. Other packages' names resolve through `paths` in `docgen.json`.
@@ -23,7 +23,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const packages = ["core", "providers", "emulator", "tools"]
+const packages = ["core", "providers", "emulator", "tools", "durable"]
 const site = join(root, "docs")
 // docgen's own output (pages, examples, shims) inside each package, under docs/api so that `../../src` from its
 // examples folder is the shims' folder, docs/src.

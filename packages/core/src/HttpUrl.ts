@@ -5,7 +5,7 @@
  *
  * A URL that fails may carry a credential (`https://user:token@host`, `?key=…`): a problem never quotes it. A
  * user name or password in a URL is refused wherever one is taken (`holdsCredentials`); `redact` shows such a URL
- * without them.
+ * without them. Those two read any URL the parser reads, whatever its scheme (a `postgres://` store's URL too).
  *
  * @since 0.1.0
  */

@@ -4,7 +4,21 @@
  * hooks. The steps stay core's; a hook only wraps one of them.
  *
  * @example
- * const result = yield* Loop.run(options, { attempt: (turn, attempt, request) => record(`turn/${turn}/${attempt}`, request) })
+ * ```ts
+ * import { Registry } from "@agentfx/core"
+ * import * as Loop from "@agentfx/core/loop"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect } from "effect"
+ *
+ * // A hook that wraps each model attempt, as a durable run records it as a step.
+ * const attempts: Array<string> = []
+ * const program = Loop.run(
+ *   { registry: Registry.empty, prompt: "Hello?" },
+ *   { attempt: (turn, attempt, request) => Effect.tap(request, () => Effect.sync(() => attempts.push(`turn/${turn}/attempt/${attempt}`))) }
+ * )
+ * Effect.runPromise(program.pipe(Effect.provide(Scripted.layer([{ text: "Hello!" }]))))
+ *   .then((result) => console.log(result.text, attempts)) // "Hello!" ["turn/1/attempt/1"]
+ * ```
  *
  * @since 0.3.0
  */

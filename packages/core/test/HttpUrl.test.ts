@@ -31,4 +31,10 @@ describe("HttpUrl", () => {
       expect(HttpUrl.redact(url)).toBe(url)
     }
   })
+
+  it("holdsCredentials and redact read a URL of any scheme: a postgres:// store's URL shows neither user name nor password", () => {
+    expect(HttpUrl.holdsCredentials("postgres://agentfx:PASS@db:5432/runs")).toBe(true)
+    expect(HttpUrl.redact("postgres://agentfx:PASS@db:5432/runs?sslmode=require")).toBe("postgres://***@db:5432/runs?sslmode=require")
+    expect(HttpUrl.holdsCredentials("postgresql://db/runs")).toBe(false)
+  })
 })

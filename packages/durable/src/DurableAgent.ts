@@ -5,39 +5,67 @@
  * durable clock. Built on @effect/workflow and @effect/cluster: SQLite for one process (`layerSqlite`), PostgreSQL
  * for several runner processes that share the runs and take over a dead one's (`layerPg`).
  *
+ * The example parks a run on a call that needs approval, decides the call, and waits for the run's answer.
+ *
  * @example
- * const agent = DurableAgent.make("support", { registry, system: "Help the customer.", nonIdempotent: ["create_ticket"] })
- * const result = yield* agent.run({ runId: "mail-42", prompt: "My kettle broke." })
- * // elsewhere, in another process:
- * const status = yield* DurableAgent.status("mail-42")
- * yield* DurableAgent.approve("mail-42", "call_0_0", Approval.approved)
+ * ```ts
+ * import { Approval, Registry, Tool } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { DurableAgent } from "@agentfx/durable"
+ * import { Effect, Layer, Schema } from "effect"
+ * import * as fs from "node:fs"
+ * import * as os from "node:os"
+ * import * as path from "node:path"
+ *
+ * const createTicket = Tool.make("create_ticket", {
+ *   description: "Opens a support ticket",
+ *   parameters: Schema.Struct({ subject: Schema.String }),
+ *   needsApproval: true,
+ *   handler: ({ subject }) => Effect.succeed({ ticket: `T-${subject}` })
+ * })
+ * const agent = DurableAgent.make("support", { registry: Registry.unsafeMake(createTicket) })
+ *
+ * const program = Effect.gen(function* () {
+ *   yield* agent.start({ runId: "mail-42", prompt: "My kettle broke after three years." })
+ *   // The run parks on the call; any process on the store sees it waiting, and decides.
+ *   let status = yield* DurableAgent.status("mail-42")
+ *   while (status._tag !== "Waiting") status = yield* Effect.zipRight(Effect.sleep("50 millis"), DurableAgent.status("mail-42"))
+ *   yield* DurableAgent.approve("mail-42", status.pending[0]!.callId, Approval.denied("not under warranty"))
+ *   return (yield* DurableAgent.attach("mail-42")).text
+ * })
+ *
+ * const model = Scripted.layer([{ calls: [{ name: "create_ticket", args: { subject: "kettle" } }] }, { text: "No ticket: the warranty is over." }])
+ * const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-runs-"))
+ * const store = DurableAgent.layerSqlite({ filename: path.join(dir, "runs.db") })
+ * Effect.runPromise(program.pipe(Effect.provide(agent.layer.pipe(Layer.provideMerge(store), Layer.provide(model)))))
+ *   .then(console.log) // "No ticket: the warranty is over."
+ *   .finally(() => fs.rmSync(dir, { recursive: true, force: true }))
+ * ```
  *
  * @since 0.3.0
  */
-import type { Agent, LanguageModel, Transcript, Turn } from "@agentfx/core"
+import type { Agent, Approval, LanguageModel, Transcript, Turn } from "@agentfx/core"
 import { Telemetry } from "@agentfx/core"
-import type { Approval } from "@agentfx/core"
+import type { SqlClient } from "@effect/sql/SqlClient"
 import * as DurableDeferred from "@effect/workflow/DurableDeferred"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import type * as Duration from "effect/Duration"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
-import type { StoreUnavailable } from "./DurableError.js"
+import type { StoreBusy, StoreUnavailable } from "./DurableError.js"
 import { NoPendingApproval, RunCancelled, type RunConflict, UnknownRun } from "./DurableError.js"
+import * as Layers from "./internal/layers.js"
 import * as Schemas from "./internal/schemas.js"
-import type { Definition } from "./internal/workflow.js"
 import { approvalOf, body, workflowOf } from "./internal/workflow.js"
 import type * as RunEvent from "./RunEvent.js"
 import type { Listed, RunStatus } from "./RunStatus.js"
 import type { Row } from "./RunStore.js"
 import { RunStore } from "./RunStore.js"
-
-export { layerPg, layerPgReader, layerSqlite, layerSqliteReader } from "./internal/layers.js"
-export type { PgOptions, SqliteOptions } from "./internal/layers.js"
 
 /**
  * What a durable agent is defined with: `Agent.Options` less the prompt and history (each run brings its own),
@@ -46,7 +74,16 @@ export type { PgOptions, SqliteOptions } from "./internal/layers.js"
  * @since 0.3.0
  * @category models
  */
-export type Options<R> = Definition<R>
+export interface Options<R> extends Omit<Agent.Options<R>, "prompt" | "history"> {
+  /**
+   * Tools whose calls must never run twice (a ticket opened, an e-mail sent). Such a call is marked started before
+   * its handler runs; a run resumed after a crash answers a call that was started and never finished to the model
+   * as an `ExecutionFailed` of type `InterruptedCall`, instead of running it again. Other tools are run again.
+   */
+  readonly nonIdempotent?: ReadonlyArray<string> | undefined
+  /** How long a call waits for approval before it is denied as timed out; default: as long as it takes. */
+  readonly approvalTimeout?: Duration.DurationInput | undefined
+}
 
 /**
  * What one run starts from: its id (the caller's; starting the same id again attaches to the one run), and the
@@ -88,7 +125,26 @@ const fingerprintOf = (input: Input): string =>
  * name and the same tools.
  *
  * @example
- * const agent = DurableAgent.make("warranty", { registry, system, approvalTimeout: "2 days", nonIdempotent: ["create_ticket"] })
+ * ```ts
+ * import { Registry, Tool } from "@agentfx/core"
+ * import { DurableAgent } from "@agentfx/durable"
+ * import { Effect, Schema } from "effect"
+ *
+ * const createTicket = Tool.make("create_ticket", {
+ *   description: "Opens a support ticket",
+ *   parameters: Schema.Struct({ subject: Schema.String }),
+ *   needsApproval: true,
+ *   handler: ({ subject }) => Effect.succeed({ ticket: `T-${subject}` })
+ * })
+ *
+ * const agent = DurableAgent.make("warranty", {
+ *   registry: Registry.unsafeMake(createTicket),
+ *   system: "Open a ticket for a product that broke under warranty.",
+ *   nonIdempotent: ["create_ticket"], // never run twice, even if the process dies inside the call
+ *   approvalTimeout: "2 days" // then the call is denied as timed out
+ * })
+ * console.log(agent.name) // "warranty"
+ * ```
  *
  * @since 0.3.0
  * @category constructors
@@ -203,8 +259,7 @@ export const attach = Effect.fn("DurableAgent.attach")(function* (runId: string)
  * Decides a call that waits for approval; the run resumes in whichever process runs it (this one, if it runs the
  * agent). A call that does not wait is `NoPendingApproval`.
  *
- * @example
- * yield* DurableAgent.approve("mail-42", "call_0_0", Approval.denied("not under warranty"))
+ * The module's example denies a call from the process that runs the agent; any process on the same store can decide it.
  *
  * @since 0.3.0
  * @category approvals
@@ -239,3 +294,104 @@ export const cancel = Effect.fn("DurableAgent.cancel")(function* (runId: string)
   yield* workflow.interrupt(yield* workflow.executionId({ runId }))
 })
 
+/**
+ * The options of `layerSqlite` and `layerSqliteReader`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SqliteOptions {
+  /** The database file; its folder is created when missing. */
+  readonly filename: string
+}
+
+/**
+ * The options of `layerPg` (`layerPgReader` takes the `url` alone).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PgOptions {
+  /** `postgres://user:password@host:port/database`; messages show it without its user name and password. */
+  readonly url: string
+  /** Where the other runners reach this one (default `localhost:34431`); every runner needs its own. */
+  readonly runner?: { readonly host: string; readonly port: number } | undefined
+  /** How long a dead runner's shards stay locked before another takes them (default 35 s as @effect/cluster has it). */
+  readonly shardLockExpiration?: Duration.DurationInput | undefined
+  /** How often a runner renews its shard locks (default 10 s). */
+  readonly shardLockRefreshInterval?: Duration.DurationInput | undefined
+  /** How often a runner reads the store for messages sent by other processes (default 1 s). */
+  readonly messagePollInterval?: Duration.DurationInput | undefined
+  /** How often a runner checks that the others answer; one that does not loses its shards (default 1 minute). */
+  readonly runnerHealthCheckInterval?: Duration.DurationInput | undefined
+  /** A process that only starts, reads, decides and cancels runs, and runs none (it listens on no port). */
+  readonly clientOnly?: boolean | undefined
+}
+
+/**
+ * The embedded store (and its `SqlClient`): a SQLite file, run by this process alone (another live process on it
+ * is `StoreBusy`; one that died is taken over at once). A path that is a directory or cannot be written is
+ * `StoreUnavailable`.
+ *
+ * @example
+ * ```ts
+ * import { DurableAgent } from "@agentfx/durable"
+ * import { Effect } from "effect"
+ * import * as fs from "node:fs"
+ * import * as os from "node:os"
+ * import * as path from "node:path"
+ *
+ * const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-runs-"))
+ * const store = DurableAgent.layerSqlite({ filename: path.join(dir, "agentfx", "runs.db") }) // the folder is made
+ * Effect.runPromise(DurableAgent.list.pipe(Effect.provide(store)))
+ *   .then(console.log) // [] — a new store: no runs yet
+ *   .finally(() => fs.rmSync(dir, { recursive: true, force: true }))
+ * ```
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerSqlite: (options: SqliteOptions) => Layer.Layer<WorkflowEngine | RunStore | SqlClient, StoreUnavailable | StoreBusy> =
+  Layers.layerSqlite
+
+/**
+ * Several runner processes on one PostgreSQL database (its `SqlClient` comes along): each takes a share of the
+ * runs' shards and listens at `runner` for the others; the shards of a runner that dies go to the others. A
+ * database that does not answer is `StoreUnavailable`, naming the URL without its user name and password.
+ *
+ * @example
+ * ```ts
+ * import { Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { DurableAgent } from "@agentfx/durable"
+ * import { Layer } from "effect"
+ *
+ * const agent = DurableAgent.make("support", { registry: Registry.empty })
+ * // One runner process: it runs a share of the runs, and the other runners reach it at 10.0.0.7:34431.
+ * const runner = agent.layer.pipe(
+ *   Layer.provideMerge(DurableAgent.layerPg({ url: "postgres://agentfx@db.internal/runs", runner: { host: "10.0.0.7", port: 34431 } })),
+ *   Layer.provide(Scripted.layer([{ text: "Hello." }])) // in production a provider's layer, e.g. Gemini.layerConfig()
+ * )
+ * // Layer.launch(runner) serves runs until the process stops; agent.run, DurableAgent.status, … run with it provided.
+ * ```
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerPg: (options: PgOptions) => Layer.Layer<WorkflowEngine | RunStore | SqlClient, StoreUnavailable> = Layers.layerPg
+
+/**
+ * A SQLite store to read (status, list, events) while another process may run it: no engine, no claim on the file.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerSqliteReader: (options: SqliteOptions) => Layer.Layer<RunStore | SqlClient, StoreUnavailable> = Layers.layerSqliteReader
+
+/**
+ * A PostgreSQL store to read (status, list, events): no engine, no runner.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerPgReader: (options: Pick<PgOptions, "url">) => Layer.Layer<RunStore | SqlClient, StoreUnavailable> = Layers.layerPgReader

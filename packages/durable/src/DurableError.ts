@@ -29,6 +29,11 @@ export type TypeId = typeof TypeId
  * @category errors
  */
 export class UnknownRun extends Schema.TaggedError<UnknownRun>()("UnknownRun", { runId: Schema.String }) {
+  /**
+   * Marks the errors of this module (`isDurableError`).
+   *
+   * @since 0.3.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `no run "${this.runId}" in the store`
@@ -47,6 +52,11 @@ export class RunConflict extends Schema.TaggedError<RunConflict>()("RunConflict"
   agent: Schema.String,
   existingAgent: Schema.String
 }) {
+  /**
+   * Marks the errors of this module (`isDurableError`).
+   *
+   * @since 0.3.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return this.agent === this.existingAgent
@@ -66,6 +76,11 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
   store: Schema.String,
   reason: Schema.String
 }) {
+  /**
+   * Marks the errors of this module (`isDurableError`).
+   *
+   * @since 0.3.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `the run store ${this.store} cannot be used: ${this.reason}`
@@ -83,6 +98,11 @@ export class StoreBusy extends Schema.TaggedError<StoreBusy>()("StoreBusy", {
   pid: Schema.Number,
   host: Schema.String
 }) {
+  /**
+   * Marks the errors of this module (`isDurableError`).
+   *
+   * @since 0.3.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `the run store ${this.store} is run by process ${this.pid} on ${this.host}; a SQLite store serves one process at a time (PostgreSQL serves several)`
@@ -99,6 +119,11 @@ export class NoPendingApproval extends Schema.TaggedError<NoPendingApproval>()("
   runId: Schema.String,
   callId: Schema.String
 }) {
+  /**
+   * Marks the errors of this module (`isDurableError`).
+   *
+   * @since 0.3.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `run "${this.runId}" has no call "${this.callId}" waiting for approval`
@@ -112,6 +137,11 @@ export class NoPendingApproval extends Schema.TaggedError<NoPendingApproval>()("
  * @category errors
  */
 export class RunCancelled extends Schema.TaggedError<RunCancelled>()("RunCancelled", { runId: Schema.String }) {
+  /**
+   * Marks the errors of this module (`isDurableError`).
+   *
+   * @since 0.3.0
+   */
   readonly [TypeId]: TypeId = TypeId
   override get message(): string {
     return `run "${this.runId}" was cancelled`

@@ -36,7 +36,7 @@ export interface Row {
  * @category models
  */
 export interface Service {
-  /** What the store is, for messages: a file path, or a database URL without its password. */
+  /** What the store is, for messages: a file path, or a database URL without its user name and password. */
   readonly name: string
   /** Records a new run, or finds the one with this id: a different agent or fingerprint is `RunConflict`. */
   readonly claim: (run: {

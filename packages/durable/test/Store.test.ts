@@ -72,13 +72,30 @@ describe("stores that cannot be used", () => {
       expect(yield* direct(filename, (sql) => sql`SELECT pid FROM agentfx_owner`)).toEqual([])
     }))
 
-  it.live("a database that does not answer is StoreUnavailable, its URL shown without the password", () =>
+  it.live("a database that does not answer is StoreUnavailable, its URL shown without the user name and password", () =>
     Effect.gen(function* () {
       const error = yield* open(DurableAgent.layerPg({ url: "postgres://agentfx:s3cret@127.0.0.1:1/runs" }))
       expect(error).toMatchObject({ _tag: "StoreUnavailable" })
       const message = (error as Error).message
-      expect(message).toMatch(/^the run store postgres:\/\/agentfx:\*\*\*@127\.0\.0\.1:1\/runs cannot be used: .*ECONNREFUSED/)
+      expect(message).toMatch(/^the run store postgres:\/\/\*\*\*@127\.0\.0\.1:1\/runs cannot be used: .*ECONNREFUSED/)
       expect(message).not.toContain("s3cret")
       expect(message).not.toContain("\n")
+    }))
+
+  it.live("a password given as a URL parameter (pg reads ?password=) is not shown either, by the runner or the reader", () =>
+    Effect.gen(function* () {
+      const url = "postgresql://127.0.0.1:1/runs?application_name=agentfx&password=s3cret"
+      for (const layer of [DurableAgent.layerPg({ url }), DurableAgent.layerPgReader({ url })]) {
+        const message = ((yield* open(layer)) as Error).message
+        expect(message).toMatch(/^the run store postgresql:\/\/127\.0\.0\.1:1\/runs\?application_name=agentfx&password=\*\*\* cannot be used: .*ECONNREFUSED/)
+        expect(message).not.toContain("s3cret")
+      }
+    }))
+
+  it.live("a database URL that does not parse is not quoted: StoreUnavailable says it is unreadable", () =>
+    Effect.gen(function* () {
+      const error = yield* open(DurableAgent.layerPgReader({ url: "postgres://agentfx:s3cret@db:port/runs" }))
+      expect(error).toMatchObject({ _tag: "StoreUnavailable" })
+      expect((error as Error).message).toBe("the run store the database URL (unreadable) cannot be used: Invalid URL")
     }))
 })

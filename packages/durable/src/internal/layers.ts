@@ -4,6 +4,7 @@
  * PostgreSQL: several runner processes, each listening on its own address; @effect/cluster shards the runs over
  * them and hands a dead runner's shards to the others.
  */
+import * as HttpUrl from "@agentfx/core/HttpUrl"
 import * as ClusterWorkflowEngine from "@effect/cluster/ClusterWorkflowEngine"
 import * as RunnerAddress from "@effect/cluster/RunnerAddress"
 import * as SingleRunner from "@effect/cluster/SingleRunner"
@@ -12,7 +13,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import * as Cause from "effect/Cause"
-import type * as Duration from "effect/Duration"
+import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -21,60 +22,44 @@ import * as Schedule from "effect/Schedule"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import type { PgOptions, SqliteOptions } from "../DurableAgent.js"
 import { StoreBusy, StoreUnavailable } from "../DurableError.js"
 import { RunStore } from "../RunStore.js"
 import * as Store from "./store.js"
 
-/**
- * The options of `layerSqlite`.
- *
- * @since 0.3.0
- * @category models
- */
-export interface SqliteOptions {
-  /** The database file; its folder is created when missing. */
-  readonly filename: string
-}
-
-/**
- * The options of `layerPg`.
- *
- * @since 0.3.0
- * @category models
- */
-export interface PgOptions {
-  /** `postgres://user:password@host:port/database`. */
-  readonly url: string
-  /** Where the other runners reach this one (default `localhost:34431`); every runner needs its own. */
-  readonly runner?: { readonly host: string; readonly port: number } | undefined
-  /** How long a dead runner's shards stay locked before another takes them (default 35 s as @effect/cluster has it). */
-  readonly shardLockExpiration?: Duration.DurationInput | undefined
-  /** How often a runner renews its shard locks (default 10 s). */
-  readonly shardLockRefreshInterval?: Duration.DurationInput | undefined
-  /** How often a runner reads the store for messages sent by other processes (default 1 s). */
-  readonly messagePollInterval?: Duration.DurationInput | undefined
-  /** How often a runner checks that the others answer; one that does not loses its shards (default 1 minute). */
-  readonly runnerHealthCheckInterval?: Duration.DurationInput | undefined
-  /** A process that only starts, reads, decides and cancels runs, and runs none (it listens on no port). */
-  readonly clientOnly?: boolean | undefined
-}
+/** A message as one line (a driver's may run over several). */
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, " ").trim()
 
 /** A cause as one line: the first failure's or defect's message. */
 const reasonOf = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
   const inner = error instanceof Error && error.cause instanceof Error ? error.cause : error
-  return inner instanceof Error ? inner.message : String(inner)
+  return oneLine(inner instanceof Error ? inner.message : String(inner))
 }
 
-/** A URL as messages may show it: without its password. */
-export const redact = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== "") parsed.password = "***"
-    return parsed.toString()
-  } catch {
-    return "the database URL (unreadable)"
-  }
+const driver = "the SQLite driver (better-sqlite3, a native module) cannot be loaded"
+
+/**
+ * Why the driver's native part does not load, when that is what `error` says: installed without it being built
+ * (install scripts off, or a build that failed), or built for another Node.js or platform. It loads only when the
+ * first database is opened, after the driver's module itself was imported.
+ */
+const nativeProblem = (error: unknown): string | undefined => {
+  if (!(error instanceof Error)) return undefined
+  if (error.message.startsWith("Could not locate the bindings file")) return "its native part was never built (no better_sqlite3.node)"
+  if ((error as NodeJS.ErrnoException).code === "ERR_DLOPEN_FAILED" || error.message.includes("NODE_MODULE_VERSION")) return oneLine(error.message)
+  return undefined
+}
+
+/**
+ * A database URL as messages show it: its user name and password hidden as core hides them in any URL, and so is a
+ * parameter that names a password (pg reads `?password=` as the password); a URL that does not parse is not quoted.
+ */
+const storeName = (url: string): string => {
+  if (!URL.canParse(url)) return "the database URL (unreadable)"
+  const shown = new URL(HttpUrl.redact(url))
+  for (const key of new Set(shown.searchParams.keys())) if (/password/i.test(key)) shown.searchParams.set(key, "***")
+  return shown.toString()
 }
 
 /** A file that can hold a database: not a directory, its folder there (created) and writable. */
@@ -140,9 +125,20 @@ const sqliteClient = (store: string): Layer.Layer<SqlClient.SqlClient, StoreUnav
         catch: (error) =>
           new StoreUnavailable({
             store,
-            reason: `the SQLite driver (better-sqlite3, a native module) cannot be loaded: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}; install it (npm i better-sqlite3@12, beside agentfx) or use a postgres:// store`
+            reason: `${driver}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}; install it (npm i better-sqlite3@12, beside agentfx) or use a postgres:// store`
           })
-      }).pipe(Effect.map((SqliteClient) => SqliteClient.layer({ filename: store })))
+      }).pipe(
+        Effect.map((SqliteClient) =>
+          SqliteClient.layer({ filename: store }).pipe(
+            Layer.catchAllCause((cause): Layer.Layer<SqlClient.SqlClient, ConfigError.ConfigError | StoreUnavailable> => {
+              const problem = nativeProblem(Cause.squash(cause))
+              return problem === undefined
+                ? Layer.failCause(cause)
+                : Layer.fail(new StoreUnavailable({ store, reason: `${driver}: ${problem}; rebuild it where it is installed (npm rebuild better-sqlite3) or use a postgres:// store` }))
+            })
+          )
+        )
+      )
     )
   ).pipe(
     Layer.catchAllCause((cause) => {
@@ -151,16 +147,7 @@ const sqliteClient = (store: string): Layer.Layer<SqlClient.SqlClient, StoreUnav
     })
   )
 
-/**
- * The embedded store (and its `SqlClient`): a SQLite file, run by this process alone (another live process on it is `StoreBusy`; one
- * that died is taken over at once). A path that is a directory or cannot be written is `StoreUnavailable`.
- *
- * @example
- * program.pipe(Effect.provide(agent.layer.pipe(Layer.provideMerge(DurableAgent.layerSqlite({ filename: ".agentfx/runs.db" })))))
- *
- * @since 0.3.0
- * @category layers
- */
+/** `DurableAgent.layerSqlite`: the engine on one runner of its own, the file held by this process while the layer lives. */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable | StoreBusy> => {
   const store = options.filename
   const client = sqliteClient(store)
@@ -174,20 +161,10 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<WorkflowEngine 
   ) as Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable | StoreBusy>
 }
 
-/**
- * Several runner processes on one PostgreSQL database (its `SqlClient` comes along): each takes a share of the runs' shards and listens at
- * `runner` for the others; the shards of a runner that dies go to the others. A database that does not answer is
- * `StoreUnavailable`, with the URL shown without its password.
- *
- * @example
- * DurableAgent.layerPg({ url: "postgres://agentfx@localhost/runs", runner: { host: "10.0.0.7", port: 34431 } })
- *
- * @since 0.3.0
- * @category layers
- */
+/** `DurableAgent.layerPg`: this process a runner (or a client only) of the cluster whose shards the database holds. */
 export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable> => {
-  const store = redact(options.url)
-  const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds"}).pipe(
+  const store = storeName(options.url)
+  const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds" }).pipe(
     Layer.catchAllCause((cause) => Layer.fail(new StoreUnavailable({ store, reason: reasonOf(cause) })))
   )
   const runner = options.runner ?? { host: "localhost", port: 34431 }
@@ -214,26 +191,16 @@ export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunSto
   return Layer.mergeAll(engine, storeLayer(store)).pipe(Layer.provideMerge(client)) as Layer.Layer<WorkflowEngine | RunStore | SqlClient.SqlClient, StoreUnavailable>
 }
 
-/**
- * A SQLite store to read (status, list, events) while another process may run it: no engine, no claim on the file.
- *
- * @since 0.3.0
- * @category layers
- */
+/** `DurableAgent.layerSqliteReader`: the run store alone, no engine and no claim on the file. */
 export const layerSqliteReader = (options: SqliteOptions): Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable> => {
   const store = options.filename
   const client = sqliteClient(store)
   return storeLayer(store).pipe(Layer.provideMerge(client)) as Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable>
 }
 
-/**
- * A PostgreSQL store to read (status, list, events): no engine, no runner.
- *
- * @since 0.3.0
- * @category layers
- */
+/** `DurableAgent.layerPgReader`: the run store alone, no engine and no runner. */
 export const layerPgReader = (options: Pick<PgOptions, "url">): Layer.Layer<RunStore | SqlClient.SqlClient, StoreUnavailable> => {
-  const store = redact(options.url)
+  const store = storeName(options.url)
   const client = PgClient.layer({ url: Redacted.make(options.url), connectTimeout: "5 seconds" }).pipe(
     Layer.catchAllCause((cause) => Layer.fail(new StoreUnavailable({ store, reason: reasonOf(cause) })))
   )

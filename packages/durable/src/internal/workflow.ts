@@ -3,7 +3,7 @@
  * turn, attempt and call id, its retry waits on the durable clock, and its approvals as durable deferreds. The loop
  * is core's; this module only says how each step is recorded, and writes the run's events and outcome as it goes.
  */
-import type { Agent, LanguageModel, Registry, Tool , FunctionCall} from "@agentfx/core"
+import type { Agent, FunctionCall, LanguageModel, Registry, Tool } from "@agentfx/core"
 import { Approval, ModelError, Turn } from "@agentfx/core"
 import * as Loop from "@agentfx/core/loop"
 import * as Activity from "@effect/workflow/Activity"
@@ -18,21 +18,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { Options as Definition } from "../DurableAgent.js"
 import type * as RunEvent from "../RunEvent.js"
 import { RunStore } from "../RunStore.js"
 import * as Schemas from "./schemas.js"
-
-/** What a durable agent is defined with: the loop's options less what each run brings, and its durable choices. */
-export interface Definition<R> extends Omit<Agent.Options<R>, "prompt" | "history"> {
-  /**
-   * Tools whose calls must never run twice (a ticket opened, an e-mail sent). Such a call is marked started before
-   * its handler runs; a run resumed after a crash answers a call that was started and never finished to the model
-   * as an `ExecutionFailed` of type `InterruptedCall`, instead of running it again. Other tools are run again.
-   */
-  readonly nonIdempotent?: ReadonlyArray<string> | undefined
-  /** How long a call waits for approval before it is denied as timed out; default: as long as it takes. */
-  readonly approvalTimeout?: Duration.DurationInput | undefined
-}
 
 /** The workflow of the agent named `name`: its payload, result and error Schemas, keyed by the run id. */
 export const workflowOf = (name: string): Workflow.Workflow<string, Schema.Struct<typeof Schemas.Payload>, typeof Schemas.AgentResult, typeof Schemas.AgentError> =>

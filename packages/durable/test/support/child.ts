@@ -1,7 +1,8 @@
 /**
  * A runner process for the tests that kill one: a scripted agent through the emulator (in this process, played by
  * the real Gemini provider layer), on a SQLite store, configured by the JSON in `DURABLE_CHILD`. Its tools append
- * their call id to a counter file before they answer, so a test counts how often each really ran. Told to `block`
+ * their call id to a counter file before they answer, so a test counts how often each really ran (and, given a
+ * `models` file, each model request writes its turn there, so a test counts the turns asked). Told to `block`
  * at a point (inside a model request, as the store records an event, inside a call after its side effect), it
  * prints `blocked` and waits there to be killed.
  */
@@ -59,7 +60,8 @@ const policy = Policy.fromFunction((request) => {
     const prefix = prompt?._tag === "Text" && prompt.text.startsWith("run ") ? `${prompt.text.slice(4)}.` : ""
     return spec.calls === undefined ? { text: spec.text ?? "done" } : { calls: spec.calls.map((c) => ({ id: `${prefix}${c.id}`, name: c.name, args: { key: c.key } })) }
   }
-  return Effect.zipRight(block(`model:${turn + 1}`), Effect.sync(step))
+  const asked = Effect.sync(() => config.models !== undefined && fs.appendFileSync(config.models, `${turn + 1}\n`))
+  return Effect.zipRight(Effect.zipRight(asked, block(`model:${turn + 1}`)), Effect.sync(step))
 })
 
 const agent = DurableAgent.make("child", {

@@ -15,6 +15,8 @@ export interface ChildConfig {
   readonly store: string
   readonly runId: string
   readonly counter: string
+  /** A file each model request appends its turn number to (1-based), before it answers or blocks. */
+  readonly models?: string
   readonly script: ReadonlyArray<TurnSpec>
   /** `model:N` (inside the N-th model request), `event:KEY` (as the store records that event), `inside:CALL` (after a call's side effect). */
   readonly block?: string
