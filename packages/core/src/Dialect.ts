@@ -8,22 +8,32 @@
  *
  * Both drop `$schema`/`$id` and always produce a top-level `{type: "object", properties}`.
  *
+ * A run's typed output (`Agent.run({ output })`) is compiled the same way: Gemini `responseJsonSchema` with every
+ * reference inlined (a recursive schema is a `DeclarationError`, as for tools); OpenAI's strict `json_schema` form
+ * (every property required, optional ones nullable, records as `{key, value}` entries, objects closed, what strict
+ * mode cannot express refused with the path); GLM, which has only `json_object`, gets the neutral schema in the
+ * instructions (`Output.instructions`).
+ *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { FunctionDeclaration } from "./FunctionDeclaration.js"
+import { StrictProblem, toStrict } from "./internal/strictSchema.js"
 import type { JsonObject } from "./Json.js"
 import { isPlainObject } from "./Json.js"
+import type { Declaration as OutputDeclaration } from "./Output.js"
 
-/** A declaration cannot be expressed in a provider's dialect. */
+/** A declaration (of a function, or of a run's output) cannot be expressed in a provider's dialect. */
 export class DeclarationError extends Schema.TaggedError<DeclarationError>()("DeclarationError", {
   name: Schema.String,
   dialect: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** What was declared: a function (the default) or a run's output. */
+  kind: Schema.optional(Schema.Literal("function", "output"))
 }) {
   override get message(): string {
-    return `function "${this.name}" cannot be declared for ${this.dialect}: ${this.reason}`
+    return `${this.kind ?? "function"} "${this.name}" cannot be declared for ${this.dialect}: ${this.reason}`
   }
 }
 
@@ -180,8 +190,8 @@ export const normalise = (declaration: FunctionDeclaration): Either.Either<JsonO
  * Declarations are sent with every request but rarely change: each compiled form is kept per declaration
  * object (declarations are immutable values), so a long conversation compiles each tool once.
  */
-const memoise = <A>(compileOne: (declaration: FunctionDeclaration) => A): ((declaration: FunctionDeclaration) => A) => {
-  const cache = new WeakMap<FunctionDeclaration, A>()
+const memoise = <D extends object, A>(compileOne: (declaration: D) => A): ((declaration: D) => A) => {
+  const cache = new WeakMap<D, A>()
   return (declaration) => {
     let compiled = cache.get(declaration)
     if (compiled === undefined) {
@@ -193,7 +203,7 @@ const memoise = <A>(compileOne: (declaration: FunctionDeclaration) => A): ((decl
 }
 
 /** @example Dialect.gemini(declaration) // Right({ name, description, parametersJsonSchema }) */
-export const gemini: (declaration: FunctionDeclaration) => Either.Either<GeminiDeclaration, DeclarationError> = memoise((declaration) =>
+export const gemini: (declaration: FunctionDeclaration) => Either.Either<GeminiDeclaration, DeclarationError> = memoise((declaration: FunctionDeclaration) =>
   Either.map(compile(declaration, "gemini"), (parametersJsonSchema) => ({
     name: declaration.name,
     description: declaration.description,
@@ -202,9 +212,63 @@ export const gemini: (declaration: FunctionDeclaration) => Either.Either<GeminiD
 )
 
 /** @example Dialect.openAI(declaration) // Right({ type: "function", function: { name, description, parameters } }) */
-export const openAI: (declaration: FunctionDeclaration) => Either.Either<OpenAITool, DeclarationError> = memoise((declaration) =>
+export const openAI: (declaration: FunctionDeclaration) => Either.Either<OpenAITool, DeclarationError> = memoise((declaration: FunctionDeclaration) =>
   Either.map(compile(declaration, "openai"), (parameters) => ({
     type: "function" as const,
     function: { name: declaration.name, description: declaration.description, parameters }
   }))
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// a run's output
+
+/**
+ * An output's JSON Schema in neutral form: `$schema` / `$id` dropped, references inlined except recursive ones
+ * (kept in `$defs`). Unlike parameters, the root may be any schema. Throws on a reference that resolves nowhere.
+ */
+export const normaliseOutput = (schema: JsonObject): JsonObject => inline(schema, true)
+
+const outputError = (declaration: OutputDeclaration, dialect: string, reason: string) =>
+  Either.left(new DeclarationError({ name: declaration.name, dialect, reason, kind: "output" }))
+
+/**
+ * Gemini's `responseJsonSchema` for an output: every reference inlined; a recursive schema cannot be, and is a
+ * `DeclarationError` (the bound tools have too).
+ *
+ * @example Dialect.geminiOutput({ name: "triage", schema }) // Right(schema with references inlined)
+ */
+export const geminiOutput: (declaration: OutputDeclaration) => Either.Either<JsonObject, DeclarationError> = memoise((declaration: OutputDeclaration) => {
+  try {
+    return Either.right(inline(declaration.schema, false))
+  } catch (error) {
+    return outputError(
+      declaration,
+      "Gemini",
+      error instanceof Recursive ? `the schema is recursive through "${error.ref}", which Gemini's responseJsonSchema cannot inline` : String(error instanceof Error ? error.message : error)
+    )
+  }
+})
+
+/** OpenAI's `response_format` for strict Structured Outputs. */
+export interface OpenAIResponseFormat {
+  readonly type: "json_schema"
+  readonly json_schema: { readonly name: string; readonly schema: JsonObject; readonly strict: true }
+}
+
+/**
+ * OpenAI's strict `response_format` for an output (see the module's header); what strict mode cannot express is a
+ * `DeclarationError` naming the path, e.g. `at properties/tags: the keyword "uniqueItems" is not supported in strict mode`.
+ *
+ * @example Dialect.openAIOutput({ name: "triage", schema }) // Right({ type: "json_schema", json_schema: { name, schema, strict: true } })
+ */
+export const openAIOutput: (declaration: OutputDeclaration) => Either.Either<OpenAIResponseFormat, DeclarationError> = memoise(
+  (declaration: OutputDeclaration) => {
+    try {
+      const schema = toStrict(inline(declaration.schema, true))
+      return Either.right({ type: "json_schema" as const, json_schema: { name: declaration.name, schema, strict: true as const } })
+    } catch (error) {
+      if (error instanceof StrictProblem) return outputError(declaration, "OpenAI strict mode", `at ${error.where}: ${error.reason}`)
+      return outputError(declaration, "OpenAI strict mode", String(error instanceof Error ? error.message : error))
+    }
+  }
 )
