@@ -26,6 +26,9 @@
  *     result_contains: { ticket_id: T-100 }        # partial, on the response the model got
  *   - function_name: send_email
  *     body_contains: [T-100, warranty]         # phrases of the `body` argument, case-insensitive
+ * expected_output:                             # optional: the run's decoded final answer (a run given `output`),
+ *   category: repair                           #   partial like arguments_contain: every field named must match,
+ *   ticketIds: [T-100]                         #   each mismatch reported with its path
  * ```
  *
  * Unknown fields are errors (a typo must not silently weaken a case), except top-level keys starting with
@@ -138,6 +141,11 @@ export const ExpectedCall = Schema.Struct({
 })
 export type ExpectedCall = typeof ExpectedCall.Type
 
+// An empty object is contained in every output: it would pass whatever the agent answered.
+const ExpectedOutput = Schema.Unknown.pipe(
+  Schema.filter((value) => !(Json.isPlainObject(value) && Object.keys(value).length === 0) || "an empty object is in every output: name the fields to check, or leave expected_output out")
+)
+
 /** A case as written in its file (`mock_function_responses` and `body_contains` normalised to lists). */
 export const CaseFields = Schema.Struct({
   id: Schema.NonEmptyString,
@@ -145,7 +153,9 @@ export const CaseFields = Schema.Struct({
   input: Schema.String,
   scenario: Schema.NonEmptyString,
   mock_function_responses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: MockResponses }), { default: () => ({}) }),
-  expected_function_calls: Schema.Array(ExpectedCall)
+  expected_function_calls: Schema.Array(ExpectedCall),
+  /** The decoded final answer expected of a run given `output`: partial, like `arguments_contain`. */
+  expected_output: Schema.optionalWith(ExpectedOutput, { exact: true })
 })
 
 /** An eval case, with where it came from. */

@@ -232,7 +232,8 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     // The log is in completion order; expected calls are in the order the model made them.
     const order = new Map(outcome.right.calls.map((call, i) => [call.id, i]))
     const calls = [...logged].sort((a, b) => (order.get(a.id) ?? Infinity) - (order.get(b.id) ?? Infinity)).map(observed)
-    const mismatches = EvalValidator.validate(evalCase, { scenario: name, calls })
+    const output = outcome.right.output
+    const mismatches = EvalValidator.validate(evalCase, { scenario: name, calls, output })
     return {
       ...base,
       scenario: name,
@@ -240,6 +241,7 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
       calls,
       mismatches,
       text: outcome.right.text,
+      ...(output === undefined ? {} : { output }),
       turns: outcome.right.turns,
       stopReason: stopReasonText(outcome.right.stopReason)
     }

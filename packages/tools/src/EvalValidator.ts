@@ -8,6 +8,8 @@
  * argument, case-insensitive, runs of white space counting as one space). Expected calls left over are
  * missing, or out of order when the same function was called elsewhere; actual calls left over are unexpected.
  * Calls of one function made in the same model turn (parallel calls) may come in any order among themselves.
+ * `expected_output` is checked against the run's decoded final answer (partial, like `arguments_contain`), one
+ * `OutputMismatch` per field that differs.
  *
  * @example
  * const mismatches = EvalValidator.validate(evalCase, { scenario: "valid-warranty", calls })
@@ -43,6 +45,8 @@ export interface Observation {
   /** The scenario the input was handled as. */
   readonly scenario?: string | undefined
   readonly calls: ReadonlyArray<ObservedCall>
+  /** The run's decoded final answer, when it was given `output` (undefined: it gave none). */
+  readonly output?: unknown
 }
 
 const Problem = Schema.Literal("missing", "unexpected", "different")
@@ -108,6 +112,12 @@ export const BodyPhraseMissing = Schema.TaggedStruct("BodyPhraseMissing", {
   body: Schema.String
 })
 
+/**
+ * The decoded final answer differs from `expected_output` at `path` (one per field); at path "" with problem
+ * `missing`, the run gave no decoded answer at all.
+ */
+export const OutputMismatch = Schema.TaggedStruct("OutputMismatch", difference)
+
 /** Every kind of mismatch (a Schema, so reports round-trip through JSON). */
 export const Mismatch = Schema.Union(
   ScenarioMismatch,
@@ -118,7 +128,8 @@ export const Mismatch = Schema.Union(
   ArgumentMismatch,
   ResultMismatch,
   BodyMissing,
-  BodyPhraseMissing
+  BodyPhraseMissing,
+  OutputMismatch
 )
 export type Mismatch = typeof Mismatch.Type
 
@@ -276,6 +287,11 @@ export const validate = (evalCase: EvalCase, observation: Observation): Readonly
     if (!pairedActual.has(a)) out.push(UnexpectedCall.make({ actualIndex: a + 1, functionName: actualNames[a]!, args: actual[a]!.args }))
   }
   for (const [e, a] of [...pairs, ...reordered].sort((x, y) => x[1] - y[1])) out.push(...checkPair(expected[e]!, actual[a]!, e, a))
+  if (Object.hasOwn(evalCase, "expected_output")) {
+    const wanted = evalCase.expected_output
+    if (observation.output === undefined) out.push(OutputMismatch.make({ path: "", problem: "missing", expected: wanted }))
+    else for (const d of differences(wanted, observation.output, true)) out.push(OutputMismatch.make(fromDifference(d)))
+  }
   return out
 }
 
@@ -315,5 +331,9 @@ export const describe = (mismatch: Mismatch, max = 300): string => {
       return `${callLabel(mismatch)}: body_contains needs a string "body" argument, and there is none`
     case "BodyPhraseMissing":
       return `${callLabel(mismatch)}: the body does not contain ${JSON.stringify(mismatch.phrase)} (case-insensitive); body: ${show(mismatch.body, max)}`
+    case "OutputMismatch":
+      return mismatch.path === "" && mismatch.problem === "missing"
+        ? `output: expected ${show(mismatch.expected, max)}, but the run gave no decoded output (is the agent given an output Schema?)`
+        : describeDifference("output", mismatch, max)
   }
 }
