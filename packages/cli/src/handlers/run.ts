@@ -14,6 +14,7 @@ import * as Screen from "../Screen.js"
 import * as TerminalApproval from "../TerminalApproval.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as McpTools from "../internal/mcpTools.js"
+import * as OutputSchema from "../internal/outputSchema.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
 import { runFailed, withModel } from "../internal/withModel.js"
 
@@ -35,6 +36,8 @@ export interface RunJson {
     readonly response: unknown
   }>
   readonly transcript: unknown
+  /** The decoded final answer, with `--output-schema`. */
+  readonly output?: unknown
 }
 
 export const toJson = (result: Agent.AgentResult, provider: string, model: LanguageModel.Service): RunJson => ({
@@ -53,7 +56,8 @@ export const toJson = (result: Agent.AgentResult, provider: string, model: Langu
     isError: call.response.isError,
     response: call.response.response
   })),
-  transcript: Schema.encodeSync(Transcript.Transcript)(result.transcript)
+  transcript: Schema.encodeSync(Transcript.Transcript)(result.transcript),
+  ...(result.output === undefined ? {} : { output: result.output })
 })
 
 /** `--json` runs without a terminal to ask in. */
@@ -68,6 +72,8 @@ export const handler: Handler = ({ options, args: words }) =>
     const text = words.join(" ").trim()
     if (text === "") return yield* Effect.fail(new UsageError({ message: "the prompt is empty" }))
     const args = yield* AgentOptions.read(options)
+    const outputFile = options.text("output-schema")
+    const output = outputFile === undefined ? undefined : yield* OutputSchema.read(outputFile)
     const json = options.has("json")
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
     const scenario = yield* McpTools.scenario(options, builtins)
@@ -78,6 +84,7 @@ export const handler: Handler = ({ options, args: words }) =>
       system: args.system ?? scenario?.instructions,
       maxTurns: args.maxTurns,
       concurrency: args.concurrency,
+      ...(output === undefined ? {} : { output }),
       ...args.request
     }
     const body = (choice: Provider.Choice) =>
