@@ -14,6 +14,7 @@ import * as ModelSource from "./ModelSource.js"
 import { promptOf, scenarioFor } from "./Pipeline.js"
 import type { Recorder } from "./Recorder.js"
 import * as Triage from "./Triage.js"
+import { TriageReport } from "./TriageReport.js"
 import { WarrantyRecord, WarrantyRegistry, WarrantyServiceUnavailable } from "./Warranty.js"
 
 export interface SuiteOptions<R> {
@@ -85,6 +86,8 @@ const runnerOptions = <R>(options: SuiteOptions<R>, replay: ReturnType<typeof Pr
   model: modelFor(options.source, options.recorder, replay),
   detectScenario: detectScenario(options.scenarios),
   prompt: promptFor,
+  // Every case's run gives the typed triage report: its expected_output is checked against it.
+  agent: { output: TriageReport },
   concurrency: options.concurrency ?? 8,
   ...(options.threshold === undefined ? {} : { threshold: options.threshold })
 })

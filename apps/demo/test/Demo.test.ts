@@ -16,6 +16,7 @@ import { Recorder, storeCassettes } from "../src/Recorder.js"
 import * as Sample from "../src/Sample.js"
 import * as Suite from "../src/Suite.js"
 import * as Tools from "../src/tools.js"
+import type { TriageReport } from "../src/TriageReport.js"
 import { demoWarranties, Mailer, Ticketing, WarrantyRegistry } from "../src/Warranty.js"
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
@@ -23,6 +24,9 @@ const directories = { scenarios: here("../scenarios"), evals: here("../evals"), 
 const offline = ModelSource.offline
 const backOffice = Layer.mergeAll(NodeContext.layer, Ticketing.sequential, Mailer.inMemory, WarrantyRegistry.fromTable(demoWarranties))
 const loadAll = Effect.flatMap(Registry.make(...Tools.all), (implementations) => Suite.load(directories, implementations))
+/** A final answer the triage report decodes from. */
+const triage = (fields: Partial<TriageReport>): string =>
+  JSON.stringify({ category: "repair", serials: [], ticketIds: [], replySent: false, summary: "done", ...fields } satisfies TriageReport)
 
 describe("warranty demo", () => {
   it.live("the eval suite passes offline: every case, through the emulator and the real Gemini layer", () =>
@@ -42,7 +46,7 @@ describe("warranty demo", () => {
       const original = cases.find((c) => c.id === "vw-kettle")!
       const tampered: EvalCase.EvalCase = {
         ...original,
-        extensions: { "x-cassette": [{ calls: [{ name: "send_email", args: { to: "ada@example.com", subject: "Re: x", body: "no ticket" } }] }, { text: "done" }] }
+        extensions: { "x-cassette": [{ calls: [{ name: "send_email", args: { to: "ada@example.com", subject: "Re: x", body: "no ticket" } }] }, { text: triage({ replySent: true }) }] }
       }
       const report = yield* Suite.run({ scenarios, cases: [tampered], source: offline })
       expect(report.cases[0]!.status).toBe("failed")
@@ -81,18 +85,26 @@ describe("warranty demo", () => {
       expect(outage.cases[0]!.mismatches).toContainEqual(expect.objectContaining({ _tag: "ScenarioMismatch", expected: "valid-warranty" }))
     }).pipe(Effect.provide(backOffice)))
 
-  it.live("every sample is processed and answered by its scenario", () =>
+  it.live("every sample is processed and answered by its scenario, with its typed triage report", () =>
     Effect.gen(function* () {
       const { scenarios } = yield* loadAll
       const samples = yield* Sample.loadDirectory(directories.samples)
       const seen: Array<string> = []
+      const reports: Array<TriageReport> = []
       for (const sample of samples) {
         const warranties = sample.warranty_service === "down" ? WarrantyRegistry.down : WarrantyRegistry.fromTable(demoWarranties)
         const processed = yield* processEmail(sample.email, scenarios).pipe(Effect.provide(Layer.merge(ModelSource.layer(offline, sample.cassette), warranties)))
         seen.push(processed.scenario)
+        reports.push(processed.triage)
         expect(processed.reply.to).toBe(processed.email.address)
       }
       expect(seen).toEqual(["valid-warranty", "invalid-warranty", "missing-info", "degradation"])
+      expect(reports.map((report) => [report.category, report.ticketIds, report.replySent])).toEqual([
+        ["repair", ["T-1001"], true],
+        ["not-covered", [], true],
+        ["needs-info", [], true],
+        ["follow-up", [], true]
+      ])
       const outbox = yield* Effect.flatMap(Mailer, (mailer) => mailer.outbox)
       expect(outbox).toHaveLength(4)
     }).pipe(Effect.provide(backOffice)))
@@ -102,7 +114,7 @@ describe("warranty demo", () => {
       const { scenarios } = yield* loadAll
       const email = "From: a@example.com\nSubject: Kettle\n\nMy kettle SN-KT2024A is broken."
       const silent = yield* Effect.flip(
-        processEmail(email, scenarios).pipe(Effect.provide(ModelSource.layer(offline, [{ text: "I will not reply." }])))
+        processEmail(email, scenarios).pipe(Effect.provide(ModelSource.layer(offline, [{ text: triage({ summary: "I will not reply." }) }])))
       )
       expect(silent).toMatchObject({ _tag: "ProcessingError", scenario: "valid-warranty", reason: "the agent finished without sending a reply" })
       const malformed = yield* Effect.flip(processEmail("no headers at all", scenarios).pipe(Effect.provide(ModelSource.layer(offline, [{ text: "x" }]))))
