@@ -56,7 +56,8 @@ export interface Dispatcher<R> {
   ) => Effect.Effect<ReadonlyArray<Executor.CallResult>, never, R>
   /**
    * Runs the agent loop with the scenario's instructions and functions, logging each call as it finishes; given
-   * `output`, the result's `output` is the final answer decoded by it (see `Agent.run`).
+   * `output` (else the scenario's `output_schema`), the result's `output` is the final answer decoded by it (see
+   * `Agent.run`).
    */
   readonly run: {
     <S extends Schema.Schema.AnyNoContext>(
@@ -106,6 +107,7 @@ export const make = <R>(scenario: Scenario.Scenario<R>): Effect.Effect<Dispatche
         ...options,
         registry,
         system: options.system ?? scenario.instructions,
+        output: options.output ?? scenario.output,
         onCallFinished: (call) => {
           const logged = record({
             id: call.id,

@@ -34,6 +34,18 @@
  *     headers: { Authorization: "Bearer ${DOCS_TOKEN}" }
  * ```
  *
+ * A scenario may say what its final answer is: `output_schema`, a JSON Schema (see `Output.fromJsonSchema`). Its runs
+ * through the scenario's dispatcher (and so its eval cases) then give that answer decoded, unless the caller gives
+ * an `output` of its own:
+ *
+ * ```yaml
+ * output_schema:
+ *   type: object
+ *   properties: { category: { enum: [repair, refund] }, ticketIds: { type: array, items: { type: string } } }
+ *   required: [category, ticketIds]
+ *   additionalProperties: false
+ * ```
+ *
  * `${NAME}` in `headers` and `env` values is the environment variable `NAME` (`$${NAME}` is the text itself), so
  * that secrets stay out of committed files; one that is not set is a `ScenarioFileError` naming the file, line and
  * variable. A `command` runs in the scenario file's folder.
@@ -54,7 +66,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import type { FunctionDeclaration } from "@agentfx/core"
-import { Dialect, Json, Registry, Telemetry, Tool } from "@agentfx/core"
+import { Dialect, Json, Output, Registry, Telemetry, Tool } from "@agentfx/core"
 import { diff } from "./internal/schemaDiff.js"
 import * as BoundedText from "./internal/boundedText.js"
 import * as YamlSource from "./internal/yamlSource.js"
@@ -174,7 +186,9 @@ export const FrontMatter = Schema.Struct({
   version: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
   trigger: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
   available_functions: Schema.Array(FunctionSpec),
-  mcp: Schema.optional(Schema.Array(McpServerSpec))
+  mcp: Schema.optional(Schema.Array(McpServerSpec)),
+  /** The JSON Schema of the final answer a run of the scenario gives (typed output). */
+  output_schema: Schema.optional(Json.JsonObject)
 })
 export interface FrontMatter extends Schema.Schema.Type<typeof FrontMatter> {}
 
@@ -230,6 +244,8 @@ export interface Definition {
   readonly mcp: ReadonlyArray<McpServer>
   /** The Markdown body: the system prompt. */
   readonly instructions: string
+  /** The Schema of the final answer, from `output_schema`: a run through the dispatcher gives it decoded. */
+  readonly output?: Schema.Schema<unknown> | undefined
 }
 
 /**
@@ -354,6 +370,7 @@ export const parse = (text: string, file: string, env: Environment = process.env
     if (body === "") {
       return yield* fail({ line: yamlLine + yaml.split("\n").length + 1, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })
     }
+    const output = front.output_schema === undefined ? undefined : yield* outputOf(front.output_schema, (reason) => fail({ line: source.lineOf(["output_schema"]), field: "output_schema", reason }))
     const trigger = front.trigger === undefined ? [] : typeof front.trigger === "string" ? [front.trigger] : front.trigger
     return {
       file,
@@ -364,9 +381,18 @@ export const parse = (text: string, file: string, env: Environment = process.env
       trigger,
       functions,
       mcp,
-      instructions: body
+      instructions: body,
+      ...(output === undefined ? {} : { output })
     }
   })
+
+/** The output Schema of a scenario's `output_schema`, or why the JSON Schema cannot be used. */
+const outputOf = <E>(jsonSchema: Json.JsonObject, fail: (reason: string) => Either.Either<never, E>): Either.Either<Schema.Schema<unknown>, E> => {
+  const schema = Output.fromJsonSchema(jsonSchema)
+  if (Either.isLeft(schema)) return fail(schema.left.message)
+  const declared = Output.declare(schema.right)
+  return Either.isLeft(declared) ? fail(declared.left.reason) : Either.right(schema.right)
+}
 
 const dropUndefined = (problem: YamlSource.Problem) => ({
   reason: problem.reason,

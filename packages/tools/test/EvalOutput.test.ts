@@ -67,3 +67,23 @@ describe("expected_output", () => {
       expect(Either.getOrThrow(EvalReport.fromJson(EvalReport.json(report)))).toEqual(report)
     }))
 })
+
+describe("a scenario's output_schema", () => {
+  const withOutput = (schema: string) =>
+    `---\nname: s\ndescription: d\navailable_functions: []\noutput_schema: ${schema}\n---\nAnswer.\n`
+
+  it.effect("is read as the Schema of the final answer, which the scenario's runs (and eval cases) give decoded", () =>
+    Effect.gen(function* () {
+      const definition = Either.getOrThrow(Scenario.parse(withOutput("{ type: object, properties: { category: { type: string } }, required: [category] }"), "s.md"))
+      expect(Either.isRight(Schema.decodeUnknownEither(definition.output!)({ category: "repair" }))).toBe(true)
+      const scenario = Either.getOrThrow(Scenario.resolve(definition, implementations))
+      const evalCase = Either.getOrThrow(EvalCase.make({ id: "c", input: "hi", scenario: "s", expected_function_calls: [], expected_output: { category: "repair" } }))
+      const report = yield* EvalRunner.run([evalCase], { scenarios: [scenario], model: Scripted.layer([{ text: '{"category": "repair"}' }]) })
+      expect(report.cases[0]).toMatchObject({ status: "passed", output: { category: "repair" } })
+    }))
+
+  it("a JSON Schema that cannot be used is a ScenarioFileError naming the line, the field and the path", () => {
+    const error = Either.getOrThrow(Either.flip(Scenario.parse(withOutput("{ type: object, properties: { a: { not: { type: string } } } }"), "s.md")))
+    expect(error.message).toBe('s.md:5: output_schema: at properties/a: the keyword "not" is not supported (it would not be checked)')
+  })
+})
