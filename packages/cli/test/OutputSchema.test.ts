@@ -34,6 +34,18 @@ describe("agentfx run --output-schema", () => {
       expect(result.stdout).toContain('{"answer":"6 * 7 = 42.","confident":false}')
     }))
 
+  it.scopedLive("--scenario's output_schema is the default, --output-schema wins over it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const scenario = `---\nname: s\ndescription: d\navailable_functions: [{ name: calculator, description: Calculates, parameters: { type: object, properties: { expression: { type: string } }, required: [expression] } }]\noutput_schema: { type: object, properties: { result: { type: string } }, required: [result], additionalProperties: false }\n---\nCalculate.\n`
+      writeFiles(dir, { "s.md": scenario, "answer.json": JSON.stringify(answer) })
+      const fromScenario = yield* agentfx(["run", "--json", "--scenario", path.join(dir, "s.md"), "what is 6 * 7"])
+      expect(fromScenario.code).toBe(0)
+      expect((JSON.parse(fromScenario.stdout) as { output: unknown }).output).toEqual({ result: "6 * 7 = 42." })
+      const fromFlag = yield* agentfx(["run", "--json", "--scenario", path.join(dir, "s.md"), "--output-schema", path.join(dir, "answer.json"), "what is 6 * 7"])
+      expect((JSON.parse(fromFlag.stdout) as { output: unknown }).output).toEqual({ answer: "6 * 7 = 42.", confident: false })
+    }))
+
   it.scopedLive("a file that cannot be used is one line naming it, exit 2, and nothing runs", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

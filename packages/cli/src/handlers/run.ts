@@ -73,11 +73,13 @@ export const handler: Handler = ({ options, args: words }) =>
     if (text === "") return yield* Effect.fail(new UsageError({ message: "the prompt is empty" }))
     const args = yield* AgentOptions.read(options)
     const outputFile = options.text("output-schema")
-    const output = outputFile === undefined ? undefined : yield* OutputSchema.read(outputFile)
+    const fromFile = outputFile === undefined ? undefined : yield* OutputSchema.read(outputFile)
     const json = options.has("json")
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
     const scenario = yield* McpTools.scenario(options, builtins)
     const registry = scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry
+    // --output-schema, else the scenario's output_schema.
+    const output = fromFile ?? scenario?.output
     const agentOptions: Agent.Options<FileSystem.FileSystem> = {
       registry,
       prompt: text,

@@ -9,6 +9,7 @@ import type { Tool } from "@agentfx/core"
 import { Registry } from "@agentfx/core"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Argv from "../Argv.js"
 import { UsageError } from "../CliError.js"
@@ -17,6 +18,8 @@ import { UsageError } from "../CliError.js"
 export interface FromScenario {
   readonly instructions: string
   readonly registry: Registry.Registry<FileSystem.FileSystem>
+  /** The Schema of the final answer, from the scenario's `output_schema`. */
+  readonly output?: Schema.Schema<unknown> | undefined
 }
 
 /**
@@ -33,10 +36,11 @@ export const scenario = (
     if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp / --mcp-url without it" }))
     const { Scenario } = yield* Effect.promise(() => import("@agentfx/tools"))
     const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
-    if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry }
+    const output = loaded.output === undefined ? {} : { output: loaded.output }
+    if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry, ...output }
     const Mcp = yield* loadMcp()
     const started = yield* Effect.mapError(Mcp.withServers(loaded), usageError)
-    return { instructions: started.instructions, registry: started.registry }
+    return { instructions: started.instructions, registry: started.registry, ...output }
   })
 
 /** Whether the command line names an MCP server. */
