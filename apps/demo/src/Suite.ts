@@ -1,6 +1,7 @@
 /**
  * The warranty eval suite: every case in `evals/` through the agent loop, each case with its own mocks and its own
- * model (offline: one shared emulator replays each case's cassette through the real Gemini layer).
+ * model (offline: one shared emulator replays each case's cassette through the real Gemini layer). Each run gives
+ * the scenario's typed triage report (its `output_schema`), which the case's `expected_output` is checked against.
  */
 import type { LanguageModel, Registry } from "@agentfx/core"
 import { EvalProgress, Provider } from "@agentfx/cli"
@@ -14,7 +15,6 @@ import * as ModelSource from "./ModelSource.js"
 import { promptOf, scenarioFor } from "./Pipeline.js"
 import type { Recorder } from "./Recorder.js"
 import * as Triage from "./Triage.js"
-import { TriageReport } from "./TriageReport.js"
 import { WarrantyRecord, WarrantyRegistry, WarrantyServiceUnavailable } from "./Warranty.js"
 
 export interface SuiteOptions<R> {
@@ -86,8 +86,6 @@ const runnerOptions = <R>(options: SuiteOptions<R>, replay: ReturnType<typeof Pr
   model: modelFor(options.source, options.recorder, replay),
   detectScenario: detectScenario(options.scenarios),
   prompt: promptFor,
-  // Every case's run gives the typed triage report: its expected_output is checked against it.
-  agent: { output: TriageReport },
   concurrency: options.concurrency ?? 8,
   ...(options.threshold === undefined ? {} : { threshold: options.threshold })
 })

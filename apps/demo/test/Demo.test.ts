@@ -1,4 +1,4 @@
-import { Agent, LanguageModel, Registry, Turn } from "@agentfx/core"
+import { Agent, LanguageModel, Output, Registry, Turn } from "@agentfx/core"
 import { Io, Provider } from "@agentfx/cli"
 import { Emulator, Policy } from "@agentfx/emulator"
 import { Gemini } from "@agentfx/providers"
@@ -16,7 +16,7 @@ import { Recorder, storeCassettes } from "../src/Recorder.js"
 import * as Sample from "../src/Sample.js"
 import * as Suite from "../src/Suite.js"
 import * as Tools from "../src/tools.js"
-import type { TriageReport } from "../src/TriageReport.js"
+import { TriageReport } from "../src/TriageReport.js"
 import { demoWarranties, Mailer, Ticketing, WarrantyRegistry } from "../src/Warranty.js"
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
@@ -39,6 +39,13 @@ describe("warranty demo", () => {
       expect(failures).toEqual([])
       expect(report.summary).toMatchObject({ total: cases.length, passed: cases.length, ok: true })
     }).pipe(Effect.provide(backOffice)))
+
+  it.effect("every scenario's output_schema is the TriageReport Schema's JSON Schema, so the CLI's evals check what the demo decodes", () =>
+    Effect.gen(function* () {
+      const { scenarios } = yield* loadAll
+      const expected = Either.getOrThrow(Output.declare(TriageReport)).schema
+      for (const scenario of scenarios) expect(Either.getOrThrow(Output.declare(scenario.output!)).schema).toEqual(expected)
+    }).pipe(Effect.provide(NodeContext.layer)))
 
   it.live("a case whose cassette calls the wrong function fails with a precise mismatch", () =>
     Effect.gen(function* () {
