@@ -225,6 +225,8 @@ export const openAI: (declaration: FunctionDeclaration) => Either.Either<OpenAIT
 /**
  * An output's JSON Schema in neutral form: `$schema` / `$id` dropped, references inlined except recursive ones
  * (kept in `$defs`). Unlike parameters, the root may be any schema. Throws on a reference that resolves nowhere.
+ *
+ * @since 0.2.0
  */
 export const normaliseOutput = (schema: JsonObject): JsonObject => inline(schema, true)
 
@@ -236,6 +238,8 @@ const outputError = (declaration: OutputDeclaration, dialect: string, reason: st
  * `DeclarationError` (the bound tools have too).
  *
  * @example Dialect.geminiOutput({ name: "triage", schema }) // Right(schema with references inlined)
+ *
+ * @since 0.2.0
  */
 export const geminiOutput: (declaration: OutputDeclaration) => Either.Either<JsonObject, DeclarationError> = memoise((declaration: OutputDeclaration) => {
   try {
@@ -249,7 +253,11 @@ export const geminiOutput: (declaration: OutputDeclaration) => Either.Either<Jso
   }
 })
 
-/** OpenAI's `response_format` for strict Structured Outputs. */
+/**
+ * OpenAI's `response_format` for strict Structured Outputs.
+ *
+ * @since 0.2.0
+ */
 export interface OpenAIResponseFormat {
   readonly type: "json_schema"
   readonly json_schema: { readonly name: string; readonly schema: JsonObject; readonly strict: true }
@@ -260,6 +268,8 @@ export interface OpenAIResponseFormat {
  * `DeclarationError` naming the path, e.g. `at properties/tags: the keyword "uniqueItems" is not supported in strict mode`.
  *
  * @example Dialect.openAIOutput({ name: "triage", schema }) // Right({ type: "json_schema", json_schema: { name, schema, strict: true } })
+ *
+ * @since 0.2.0
  */
 export const openAIOutput: (declaration: OutputDeclaration) => Either.Either<OpenAIResponseFormat, DeclarationError> = memoise(
   (declaration: OutputDeclaration) => {

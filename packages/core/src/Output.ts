@@ -271,6 +271,11 @@ const tryParse = (text: string): Either.Either<unknown, string> => {
 /**
  * The JSON of a final answer: the whole text, else the content of its first code fence, else the first object or
  * array in it (prose before or after it is left out). `Left` says why none is there.
+ *
+ * @example Output.extractJson('Here you are:\n```json\n{"a": 1}\n```') // Right({ a: 1 })
+ *
+ * @since 0.2.0
+ * @category decoding
  */
 export const extractJson = (text: string): Either.Either<unknown, string> => {
   const trimmed = text.trim()
@@ -312,7 +317,12 @@ export const decode = <A, I>(
   return Either.mapLeft(decodeWith(restore(declaration.schema, json.right)), issuesOf) as Either.Either<A, ReadonlyArray<Issue>>
 }
 
-/** The metadata that marks a correction turn (a user turn the loop wrote, not the user). */
+/**
+ * The metadata that marks a correction turn (a user turn the loop wrote, not the user).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
 export const correctionMetadata = { agentfxOutputCorrection: true } as const
 
 /**
