@@ -58,6 +58,33 @@ describe("parsePartial", () => {
     expect(parsePartial('{"a": 1} and then some prose')).toStrictEqual({ a: 1 })
   })
 
+  it("a separator or quote out of place stops the read there: nothing after it is taken", () => {
+    expect(parsePartial('{"a": 1 x"b": 2}')).toStrictEqual({ a: 1 })
+    expect(parsePartial("[1 x2]")).toStrictEqual([1])
+    expect(parsePartial('{"a" x: 1, "b": 2}')).toStrictEqual({})
+    expect(parsePartial('{"a": 1, x"b": 2}')).toStrictEqual({ a: 1 })
+    expect(parsePartial('{"a": x, "b": 2}')).toStrictEqual({})
+    expect(parsePartial("[x, 2]")).toStrictEqual([])
+    expect(parsePartial('{"a": [1, 2] "b": 3}')).toStrictEqual({ a: [1, 2] })
+  })
+
+  it("a word is kept only whole; cut, it is left out, and anything else stops the read", () => {
+    expect(parsePartial("[true, fals")).toStrictEqual([true])
+    expect(parsePartial("[nul")).toStrictEqual([])
+    expect(parsePartial("tru")).toBeUndefined()
+    expect(parsePartial("[trux, 1]")).toStrictEqual([])
+    expect(parsePartial("[nulL, 1]")).toStrictEqual([])
+    expect(parsePartial("[false, null, true]")).toStrictEqual([false, null, true])
+  })
+
+  it("numbers are read with their fraction and exponent, and a cut exponent is left out", () => {
+    expect(parsePartial("[1e5, -0.5e-3, 2E+2, 0]")).toStrictEqual([100000, -0.0005, 200, 0])
+    expect(parsePartial("[1e")).toStrictEqual([])
+    expect(parsePartial("[1e+")).toStrictEqual([])
+    expect(parsePartial("[-")).toStrictEqual([])
+    expect(parsePartial("[12, 3")).toStrictEqual([12, 3])
+  })
+
   it("stops at text that is not JSON, with what it read", () => {
     expect(parsePartial('{"a": 1 "b": 2}')).toStrictEqual({ a: 1 })
     expect(parsePartial("[1 2]")).toStrictEqual([1])
@@ -76,6 +103,9 @@ describe("parsePartial", () => {
     expect(parsePartial('{"a": {"b": {"c": 1}}, "d": 2}', { maxDepth: 2, maxChars: 100 })).toStrictEqual({ a: {}, d: 2 })
     expect(parsePartial('[[["x"]], 1]', { maxDepth: 1, maxChars: 100 })).toStrictEqual([1])
     expect(parsePartial('{"a": 1}', { maxDepth: 10, maxChars: 7 })).toBeUndefined()
+    expect(parsePartial('{"a": 1}', { maxDepth: 10, maxChars: 8 })).toStrictEqual({ a: 1 })
+    expect(parsePartial("[1]", { maxDepth: 0, maxChars: 100 })).toBeUndefined()
+    expect(parsePartial('{"a": "}]", "b": [{"c": "]"}], "d": 1}', { maxDepth: 1, maxChars: 100 })).toStrictEqual({ a: "}]", d: 1 })
     // 100,000 open brackets: read to the default 64 levels, without overflowing the stack.
     let deep = parsePartial("[".repeat(100_000))
     for (let level = 1; level < 64; level++) deep = (deep as Array<unknown>)[0]
