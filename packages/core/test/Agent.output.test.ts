@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Chunk, Context, Effect, Either, Exit, Option, Schema, Stream } from "effect"
-import { Agent, Chat, LanguageModel, Output, StopCondition, Transcript, Turn } from "../src/index.js"
+import { Cause, Chunk, Context, Effect, Either, Exit, Fiber, Option, Schema, Stream, TestClock } from "effect"
+import { Agent, Chat, LanguageModel, ModelError, Output, Retry, StopCondition, Transcript, Turn } from "../src/index.js"
 import { Scripted } from "../src/testing.js"
 import { registry } from "./fixtures.js"
 
@@ -39,6 +39,8 @@ describe("typed output: the final answer", () => {
       expect(requests[0]!.system).toBe(`Be brief.\n\n${Output.instructions(sum)}`)
       const bare = yield* runWith({ registry, prompt: "go", output: Sum }, [{ text: '{"total": 1}' }])
       expect(bare.requests[0]!.system).toBe(Output.instructions(sum))
+      const empty = yield* runWith({ registry, prompt: "go", system: "", output: Sum }, [{ text: '{"total": 1}' }])
+      expect(empty.requests[0]!.system).toBe(Output.instructions(sum))
     }))
 
   it.effect("a model whose JSON mode enforces the schema is not told it again; the mode is asked with the declared request", () =>
@@ -186,6 +188,44 @@ describe("typed output: Agent.stream", () => {
       expect(decoded).toEqual({ _tag: "OutputDecoded", turn: 2, value: { total: 3, note: "three" } })
       const done = events[events.length - 1]
       expect(done?._tag === "Done" && done.result.output).toEqual({ total: 3, note: "three" })
+    }))
+
+  /** A model that streams `attempts[n]` on its n-th request: text and reasoning deltas, then an error or the answer. */
+  const streaming = (attempts: ReadonlyArray<ReadonlyArray<LanguageModel.StreamPart | ModelError.ModelError>>): LanguageModel.Service => {
+    let request = 0
+    const stream = () =>
+      Stream.suspend(() => {
+        const parts = attempts[request++] ?? []
+        return Stream.fromIterable(parts).pipe(Stream.mapEffect((part) => ("_tag" in part && ModelError.isModelError(part) ? Effect.fail(part) : Effect.succeed(part as LanguageModel.StreamPart))))
+      })
+    return { provider: "test", model: "test", generate: () => Effect.die("not used"), stream }
+  }
+  const finish = (text: string): LanguageModel.StreamPart => ({ _tag: "Finish", response: { turn: Turn.model(text), finishReason: "stop", usage: LanguageModel.emptyUsage } })
+  const partialsOf = (model: LanguageModel.Service) =>
+    Effect.gen(function* () {
+      const fiber = yield* Effect.fork(
+        Stream.runCollect(Agent.stream({ registry, prompt: "go", output: Sum, retry: Retry.policy({ maxRetries: 1, base: "1 second" }) })).pipe(
+          Effect.provideService(LanguageModel.LanguageModel, model)
+        )
+      )
+      yield* TestClock.adjust("1 minute")
+      const events = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      return events.flatMap((event) => (event._tag === "OutputDelta" ? [event.partial] : []))
+    })
+
+  it.effect("the partial value is the text of the turn so far, reasoning between its deltas left out", () =>
+    Effect.gen(function* () {
+      const model = streaming([[{ _tag: "TextDelta", text: '{"total":' }, { _tag: "ReasoningDelta", text: "hmm" }, { _tag: "TextDelta", text: " 3}" }, finish('{"total": 3}')]])
+      expect(yield* partialsOf(model)).toEqual([{}, { total: 3 }])
+    }))
+
+  it.effect("a failed attempt's text is dropped: the retried attempt's partial values start afresh", () =>
+    Effect.gen(function* () {
+      const model = streaming([
+        [{ _tag: "TextDelta", text: '{"note": "first' }, new ModelError.Unavailable({ message: "dropped" })],
+        [{ _tag: "TextDelta", text: '{"total": 3}' }, finish('{"total": 3}')]
+      ])
+      expect(yield* partialsOf(model)).toEqual([{ note: "first" }, { total: 3 }])
     }))
 
   it.effect("a run without output emits no output event", () =>
