@@ -1,6 +1,6 @@
 /**
  * The warranty agent: parse the e-mail, decide its scenario, run the agent with that scenario's functions and
- * instructions, and require that the reply was sent.
+ * instructions, require that the reply was sent, and return the agent's typed triage report (its final answer).
  */
 import type { Agent, LanguageModel } from "@agentfx/core"
 import { Dispatcher } from "@agentfx/tools"
@@ -8,6 +8,7 @@ import type { Scenario } from "@agentfx/tools"
 import { Effect, Either, Schema } from "effect"
 import * as Email from "./Email.js"
 import * as Triage from "./Triage.js"
+import { TriageReport } from "./TriageReport.js"
 import type { WarrantyRegistry } from "./Warranty.js"
 
 /** The e-mail was handled but no reply went out (or no scenario serves it). */
@@ -28,6 +29,8 @@ export interface Processed {
   readonly calls: ReadonlyArray<Dispatcher.DispatchedCall>
   /** The arguments of the successful `send_email` call. */
   readonly reply: { readonly to: string; readonly subject: string; readonly body: string }
+  /** The agent's final answer, decoded. */
+  readonly triage: TriageReport
 }
 
 /** The scenario whose `trigger` list holds `trigger`. */
@@ -58,7 +61,7 @@ export const processEmail = <R>(
     const trigger = yield* Triage.detect(email)
     const scenario = yield* scenarioFor(scenarios, trigger)
     const dispatcher = yield* Dispatcher.make(scenario)
-    const result = yield* dispatcher.run({ ...options, prompt: promptOf(email) })
+    const result = yield* dispatcher.run({ ...options, prompt: promptOf(email), output: TriageReport })
     const calls = yield* dispatcher.calls
     const sent = calls.find((call) => call.name === "send_email" && Either.isRight(call.result))
     if (sent === undefined) {
@@ -71,5 +74,5 @@ export const processEmail = <R>(
       )
     }
     const reply = { to: stringField(sent.args, "to"), subject: stringField(sent.args, "subject"), body: stringField(sent.args, "body") }
-    return { email, trigger, scenario: scenario.name, result, calls, reply }
+    return { email, trigger, scenario: scenario.name, result, calls, reply, triage: result.output }
   })

@@ -1,6 +1,7 @@
 /**
  * The warranty eval suite: every case in `evals/` through the agent loop, each case with its own mocks and its own
- * model (offline: one shared emulator replays each case's cassette through the real Gemini layer).
+ * model (offline: one shared emulator replays each case's cassette through the real Gemini layer). Each run gives
+ * the scenario's typed triage report (its `output_schema`), which the case's `expected_output` is checked against.
  */
 import type { LanguageModel, Registry } from "@agentfx/core"
 import { EvalProgress, Provider } from "@agentfx/cli"

@@ -22,6 +22,7 @@ import { Recorder, storeCassettes } from "./Recorder.js"
 import * as Sample from "./Sample.js"
 import * as Suite from "./Suite.js"
 import * as Terminal from "./Terminal.js"
+import * as TriageReport from "./TriageReport.js"
 import * as Tools from "./tools.js"
 import { demoWarranties, Mailer, Ticketing, WarrantyRegistry } from "./Warranty.js"
 
@@ -44,7 +45,8 @@ const printProcessed = (processed: Processed) => {
   console.log(`  reply to ${processed.reply.to} — ${processed.reply.subject}`)
   for (const line of processed.reply.body.split("\n")) console.log(`    │ ${line}`)
   const usage = processed.result.usage
-  console.log(`  model said: ${show(processed.result.text)} (${processed.result.turns} turns, ${usage.totalTokens} tokens)`)
+  console.log(`  triage    ${TriageReport.line(processed.triage)}`)
+  console.log(`            ${processed.triage.summary} (${processed.result.turns} turns, ${usage.totalTokens} tokens)`)
 }
 
 /** A key the provider refused: the whole demo stops with one line (exit 1) — every other e-mail would fail alike. */

@@ -1,4 +1,4 @@
-import { Agent, LanguageModel, Registry, Turn } from "@agentfx/core"
+import { Agent, LanguageModel, Output, Registry, Turn } from "@agentfx/core"
 import { Io, Provider } from "@agentfx/cli"
 import { Emulator, Policy } from "@agentfx/emulator"
 import { Gemini } from "@agentfx/providers"
@@ -17,6 +17,7 @@ import { judgeKey, Recorder, storeCassettes } from "../src/Recorder.js"
 import * as Sample from "../src/Sample.js"
 import * as Suite from "../src/Suite.js"
 import * as Tools from "../src/tools.js"
+import { TriageReport } from "../src/TriageReport.js"
 import { demoWarranties, Mailer, Ticketing, WarrantyRegistry } from "../src/Warranty.js"
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
@@ -24,6 +25,9 @@ const directories = { scenarios: here("../scenarios"), evals: here("../evals"), 
 const offline = ModelSource.offline
 const backOffice = Layer.mergeAll(NodeContext.layer, Ticketing.sequential, Mailer.inMemory, WarrantyRegistry.fromTable(demoWarranties))
 const loadAll = Effect.flatMap(Registry.make(...Tools.all), (implementations) => Suite.load(directories, implementations))
+/** A final answer the triage report decodes from. */
+const triage = (fields: Partial<TriageReport>): string =>
+  JSON.stringify({ category: "repair", serials: [], ticketIds: [], replySent: false, summary: "done", ...fields } satisfies TriageReport)
 
 describe("warranty demo", () => {
   it.live("the eval suite passes offline: every case, through the emulator and the real Gemini layer", () =>
@@ -37,6 +41,13 @@ describe("warranty demo", () => {
       expect(report.summary).toMatchObject({ total: cases.length, passed: cases.length, ok: true })
     }).pipe(Effect.provide(backOffice)))
 
+  it.effect("every scenario's output_schema is the TriageReport Schema's JSON Schema, so the CLI's evals check what the demo decodes", () =>
+    Effect.gen(function* () {
+      const { scenarios } = yield* loadAll
+      const expected = Either.getOrThrow(Output.declare(TriageReport)).schema
+      for (const scenario of scenarios) expect(Either.getOrThrow(Output.declare(scenario.output!)).schema).toEqual(expected)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.live("a case whose cassette calls the wrong function fails with a precise mismatch", () =>
     Effect.gen(function* () {
       const { scenarios, cases } = yield* loadAll
@@ -45,7 +56,7 @@ describe("warranty demo", () => {
       const judged = { "x-judge-cassette": original.extensions["x-judge-cassette"] }
       const tampered: EvalCase.EvalCase = {
         ...original,
-        extensions: { ...judged, "x-cassette": [{ calls: [{ name: "send_email", args: { to: "ada@example.com", subject: "Re: x", body: "no ticket" } }] }, { text: "done" }] }
+        extensions: { ...judged, "x-cassette": [{ calls: [{ name: "send_email", args: { to: "ada@example.com", subject: "Re: x", body: "no ticket" } }] }, { text: triage({ replySent: true }) }] }
       }
       const report = yield* Suite.run({ scenarios, cases: [tampered], source: offline })
       expect(report.cases[0]!.status).toBe("failed")
@@ -84,18 +95,26 @@ describe("warranty demo", () => {
       expect(outage.cases[0]!.mismatches).toContainEqual(expect.objectContaining({ _tag: "ScenarioMismatch", expected: "valid-warranty" }))
     }).pipe(Effect.provide(backOffice)))
 
-  it.live("every sample is processed and answered by its scenario", () =>
+  it.live("every sample is processed and answered by its scenario, with its typed triage report", () =>
     Effect.gen(function* () {
       const { scenarios } = yield* loadAll
       const samples = yield* Sample.loadDirectory(directories.samples)
       const seen: Array<string> = []
+      const reports: Array<TriageReport> = []
       for (const sample of samples) {
         const warranties = sample.warranty_service === "down" ? WarrantyRegistry.down : WarrantyRegistry.fromTable(demoWarranties)
         const processed = yield* processEmail(sample.email, scenarios).pipe(Effect.provide(Layer.merge(ModelSource.layer(offline, sample.cassette), warranties)))
         seen.push(processed.scenario)
+        reports.push(processed.triage)
         expect(processed.reply.to).toBe(processed.email.address)
       }
       expect(seen).toEqual(["valid-warranty", "invalid-warranty", "missing-info", "degradation"])
+      expect(reports.map((report) => [report.category, report.ticketIds, report.replySent])).toEqual([
+        ["repair", ["T-1001"], true],
+        ["not-covered", [], true],
+        ["needs-info", [], true],
+        ["follow-up", [], true]
+      ])
       const outbox = yield* Effect.flatMap(Mailer, (mailer) => mailer.outbox)
       expect(outbox).toHaveLength(4)
     }).pipe(Effect.provide(backOffice)))
@@ -105,7 +124,7 @@ describe("warranty demo", () => {
       const { scenarios } = yield* loadAll
       const email = "From: a@example.com\nSubject: Kettle\n\nMy kettle SN-KT2024A is broken."
       const silent = yield* Effect.flip(
-        processEmail(email, scenarios).pipe(Effect.provide(ModelSource.layer(offline, [{ text: "I will not reply." }])))
+        processEmail(email, scenarios).pipe(Effect.provide(ModelSource.layer(offline, [{ text: triage({ summary: "I will not reply." }) }])))
       )
       expect(silent).toMatchObject({ _tag: "ProcessingError", scenario: "valid-warranty", reason: "the agent finished without sending a reply" })
       const malformed = yield* Effect.flip(processEmail("no headers at all", scenarios).pipe(Effect.provide(ModelSource.layer(offline, [{ text: "x" }]))))

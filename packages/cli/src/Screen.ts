@@ -63,6 +63,16 @@ export const discardedText = "[retrying — the partial answer above is discarde
 /** The same line after the last attempt, which nothing retries: its text is void all the same. */
 export const voidText = "[the partial answer above is discarded]"
 
+/**
+ * What a final answer that did not decode with the output schema prints on stderr: the first issue, and whether the
+ * model is asked again — `(the answer does not match the output schema: category: is missing; asking again, answer 1)`.
+ */
+export const outputRejectedText = (event: Extract<Agent.AgentEvent, { readonly _tag: "OutputRejected" }>): string => {
+  const [first, ...rest] = event.issues
+  const issue = first === undefined ? "" : `: ${escapeLines(first.path === "" ? first.message : `${first.path}: ${first.message}`)}${rest.length === 0 ? "" : ` (and ${rest.length} more)`}`
+  return `(the answer does not match the output schema${issue}; ${event.willRetry ? "asking again" : "no more corrections"}, answer ${event.attempt})`
+}
+
 /** JSON, on one line, cut to `max` characters. */
 export const preview = (value: unknown, max = 160): string => {
   let text: string
@@ -183,7 +193,11 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
       case "TurnFinished":
         return stopSpinner
       case "ReasoningDelta":
+      case "OutputDelta":
+      case "OutputDecoded":
         return Effect.void
+      case "OutputRejected":
+        return note(dim(outputRejectedText(event)))
     }
   }
 

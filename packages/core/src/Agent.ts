@@ -26,17 +26,21 @@
  * Effect.runPromise(program.pipe(Effect.provide(model))).then(console.log) // ["7 °C in Oslo.", 1, "Finished"]
  * ```
  *
+ * Given `output` (an Effect Schema), the run's final answer is JSON decoded by it: `result.output` is typed (see `Output`).
+ *
  * @since 0.1.0
  */
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import type { AgentEvent, AttemptFailed } from "./AgentEvent.js"
-import type { AgentResult, CallRecord } from "./AgentResult.js"
+import type { AgentResult, CallRecord, Typed } from "./AgentResult.js"
 import type * as Executor from "./Executor.js"
 import { loop, loopStream } from "./internal/loop.js"
 import type { LanguageModel, ToolChoice } from "./LanguageModel.js"
 import type { ModelError } from "./ModelError.js"
+import type { OutputInvalid, OutputMissing } from "./Output.js"
 import type { Registry } from "./Registry.js"
 import type { Policy } from "./Retry.js"
 import type { StopCondition } from "./StopCondition.js"
@@ -81,7 +85,14 @@ export type {
    * @since 0.1.0
    * @category models
    */
-  StopReason
+  StopReason,
+  /**
+   * What `Agent.run` returns when it was given `output`: the result and the decoded final answer.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  Typed
 } from "./AgentResult.js"
 export {
   /**
@@ -207,6 +218,15 @@ export interface Options<R> {
   readonly maxOutputTokens?: number | undefined
   /** Conditions checked after each turn's calls were answered; the first, in this order, that says stop decides. */
   readonly stopWhen?: ReadonlyArray<StopCondition> | undefined
+  /**
+   * The Schema of the final answer: the model's last turn (the one without calls) must be JSON that decodes with
+   * it, and the result's `output` is the decoded value (see `Output`). An answer that does not decode is sent back
+   * with what failed, at which path, up to `maxOutputRetries` times; then the run fails with `OutputInvalid`. A run
+   * that stops before a final answer (`maxTurns`, a stop condition) fails with `OutputMissing`.
+   */
+  readonly output?: Schema.Schema.AnyNoContext | undefined
+  /** Corrections of a final answer that does not decode with `output`, before `OutputInvalid`; default 2. */
+  readonly maxOutputRetries?: number | undefined
   /** `"feedback"` (default): tool errors go back to the model so it can correct itself; `"fail"`: the run fails with the first. */
   readonly onToolError?: "feedback" | "fail" | undefined
   /** Limits on untrusted arguments (depth, values, characters), checked before any decoding. */
@@ -223,12 +243,13 @@ export interface Options<R> {
 
 /**
  * What a run can fail with: a model error that retries did not cure, a history that breaks the transcript
- * invariants, or (with `onToolError: "fail"`) a tool error.
+ * invariants, (with `onToolError: "fail"`) a tool error, or (with `output`) a final answer that did not decode or
+ * never came.
  *
  * @since 0.1.0
  * @category errors
  */
-export type AgentError = ModelError | TranscriptViolation | ToolError
+export type AgentError = ModelError | TranscriptViolation | ToolError | OutputInvalid | OutputMissing
 
 /**
  * Runs the conversation to its end and returns the result.
@@ -248,10 +269,18 @@ export type AgentError = ModelError | TranscriptViolation | ToolError
  * Effect.runPromise(program.pipe(Effect.provide(model))).then((result) => console.log(result.text)) // "5"
  * ```
  *
+ * With `output: Triage` (an Effect Schema) the result also carries `output`, the final answer decoded and typed.
+ *
  * @since 0.1.0
  * @category running
  */
-export const run = <R>(options: Options<R>): Effect.Effect<AgentResult, AgentError, LanguageModel | R> => loop(options)
+export function run<R, S extends Schema.Schema.AnyNoContext>(
+  options: Options<R> & { readonly output: S }
+): Effect.Effect<Typed<Schema.Schema.Type<S>>, AgentError, LanguageModel | R>
+export function run<R>(options: Options<R>): Effect.Effect<AgentResult, AgentError, LanguageModel | R>
+export function run<R>(options: Options<R>): Effect.Effect<AgentResult, AgentError, LanguageModel | R> {
+  return loop(options)
+}
 
 /**
  * The same run as a stream of events for UIs, ending with `Done`. The model is streamed, so text arrives as
@@ -273,4 +302,10 @@ export const run = <R>(options: Options<R>): Effect.Effect<AgentResult, AgentErr
  * @since 0.1.0
  * @category running
  */
-export const stream = <R>(options: Options<R>): Stream.Stream<AgentEvent, AgentError, LanguageModel | R> => loopStream(options)
+export function stream<R, S extends Schema.Schema.AnyNoContext>(
+  options: Options<R> & { readonly output: S }
+): Stream.Stream<AgentEvent<Schema.Schema.Type<S>>, AgentError, LanguageModel | R>
+export function stream<R>(options: Options<R>): Stream.Stream<AgentEvent, AgentError, LanguageModel | R>
+export function stream<R>(options: Options<R>): Stream.Stream<AgentEvent, AgentError, LanguageModel | R> {
+  return loopStream(options)
+}

@@ -2,7 +2,9 @@
  * What `Agent.stream` emits, in order: for each model turn `TurnStarted`, its deltas, `TurnFinished`, then for
  * each call `CallStarted` and `CallFinished` (in completion order); finally `Done` with the same result
  * `Agent.run` returns. `AttemptFailed` says a model request failed (and whether it is retried): a UI should drop the
- * deltas it showed for that attempt.
+ * deltas it showed for that attempt. A run given `output` also emits `OutputDelta` after each text delta that reads
+ * as (the start of) JSON, and for each final answer `OutputDecoded` (the value; then `Done`) or `OutputRejected`
+ * (what failed; a correction follows when `willRetry`).
  *
  * @since 0.1.0
  */
@@ -11,6 +13,7 @@ import type { AgentResult, CallRecord } from "./AgentResult.js"
 import type { FunctionCall } from "./FunctionCall.js"
 import type { Response } from "./LanguageModel.js"
 import type { ModelError } from "./ModelError.js"
+import type { Issue } from "./Output.js"
 
 /**
  * One event of a run; `turn` is the model turn (1-based, within the run) it belongs to.
@@ -31,7 +34,7 @@ import type { ModelError } from "./ModelError.js"
  * @since 0.1.0
  * @category models
  */
-export type AgentEvent =
+export type AgentEvent<A = unknown> =
   /** A model request is about to be sent. */
   | { readonly _tag: "TurnStarted"; readonly turn: number }
   /** A piece of the model's answer text, as it streams. */
@@ -51,6 +54,18 @@ export type AgentEvent =
   | { readonly _tag: "CallStarted"; readonly turn: number; readonly call: FunctionCall }
   /** A call finished, with its outcome and the response the model is sent. */
   | { readonly _tag: "CallFinished"; readonly turn: number; readonly record: CallRecord }
+  /**
+   * Typed output: the final answer as parsed so far, best effort (complete members, the string being written), after a
+   * text delta; the turn may still turn out to call tools, or not to decode.
+   */
+  | { readonly _tag: "OutputDelta"; readonly turn: number; readonly partial: unknown }
+  /** Typed output: the final answer, decoded by the output Schema (the result's `output`). */
+  | { readonly _tag: "OutputDecoded"; readonly turn: number; readonly value: A }
+  /**
+   * Typed output: the final answer did not decode; `attempt` counts the final answers so far. With `willRetry` a
+   * correction saying what failed is appended and the model asked again; else the run fails with `OutputInvalid`.
+   */
+  | { readonly _tag: "OutputRejected"; readonly turn: number; readonly issues: ReadonlyArray<Issue>; readonly attempt: number; readonly willRetry: boolean }
   /** The run's end: the result `Agent.run` would return. Always the last event of a run that did not fail. */
   | { readonly _tag: "Done"; readonly result: AgentResult }
 

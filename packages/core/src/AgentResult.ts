@@ -68,4 +68,20 @@ export interface AgentResult {
   readonly transcript: Transcript
   /** Tokens summed over the run's model turns. */
   readonly usage: Usage
+  /** The decoded final answer, when the run was given `output` (see `Typed`). */
+  readonly output?: unknown
+}
+
+/**
+ * What `Agent.run` returns when given `output`: the result, with the final answer decoded by the output Schema.
+ *
+ * @example
+ * const result: Agent.Typed<Triage> = yield* Agent.run({ registry, prompt, output: Triage })
+ * result.output.category
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Typed<A> extends AgentResult {
+  readonly output: A
 }

@@ -9,17 +9,25 @@
  * Both drop `$schema`/`$id` and always produce a top-level `{type: "object", properties}`. Inlining is bounded
  * (`bounds`): a schema whose references fan out is refused as soon as its copies pass 2 MiB of JSON, not once they are made.
  *
+ * A run's typed output (`Agent.run({ output })`) is compiled the same way: Gemini `responseJsonSchema` with every
+ * reference inlined (a recursive schema is a `DeclarationError`, as for tools); OpenAI's strict `json_schema` form
+ * (every property required, optional ones nullable, records as `{key, value}` entries, objects closed, what strict
+ * mode cannot express refused with the path); GLM, which has only `json_object`, gets the neutral schema in the
+ * instructions (`Output.instructions`).
+ *
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { FunctionDeclaration } from "./FunctionDeclaration.js"
+import { StrictProblem, toStrict } from "./internal/strictSchema.js"
 import type { JsonObject } from "./Json.js"
 import { isPlainObject } from "./Json.js"
 import { recursiveDefinitions, refName } from "./internal/references.js"
+import type { Declaration as OutputDeclaration } from "./Output.js"
 
 /**
- * A declaration cannot be expressed in a provider's dialect.
+ * A declaration (of a function, or of a run's output) cannot be expressed in a provider's dialect.
  *
  * @since 0.1.0
  * @category errors
@@ -27,10 +35,12 @@ import { recursiveDefinitions, refName } from "./internal/references.js"
 export class DeclarationError extends Schema.TaggedError<DeclarationError>()("DeclarationError", {
   name: Schema.String,
   dialect: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** What was declared: a function (the default) or a run's output. */
+  kind: Schema.optional(Schema.Literal("function", "output"))
 }) {
   override get message(): string {
-    return `function "${this.name}" cannot be declared for ${this.dialect}: ${this.reason}`
+    return `${this.kind ?? "function"} "${this.name}" cannot be declared for ${this.dialect}: ${this.reason}`
   }
 }
 
@@ -81,7 +91,10 @@ class Refused {
 
 const tooLarge = `with its references inlined the schema takes more than ${bounds.characters} characters of JSON (2 MiB), the most one declaration may take`
 const tooDeep = `with its references inlined the schema nests objects and arrays more than ${bounds.depth} levels deep, the most one declaration may take`
-const recursiveReason = (ref: string) => `the schema is recursive through "${ref}", which Gemini's parametersJsonSchema cannot inline`
+const recursiveReason = (ref: string, field: GeminiField) => `the schema is recursive through "${ref}", which Gemini's ${field} cannot inline`
+
+/** Where Gemini takes a schema whose references must all be inlined: a function's parameters, or a run's output. */
+type GeminiField = "parametersJsonSchema" | "responseJsonSchema"
 
 const definitionsOf = (root: JsonObject): Record<string, unknown> => ({
   ...(isPlainObject(root.definitions) ? root.definitions : {}),
@@ -99,7 +112,7 @@ const isSchemaMap = (key: string, value: unknown): value is JsonObject => (key =
  * produced is charged as it is made, in the characters `JSON.stringify(schema, null, 2)` prints for it: a value at
  * indentation level `depth`, a member of an object or an array on a line of its own two spaces further in.
  */
-const inline = (root: JsonObject, keepRecursive: boolean): JsonObject => {
+const inline = (root: JsonObject, keepRecursive: boolean, field: GeminiField = "parametersJsonSchema"): JsonObject => {
   const definitions = definitionsOf(root)
   const recursive = recursiveDefinitions(definitions)
   const kept = new Set<string>()
@@ -149,7 +162,7 @@ const inline = (root: JsonObject, keepRecursive: boolean): JsonObject => {
       const target = definitions[name]
       const siblings = schemaEntries(node).filter(([key]) => key !== "$ref")
       if (recursive.has(name)) {
-        if (!keepRecursive) throw new Refused(recursiveReason(name))
+        if (!keepRecursive) throw new Refused(recursiveReason(name, field))
         kept.add(name)
         return object(depth, [["$ref", `#/$defs/${name}`] as const, ...siblings], schemaMember)
       }
@@ -218,8 +231,8 @@ export const normalise = (declaration: FunctionDeclaration): Either.Either<JsonO
  * Declarations are sent with every request but rarely change: each compiled form is kept per declaration
  * object (declarations are immutable values), so a long conversation compiles each tool once.
  */
-const memoise = <A>(compileOne: (declaration: FunctionDeclaration) => A): ((declaration: FunctionDeclaration) => A) => {
-  const cache = new WeakMap<FunctionDeclaration, A>()
+const memoise = <D extends object, A>(compileOne: (declaration: D) => A): ((declaration: D) => A) => {
+  const cache = new WeakMap<D, A>()
   return (declaration) => {
     let compiled = cache.get(declaration)
     if (compiled === undefined) {
@@ -247,7 +260,7 @@ const memoise = <A>(compileOne: (declaration: FunctionDeclaration) => A): ((decl
  *
  * @since 0.1.0
  */
-export const gemini: (declaration: FunctionDeclaration) => Either.Either<GeminiDeclaration, DeclarationError> = memoise((declaration) =>
+export const gemini: (declaration: FunctionDeclaration) => Either.Either<GeminiDeclaration, DeclarationError> = memoise((declaration: FunctionDeclaration) =>
   Either.map(compile(declaration, "gemini"), (parametersJsonSchema) => ({
     name: declaration.name,
     description: declaration.description,
@@ -272,9 +285,73 @@ export const gemini: (declaration: FunctionDeclaration) => Either.Either<GeminiD
  *
  * @since 0.1.0
  */
-export const openAI: (declaration: FunctionDeclaration) => Either.Either<OpenAITool, DeclarationError> = memoise((declaration) =>
+export const openAI: (declaration: FunctionDeclaration) => Either.Either<OpenAITool, DeclarationError> = memoise((declaration: FunctionDeclaration) =>
   Either.map(compile(declaration, "openai"), (parameters) => ({
     type: "function" as const,
     function: { name: declaration.name, description: declaration.description, parameters }
   }))
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// a run's output
+
+/**
+ * An output's JSON Schema in neutral form: `$schema` / `$id` dropped, references inlined except recursive ones
+ * (kept in `$defs`). Unlike parameters, the root may be any schema. Throws on a reference that resolves nowhere.
+ *
+ * @since 0.2.0
+ */
+export const normaliseOutput = (schema: JsonObject): JsonObject => inline(schema, true)
+
+const outputError = (declaration: OutputDeclaration, dialect: string, reason: string) =>
+  Either.left(new DeclarationError({ name: declaration.name, dialect, reason, kind: "output" }))
+
+/**
+ * Gemini's `responseJsonSchema` for an output: every reference inlined; a recursive schema cannot be, and is a
+ * `DeclarationError` (the bound tools have too).
+ *
+ * @example Dialect.geminiOutput({ name: "triage", schema }) // Right(schema with references inlined)
+ *
+ * @since 0.2.0
+ */
+export const geminiOutput: (declaration: OutputDeclaration) => Either.Either<JsonObject, DeclarationError> = memoise((declaration: OutputDeclaration) => {
+  try {
+    return Either.right(inline(declaration.schema, false, "responseJsonSchema"))
+  } catch (error) {
+    return outputError(
+      declaration,
+      "Gemini",
+      error instanceof Refused ? error.reason : String(error instanceof Error ? error.message : error)
+    )
+  }
+})
+
+/**
+ * OpenAI's `response_format` for strict Structured Outputs.
+ *
+ * @since 0.2.0
+ */
+export interface OpenAIResponseFormat {
+  readonly type: "json_schema"
+  readonly json_schema: { readonly name: string; readonly schema: JsonObject; readonly strict: true }
+}
+
+/**
+ * OpenAI's strict `response_format` for an output (see the module's header); what strict mode cannot express is a
+ * `DeclarationError` naming the path, e.g. `at properties/tags: the keyword "uniqueItems" is not supported in strict mode`.
+ *
+ * @example Dialect.openAIOutput({ name: "triage", schema }) // Right({ type: "json_schema", json_schema: { name, schema, strict: true } })
+ *
+ * @since 0.2.0
+ */
+export const openAIOutput: (declaration: OutputDeclaration) => Either.Either<OpenAIResponseFormat, DeclarationError> = memoise(
+  (declaration: OutputDeclaration) => {
+    try {
+      const schema = toStrict(inline(declaration.schema, true))
+      return Either.right({ type: "json_schema" as const, json_schema: { name: declaration.name, schema, strict: true as const } })
+    } catch (error) {
+      if (error instanceof StrictProblem) return outputError(declaration, "OpenAI strict mode", `at ${error.where}: ${error.reason}`)
+      return outputError(declaration, "OpenAI strict mode", String(error instanceof Error ? error.message : error))
+    }
+  }
 )

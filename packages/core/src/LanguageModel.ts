@@ -27,6 +27,7 @@ import type { FunctionDeclaration } from "./FunctionDeclaration.js"
 import { type ChunkSource, pump } from "./internal/pump.js"
 import { forEachPart, replay } from "./internal/streaming.js"
 import type { MalformedResponse, ModelError } from "./ModelError.js"
+import type * as Output from "./Output.js"
 import type { Transcript } from "./Transcript.js"
 import type * as Turn from "./Turn.js"
 
@@ -58,6 +59,11 @@ export interface Request {
   readonly temperature?: number | undefined
   /** The most tokens the model may produce for this turn. */
   readonly maxOutputTokens?: number | undefined
+  /**
+   * The final answer's JSON Schema, when the run is to give typed output (`Agent.run({ output })`): a provider with a
+   * JSON mode uses it (see `Service.outputMode`). The loop has already put it in `system` unless that mode is `"schema"`.
+   */
+  readonly output?: Output.Declaration | undefined
 }
 
 /**
@@ -166,6 +172,13 @@ export interface Service {
   readonly generate: (request: Request) => Effect.Effect<Response, ModelError>
   /** One turn, as its parts arrive, ending with `Finish`. */
   readonly stream: (request: Request) => Stream.Stream<StreamPart, ModelError>
+  /**
+   * How this model takes a request's `output` (see `Output.Mode`): `"schema"` when its JSON mode enforces the schema
+   * (the loop then leaves the instructions out), `"json"` when it answers JSON but is told the schema, `"instructions"`
+   * when it is only told. Absent: `"instructions"` (a model that knows no JSON mode is told the schema in its
+   * system instruction, and its answer is decoded and corrected all the same).
+   */
+  readonly outputMode?: ((request: Request) => Output.Mode) | undefined
 }
 
 /**

@@ -17,6 +17,7 @@
  */
 import * as Either from "effect/Either"
 import type { NeutralRequest } from "./internal/answer.js"
+import * as chatOutput from "./internal/chatCompletions/output.js"
 import * as chatRequest from "./internal/chatCompletions/request.js"
 import * as chatRules from "./internal/chatCompletions/rules.js"
 import * as chatWire from "./internal/chatCompletions/wire.js"
@@ -49,16 +50,17 @@ const rejected = (message: string, param?: string | null): Verdict => ({ _tag: "
 const accepted = (request: NeutralRequest): Verdict => ({ _tag: "Accepted", request })
 
 /**
- * A `generateContent` body (already parsed JSON) as Gemini reads it. Thought signatures are not checked here:
- * only the emulator that issued them can tell a good one.
+ * A `generateContent` body (already parsed JSON) as Gemini reads it (for `model`, whose version decides whether a
+ * JSON response may come with function declarations). Thought signatures are not checked here: only the emulator
+ * that issued them can tell a good one.
  *
  * @since 0.2.0
  */
-export const gemini = (body: unknown): Verdict =>
+export const gemini = (body: unknown, model = "gemini-3-flash-preview"): Verdict =>
   Either.match(geminiWire.decodeRequest(body), {
     onLeft: (message) => rejected(message),
     onRight: (request) => {
-      const problem = geminiRules.violation(request, undefined)
+      const problem = geminiRules.violation(request, undefined) ?? geminiRules.outputViolation(request, model)
       return problem === undefined ? accepted(geminiRequest.toNeutral(request)) : rejected(problem)
     }
   })
@@ -72,7 +74,7 @@ export const chatCompletions = (body: unknown, flavour: chatWire.Flavour): Verdi
   Either.match(chatWire.decodeRequest(body, flavour), {
     onLeft: (problem) => rejected(problem.message, problem.param),
     onRight: (request) => {
-      const problem = chatRules.violation(request, flavour)
+      const problem = chatRules.violation(request, flavour) ?? chatOutput.outputViolation(request, flavour)
       return problem === undefined ? accepted(chatRequest.toNeutral(request)) : rejected(problem.message, problem.param)
     }
   })

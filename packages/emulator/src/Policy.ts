@@ -24,7 +24,10 @@ import { ModelError } from "@agentfx/core"
 import type { Scripted } from "@agentfx/core/testing"
 import * as Effect from "effect/Effect"
 import { offlineReply } from "./internal/offline.js"
+import type { OutputRequest } from "./internal/output.js"
 import type * as Fault from "./Fault.js"
+
+export type { OutputRequest } from "./internal/output.js"
 
 /**
  * The wire protocol a request came in on (`gemini-live`: a model turn of a Live session).
@@ -59,6 +62,12 @@ export interface Request {
   readonly transcript: Transcript.Transcript
   readonly declarations: ReadonlyArray<FunctionDeclaration.FunctionDeclaration>
   readonly toolChoice: LanguageModel.ToolChoice | undefined
+  /**
+   * What the request asks of the final answer's form, when it asks anything: JSON (a JSON mime type,
+   * `json_object`, `json_schema`), following `schema` when the wire sends one or the system instruction holds one on
+   * a line of its own (a client that can only tell the model).
+   */
+  readonly output: OutputRequest | undefined
 }
 
 /**

@@ -5,7 +5,9 @@
  * The assistant message is sent back with its `tool_calls` (arguments byte for byte) and `reasoning_content`,
  * followed immediately by one `role: "tool"` message per call. `arguments` are parsed defensively: text that is
  * not a JSON object gives a call with `args: {}` and `metadata.argumentsError`, never a crash. Stream deltas are
- * joined by index. The SDK's own retries are off (`maxRetries: 0`); interrupting aborts the request. The SDK's
+ * joined by index. A run's typed output goes as `outputFormat` says: OpenAI's strict `json_schema` (default),
+ * `json_object` with the schema in the instructions (GLM), or the instructions alone (a server with no JSON mode).
+ * The SDK's own retries are off (`maxRetries: 0`); interrupting aborts the request. The SDK's
  * own log lines (it prints stream chunks it cannot parse, which may echo the key) go through the key scrubber to
  * Effect's logger at Debug level, never straight to the console.
  *
@@ -24,8 +26,8 @@
  *
  * @since 0.1.0
  */
-import type { Json } from "@agentfx/core"
-import { LanguageModel, ModelError } from "@agentfx/core"
+import type { Json, Output } from "@agentfx/core"
+import { Dialect, LanguageModel, ModelError } from "@agentfx/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -66,6 +68,13 @@ export interface Options {
   readonly echoReasoning?: boolean | undefined
   /** Where the output limit goes (default `max_tokens`; OpenAI's newer models want `max_completion_tokens`). */
   readonly maxTokensField?: "max_tokens" | "max_completion_tokens" | undefined
+  /**
+   * How a run's typed output is asked for: `"json_schema"` (default), `response_format` in OpenAI's strict
+   * Structured Outputs form (`Dialect.openAIOutput`; a schema strict mode cannot express fails the request before it
+   * is sent); `"json_object"`, `response_format: {type: "json_object"}` with the schema in the instructions (GLM's one
+   * JSON mode; for an output whose root is no object, the instructions alone); `"instructions"`, no JSON mode.
+   */
+  readonly outputFormat?: "json_schema" | "json_object" | "instructions" | undefined
   /** Ask for usage in streams with `stream_options.include_usage` (default true). */
   readonly streamUsage?: boolean | undefined
   /** Built-in tools sent after the functions, e.g. GLM `{type: "web_search", web_search: {...}}`. */
@@ -87,6 +96,17 @@ interface Body {
   temperature?: number
   max_tokens?: number
   max_completion_tokens?: number
+  response_format?: Dialect.OpenAIResponseFormat | { readonly type: "json_object" }
+}
+
+/** An output whose root is an object: what `json_object` answers with. */
+const objectRoot = (declaration: Output.Declaration): boolean => declaration.schema.type === "object"
+
+/** How the server takes a request's output under `outputFormat` (see `LanguageModel.Service.outputMode`). */
+const outputMode = (options: Options) => (request: LanguageModel.Request): Output.Mode => {
+  const format = options.outputFormat ?? "json_schema"
+  if (format === "json_schema") return "schema"
+  return format === "json_object" && request.output !== undefined && objectRoot(request.output) ? "json" : "instructions"
 }
 
 const encode = (options: Options, request: LanguageModel.Request): Either.Either<Body, ModelError.ModelError> => {
@@ -110,6 +130,14 @@ const encode = (options: Options, request: LanguageModel.Request): Either.Either
     // Past auto, none and any, the choice names its functions: `allowed` is their set.
     else if (choice === "any" || allowed!.size !== 1) body.tool_choice = "required"
     else body.tool_choice = { type: "function", function: { name: [...allowed!][0] } }
+  }
+  if (request.output !== undefined) {
+    const mode = outputMode(options)(request)
+    if (mode === "schema") {
+      const format = Dialect.openAIOutput(request.output)
+      if (Either.isLeft(format)) return Either.left(new ModelError.InvalidRequest({ message: format.left.message }))
+      body.response_format = format.right
+    } else if (mode === "json") body.response_format = { type: "json_object" }
   }
   // Stryker disable next-line ConditionalExpression: a field set to undefined is left out of the JSON body all the same
   if (request.temperature !== undefined) body.temperature = request.temperature
@@ -199,7 +227,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
         }
       })
 
-    return { provider, model: options.model, generate, stream }
+    return { provider, model: options.model, generate, stream, outputMode: outputMode(options) }
   })
 
 /**

@@ -3,7 +3,9 @@
  *
  * Model turns are echoed exactly as received: every part in place, each `thoughtSignature` on the part it came
  * on (kept in the part's `metadata`); function responses go back in one `user` turn, ids echoed when Gemini gave
- * them; declarations are sent as `parametersJsonSchema`. The SDK does not retry (the agent loop owns retries),
+ * them; declarations are sent as `parametersJsonSchema`. A run's typed output is JSON mode (`responseMimeType:
+ * application/json` with `responseJsonSchema`), except with function declarations on models before Gemini 3, which
+ * refuse the two together: there the schema travels in the instructions (`outputMode`). The SDK does not retry (the agent loop owns retries),
  * and interrupting a request aborts it, mid-stream too. On these paths @google/genai prints nothing of a response
  * (it has no logger to route; what it cannot parse it throws, and the layer scrubs the key out of it).
  *
@@ -122,7 +124,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
     const misconfigured = problem === undefined ? undefined : new ModelError.InvalidRequest({ message: scrub(problem) })
 
     const parameters = (request: LanguageModel.Request): Either.Either<GenerateContentParameters, ModelError.ModelError> =>
-      misconfigured !== undefined ? Either.left(misconfigured) : Either.match(codec.encodeRequest(request), {
+      misconfigured !== undefined ? Either.left(misconfigured) : Either.match(codec.encodeRequest(request, model), {
         onLeft: (error) => Either.left(new ModelError.InvalidRequest({ message: error.message })),
         onRight: (body) => {
           const config: GenerateContentConfig = { ...options.config }
@@ -135,6 +137,12 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           if (toolConfig !== undefined) config.toolConfig = toolConfig
           if (body.generationConfig?.temperature !== undefined) config.temperature = body.generationConfig.temperature
           if (body.generationConfig?.maxOutputTokens !== undefined) config.maxOutputTokens = body.generationConfig.maxOutputTokens
+          if (body.generationConfig?.responseJsonSchema !== undefined) {
+            // The output's schema replaces any the options set: the two fields may not travel together.
+            delete config.responseSchema
+            config.responseMimeType = body.generationConfig.responseMimeType
+            config.responseJsonSchema = body.generationConfig.responseJsonSchema
+          }
           return Either.right({ model, contents: body.contents, config })
         }
       })
@@ -185,7 +193,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service> =>
           })
       })
 
-    return { provider: codec.provider, model, generate, stream }
+    return { provider: codec.provider, model, generate, stream, outputMode: codec.outputMode(model) }
   })
 
 /**

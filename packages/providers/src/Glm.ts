@@ -1,7 +1,8 @@
 /**
  * GLM (Z.AI) presets of the OpenAI-compatible layer: the general (pay-as-you-go) and the coding-plan endpoints,
  * only `tool_choice: "auto"` (the one GLM accepts), `reasoning_content` sent back with its tool calls
- * (interleaved thinking needs it), GLM business codes classified (1113 and 1308–1313 are never retried).
+ * (interleaved thinking needs it), GLM business codes classified (1113 and 1308–1313 are never retried), typed
+ * output as `json_object` with the schema in the instructions (GLM has no `json_schema`).
  *
  * @example
  * ```ts
@@ -97,6 +98,7 @@ export const toChatCompletions = (options: Options): ChatCompletions.Options => 
     toolChoice: "auto-only",
     echoReasoning: true,
     maxTokensField: "max_tokens",
+    outputFormat: "json_object",
     // GLM puts usage in the last chunk by itself; stream_options is not part of its API.
     streamUsage: false,
     extraBody,

@@ -68,6 +68,7 @@ export const toChatCompletions = (options: Options): ChatCompletions.Options => 
   // OpenAI rejects fields it does not know on messages.
   echoReasoning: false,
   maxTokensField: "max_completion_tokens",
+  outputFormat: "json_schema",
   streamUsage: true
 })
 

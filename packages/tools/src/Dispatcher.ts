@@ -45,6 +45,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
+import type * as Schema from "effect/Schema"
 import type { FunctionCall, Json, LanguageModel, Registry, ToolError, Turn } from "@agentfx/core"
 import { Agent, Executor } from "@agentfx/core"
 import type * as Scenario from "./Scenario.js"
@@ -99,8 +100,17 @@ export interface Dispatcher<R> {
     calls: ReadonlyArray<FunctionCall.FunctionCall>,
     options?: Omit<Executor.BatchOptions, "onStart" | "onFinish">
   ) => Effect.Effect<ReadonlyArray<Executor.CallResult>, never, R>
-  /** Runs the agent loop with the scenario's instructions and functions, logging each call as it finishes. */
-  readonly run: (options: RunOptions<R>) => Effect.Effect<Agent.AgentResult, Agent.AgentError, LanguageModel.LanguageModel | R>
+  /**
+   * Runs the agent loop with the scenario's instructions and functions, logging each call as it finishes; given
+   * `output` (else the scenario's `output_schema`), the result's `output` is the final answer decoded by it (see
+   * `Agent.run`).
+   */
+  readonly run: {
+    <S extends Schema.Schema.AnyNoContext>(
+      options: RunOptions<R> & { readonly output: S }
+    ): Effect.Effect<Agent.Typed<Schema.Schema.Type<S>>, Agent.AgentError, LanguageModel.LanguageModel | R>
+    (options: RunOptions<R>): Effect.Effect<Agent.AgentResult, Agent.AgentError, LanguageModel.LanguageModel | R>
+  }
 }
 
 /**
@@ -141,12 +151,13 @@ export const make = <R>(scenario: Scenario.Scenario<R>): Effect.Effect<Dispatche
 
     // Each call is logged as it finishes, so a run that fails later keeps its log. `Agent.run` with a per-call hook,
     // not `Agent.stream`: a stream's fixed cost was most of a short eval case's.
-    const run: Dispatcher<R>["run"] = (options) => {
+    const run = (options: RunOptions<R>): Effect.Effect<Agent.AgentResult, Agent.AgentError, LanguageModel.LanguageModel | R> => {
       const theirs = options.onCallFinished
       return Agent.run({
         ...options,
         registry,
         system: options.system ?? scenario.instructions,
+        output: options.output ?? scenario.output,
         onCallFinished: (call) => {
           const logged = record({
             id: call.id,
@@ -169,6 +180,7 @@ export const make = <R>(scenario: Scenario.Scenario<R>): Effect.Effect<Dispatche
       calls: Ref.get(log),
       execute: (call, options) => Effect.map(executeAll([call], { ...options, concurrency: 1 }), (results) => results[0]!),
       executeAll,
-      run
+      // The loop decoded the output with the Schema the overload names: the typed form is what it returns.
+      run: run as Dispatcher<R>["run"]
     }
   })

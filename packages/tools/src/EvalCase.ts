@@ -31,6 +31,9 @@
  * answer_matches: /ticket T-\d+/i              #   a regular expression (at most 1,000 characters),
  * answer_max_chars: 400                        #   a bound on its length; answer_equals: the whole answer
  * judge: The reply names the ticket             # optional: rubrics graded by a model (see EvalJudge)
+ * expected_output:                             # optional: the run's decoded final answer (a run given `output`),
+ *   category: repair                           #   partial like arguments_contain: every field named must match,
+ *   ticketIds: [T-100]                         #   each mismatch reported with its path
  * ```
  *
  * Unknown fields are errors (a typo must not silently weaken a case), except top-level keys starting with
@@ -178,6 +181,11 @@ export const ExpectedCall = Schema.Struct({
  */
 export type ExpectedCall = typeof ExpectedCall.Type
 
+// An empty object is contained in every output: it would pass whatever the agent answered.
+const ExpectedOutput = Schema.Unknown.pipe(
+  Schema.filter((value) => !(Json.isPlainObject(value) && Object.keys(value).length === 0) || "an empty object is in every output: name the fields to check, or leave expected_output out")
+)
+
 /**
  * A case as written in its file (`mock_function_responses` and `body_contains` normalised to lists).
  *
@@ -193,7 +201,9 @@ export const CaseFields = Schema.Struct({
   mock_function_responses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: MockResponses }), { default: () => ({}) }),
   expected_function_calls: Schema.Array(ExpectedCall),
   ...AnswerAssertions.fields,
-  ...EvalJudge.fields
+  ...EvalJudge.fields,
+  /** The decoded final answer expected of a run given `output`: partial, like `arguments_contain`. */
+  expected_output: Schema.optionalWith(ExpectedOutput, { exact: true })
 })
 
 /**

@@ -110,6 +110,8 @@ export const CaseResult = Schema.Struct({
   text: Schema.String,
   /** The judge's verdict on each of the case's rubrics (absent when it has none). */
   verdicts: Schema.optional(Schema.Array(EvalJudge.Graded)),
+  /** The run's decoded final answer, when it was given `output`. */
+  output: Schema.optional(Schema.Unknown),
   turns: Schema.Number,
   stopReason: Schema.String,
   durationMs: Schema.Number
@@ -286,6 +288,7 @@ export const pretty = (report: Report, options: PrettyOptions = {}): string => {
       const outcome = call.isError ? red(`✗ ${show(call.response, max)}`) : `→ ${show(call.response, max)}`
       lines.push(`    ${i + 1}. ${call.name}(${show(call.args, max)}) ${outcome}`)
     })
+    if (result.output !== undefined) lines.push(`    output: ${show(result.output, max)}`)
     if (result.error !== undefined) lines.push(red(`    error: ${result.error}`))
     if (result.mismatches.length > 0) {
       lines.push("    failures:")

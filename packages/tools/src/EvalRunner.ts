@@ -303,7 +303,8 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     const calls = [...logged].sort((a, b) => (order.get(a.id) ?? Infinity) - (order.get(b.id) ?? Infinity)).map(observed)
     const judged = yield* Effect.either(EvalJudge.judgeCase(evalCase, { text: outcome.right.text, calls }, options.judge))
     if (Either.isLeft(judged)) return errored(name, judged.left, calls)
-    const mismatches = [...EvalValidator.validate(evalCase, { scenario: name, calls, text: outcome.right.text }), ...judged.right.mismatches]
+    const output = outcome.right.output
+    const mismatches = [...EvalValidator.validate(evalCase, { scenario: name, calls, text: outcome.right.text, output }), ...judged.right.mismatches]
     return {
       ...base,
       scenario: name,
@@ -312,6 +313,7 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
       mismatches,
       text: outcome.right.text,
       ...(judged.right.verdicts.length === 0 ? {} : { verdicts: judged.right.verdicts }),
+      ...(output === undefined ? {} : { output }),
       turns: outcome.right.turns,
       stopReason: stopReasonText(outcome.right.stopReason)
     }

@@ -8,6 +8,8 @@
  * argument, case-insensitive, runs of white space counting as one space). Expected calls left over are
  * missing, or out of order when the same function was called elsewhere; actual calls left over are unexpected.
  * Calls of one function made in the same model turn (parallel calls) may come in any order among themselves.
+ * `expected_output` is checked against the run's decoded final answer (partial, like `arguments_contain`), one
+ * `OutputMismatch` per field that differs.
  *
  * @example
  * ```ts
@@ -76,6 +78,8 @@ export interface Observation {
   readonly calls: ReadonlyArray<ObservedCall>
   /** The agent's final answer: given, it is checked against the case's `answer_*` fields. */
   readonly text?: string | undefined
+  /** The run's decoded final answer, when it was given `output` (undefined: it gave none). */
+  readonly output?: unknown
 }
 
 const Problem = Schema.Literal("missing", "unexpected", "different")
@@ -192,6 +196,14 @@ export const AnswerMismatch = AnswerAssertions.AnswerMismatch
 export const JudgeMismatch = EvalJudge.JudgeMismatch
 
 /**
+ * The decoded final answer differs from `expected_output` at `path` (one per field); at path "" with problem
+ * `missing`, the run gave no decoded answer at all.
+ *
+ * @since 0.2.0
+ */
+export const OutputMismatch = Schema.TaggedStruct("OutputMismatch", difference)
+
+/**
  * Every kind of mismatch (a Schema, so reports round-trip through JSON).
  *
  * @since 0.1.0
@@ -207,7 +219,8 @@ export const Mismatch = Schema.Union(
   BodyMissing,
   BodyPhraseMissing,
   AnswerMismatch,
-  JudgeMismatch
+  JudgeMismatch,
+  OutputMismatch
 )
 /**
  * Any mismatch (the type of the `Mismatch` schema).
@@ -376,6 +389,11 @@ export const validate = (evalCase: EvalCase, observation: Observation): Readonly
   }
   for (const [e, a] of [...pairs, ...reordered].sort((x, y) => x[1] - y[1])) out.push(...checkPair(expected[e]!, actual[a]!, e, a))
   if (observation.text !== undefined) out.push(...AnswerAssertions.check(evalCase, observation.text))
+  if (Object.hasOwn(evalCase, "expected_output")) {
+    const wanted = evalCase.expected_output
+    if (observation.output === undefined) out.push(OutputMismatch.make({ path: "", problem: "missing", expected: wanted }))
+    else for (const d of differences(wanted, observation.output, true)) out.push(OutputMismatch.make(fromDifference(d)))
+  }
   return out
 }
 
@@ -423,5 +441,9 @@ export const describe = (mismatch: Mismatch, max = 300): string => {
       return AnswerAssertions.describe(mismatch, (value) => show(value, max))
     case "JudgeMismatch":
       return `judge: the answer fails ${JSON.stringify(mismatch.rubric)}${mismatch.score === undefined ? "" : ` (score ${mismatch.score})`}: ${mismatch.reason}`
+    case "OutputMismatch":
+      return mismatch.path === "" && mismatch.problem === "missing"
+        ? `output: expected ${show(mismatch.expected, max)}, but the run gave no decoded output (is the agent given an output Schema?)`
+        : describeDifference("output", mismatch, max)
   }
 }

@@ -35,6 +35,18 @@
  *     headers: { Authorization: "Bearer ${DOCS_TOKEN}" }
  * ```
  *
+ * A scenario may say what its final answer is: `output_schema`, a JSON Schema (see `Output.fromJsonSchema`). Its runs
+ * through the scenario's dispatcher (and so its eval cases) then give that answer decoded, unless the caller gives
+ * an `output` of its own:
+ *
+ * ```yaml
+ * output_schema:
+ *   type: object
+ *   properties: { category: { enum: [repair, refund] }, ticketIds: { type: array, items: { type: string } } }
+ *   required: [category, ticketIds]
+ *   additionalProperties: false
+ * ```
+ *
  * `${NAME}` in `headers` and `env` values is the environment variable `NAME` (`$${NAME}` is the text itself), so
  * that secrets stay out of committed files, but only a variable the entry lists in `variables`: a scenario file may
  * come from anyone, and must not be able to send the API keys of this process (or anything else of its environment)
@@ -67,7 +79,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import type { FunctionDeclaration } from "@agentfx/core"
-import { Dialect, Json, Registry, Telemetry, Tool } from "@agentfx/core"
+import { Dialect, Json, Output, Registry, Telemetry, Tool } from "@agentfx/core"
 import { splitCommandLine } from "./internal/commandLine.js"
 import { diff } from "./internal/schemaDiff.js"
 import * as BoundedText from "./internal/boundedText.js"
@@ -235,7 +247,9 @@ export const FrontMatter = Schema.Struct({
   version: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
   trigger: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
   available_functions: Schema.Array(FunctionSpec),
-  mcp: Schema.optional(Schema.Array(McpServerSpec))
+  mcp: Schema.optional(Schema.Array(McpServerSpec)),
+  /** The JSON Schema of the final answer a run of the scenario gives (typed output). */
+  output_schema: Schema.optional(Json.JsonObject)
 })
 /**
  * The front matter of a scenario file (the type of the `FrontMatter` schema).
@@ -315,6 +329,8 @@ export interface Definition {
   readonly mcp: ReadonlyArray<McpServer>
   /** The Markdown body: the system prompt. */
   readonly instructions: string
+  /** The Schema of the final answer, from `output_schema`: a run through the dispatcher gives it decoded. */
+  readonly output?: Schema.Schema<unknown> | undefined
 }
 
 /**
@@ -504,6 +520,8 @@ export const check = (
     mcp.push("url" in kind ? { ...kind, headers: expand("headers", kind.headers) } : { ...kind, env: expand("env", kind.env) })
   }
 
+  const output = top?.output_schema === undefined ? undefined : outputOf(top.output_schema)
+  if (output !== undefined && Either.isLeft(output)) problems.push({ line: source.lineOf(["output_schema"]), field: "output_schema", reason: output.left })
   if (body === "") {
     problems.push({ line: yamlLine + yaml.split("\n").length + 1, reason: "the body is empty: it holds the scenario's instructions (the system prompt)" })
   }
@@ -519,7 +537,8 @@ export const check = (
     trigger,
     functions,
     mcp,
-    instructions: body
+    instructions: body,
+    ...(output === undefined || Either.isLeft(output) ? {} : { output: output.right })
   })
 }
 
@@ -533,6 +552,14 @@ export const check = (
  */
 export const parse = (text: string, file: string, env: Environment = process.env): Either.Either<Definition, ScenarioFileError> =>
   Either.mapLeft(check(text, file, env), (problems) => problems[0])
+
+/** The output Schema of a scenario's `output_schema`, or why the JSON Schema cannot be used. */
+const outputOf = (jsonSchema: Json.JsonObject): Either.Either<Schema.Schema<unknown>, string> => {
+  const schema = Output.fromJsonSchema(jsonSchema)
+  if (Either.isLeft(schema)) return Either.left(schema.left.message)
+  const declared = Output.declare(schema.right)
+  return Either.isLeft(declared) ? Either.left(declared.left.reason) : Either.right(schema.right)
+}
 
 const dropUndefined = (problem: YamlSource.Problem) => ({
   reason: problem.reason,

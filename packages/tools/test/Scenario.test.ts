@@ -513,7 +513,7 @@ describe("Scenario.loadChecked (issue 39, item 1)", () => {
         yield* fs.writeFileString(NodePath.join(dir, "b.md"), "---\nname: b\ndescripton: x\navailable_functions: []\n---\n")
         const broken = yield* Effect.flip(Scenario.loadChecked(NodePath.join(dir, "b.md"), implementations))
         expect(broken.map((p) => p.message)).toStrictEqual([
-          `${NodePath.join(dir, "b.md")}:3: descripton: unknown field (did you mean "description"?); expected one of name | description | version | trigger | available_functions | mcp`,
+          `${NodePath.join(dir, "b.md")}:3: descripton: unknown field (did you mean "description"?); expected one of name | description | version | trigger | available_functions | mcp | output_schema`,
           `${NodePath.join(dir, "b.md")}:6: the body is empty: it holds the scenario's instructions (the system prompt)`
         ])
         const missing = yield* Effect.flip(Scenario.loadChecked(NodePath.join(dir, "none.md"), implementations))

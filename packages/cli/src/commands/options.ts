@@ -205,6 +205,13 @@ export const agent: ReadonlyArray<Argv.OptionSpec> = [
   ...mcpServers
 ]
 
+export const outputSchema: Argv.OptionSpec = {
+  name: "output-schema",
+  value: "FILE",
+  description:
+    "A JSON Schema file: the model's final answer must be JSON that matches it (default: the --scenario's output_schema, if it has one). An answer that does not is sent back with what failed, twice at most, then the run fails (exit 1). With --json, the decoded answer is the result's output."
+}
+
 /** `--json`: the same meaning everywhere — machine-readable output on stdout, and nothing else there. */
 export const json = (what: string): Argv.OptionSpec => ({ name: "json", description: `Print ${what} as JSON on stdout (and nothing else there).` })
 

@@ -14,6 +14,7 @@ export const spec: Argv.Spec = {
     ...options.agent,
     options.scenario,
     options.allowScenarioCommands,
+    options.outputSchema,
     {
       name: "durable",
       description:
@@ -24,9 +25,14 @@ export const spec: Argv.Spec = {
     {
       ...options.json("the result (text, calls, stop reason, usage, transcript) instead of streaming it"),
       description:
-        "Print the result as JSON on stdout (text, calls, stop reason, usage, transcript) instead of streaming it. Non-interactive: tools that need approval are refused unless --yes."
+        "Print the result as JSON on stdout (text, calls, stop reason, usage, transcript, and with --output-schema the decoded output) instead of streaming it. Non-interactive: tools that need approval are refused unless --yes."
     }
   ],
-  examples: ['agentfx run "what is 2 + 3 * 4?"', 'agentfx run --json --root ./notes "list the files"', 'agentfx run -- "-5 plus 3 is?"']
+  examples: [
+    'agentfx run "what is 2 + 3 * 4?"',
+    'agentfx run --json --root ./notes "list the files"',
+    'agentfx run --json --output-schema answer.json "what time is it in Oslo?"',
+    'agentfx run -- "-5 plus 3 is?"'
+  ]
 }
 

@@ -15,6 +15,7 @@ import * as Screen from "../Screen.js"
 import * as TerminalApproval from "../TerminalApproval.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as McpTools from "../internal/mcpTools.js"
+import * as OutputSchema from "../internal/outputSchema.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
 import { runFailed, withModel } from "../internal/withModel.js"
 
@@ -36,6 +37,8 @@ export interface RunJson {
     readonly response: unknown
   }>
   readonly transcript: unknown
+  /** The decoded final answer, with `--output-schema`. */
+  readonly output?: unknown
 }
 
 export const toJson = (result: Agent.AgentResult, provider: string, model: LanguageModel.Service): RunJson => ({
@@ -54,7 +57,8 @@ export const toJson = (result: Agent.AgentResult, provider: string, model: Langu
     isError: call.response.isError,
     response: call.response.response
   })),
-  transcript: Schema.encodeSync(Transcript.Transcript)(result.transcript)
+  transcript: Schema.encodeSync(Transcript.Transcript)(result.transcript),
+  ...(result.output === undefined ? {} : { output: result.output })
 })
 
 /** `--json` runs without a terminal to ask in. */
@@ -68,6 +72,8 @@ const durable = (text: string, options: Argv.Values, args: AgentOptions.AgentArg
     if (options.has("mcp") || options.has("mcp-url") || options.has("scenario")) {
       return yield* Effect.fail(new UsageError({ message: "--durable runs take the built-in tools only: not with --mcp, --mcp-url or --scenario" }))
     }
+    // A durable run records its turns and results as text; a typed final answer is not among what it records.
+    if (options.has("output-schema")) return yield* Effect.fail(new UsageError({ message: "--durable runs give a text answer: not with --output-schema" }))
     const Durable = yield* Effect.promise(() => import("../internal/durable.js"))
     const runId = options.text("run-id") ?? `run-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`
     const where = options.text("store") ?? Durable.defaultStore
@@ -81,18 +87,23 @@ export const handler: Handler = ({ options, args: words }) =>
     const text = words.join(" ").trim()
     if (text === "") return yield* Effect.fail(new UsageError({ message: "the prompt is empty" }))
     const args = yield* AgentOptions.read(options)
+    const outputFile = options.text("output-schema")
+    const fromFile = outputFile === undefined ? undefined : yield* OutputSchema.read(outputFile)
     const json = options.has("json")
     if (options.has("durable")) return yield* durable(text, options, args, json)
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
     // --json asks nobody: a scenario's programs start there only with --allow-scenario-commands.
     const scenario = yield* McpTools.scenario(options, builtins, !json)
     const registry = scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry
+    // --output-schema, else the scenario's output_schema.
+    const output = fromFile ?? scenario?.output
     const agentOptions: Agent.Options<FileSystem.FileSystem> = {
       registry,
       prompt: text,
       system: args.system ?? scenario?.instructions,
       maxTurns: args.maxTurns,
       concurrency: args.concurrency,
+      ...(output === undefined ? {} : { output }),
       ...args.request
     }
     const body = (choice: Provider.Choice) =>

@@ -9,6 +9,7 @@ import type { Tool } from "@agentfx/core"
 import { Registry } from "@agentfx/core"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Mcp from "@agentfx/tools/mcp"
 import type * as Argv from "../Argv.js"
@@ -22,6 +23,8 @@ import { escapeLines } from "./terminalText.js"
 export interface FromScenario {
   readonly instructions: string
   readonly registry: Registry.Registry<FileSystem.FileSystem>
+  /** The Schema of the final answer, from the scenario's `output_schema`. */
+  readonly output?: Schema.Schema<unknown> | undefined
 }
 
 /**
@@ -40,11 +43,12 @@ export const scenario = (
     if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp, --mcp-url, --mcp-header and --mcp-tools without it" }))
     const { Scenario } = yield* Effect.promise(() => import("@agentfx/tools"))
     const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
-    if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry }
+    const output = loaded.output === undefined ? {} : { output: loaded.output }
+    if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry, ...output }
     yield* ScenarioCommands.consent(loaded, { allowed: options.has("allow-scenario-commands"), ask })
     const mcp = yield* loadMcp()
     const started = yield* Effect.mapError(mcp.withServers(loaded, connectOptions(options)), usageError)
-    return { instructions: started.instructions, registry: started.registry }
+    return { instructions: started.instructions, registry: started.registry, ...output }
   })
 
 /** Whether the command line names an MCP server, or says something about one. */

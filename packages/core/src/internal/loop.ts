@@ -1,7 +1,8 @@
 /**
  * The agent loop, as its steps: ask the model (with retry; an answer that cannot be appended counts as a failed
  * attempt), answer its calls, decide whether to stop. `Agent.run`, `Agent.stream` and `Chat` are all this loop,
- * with different hooks.
+ * with different hooks. A final turn (no calls) is decided by `finish`: with typed output, an answer that does not
+ * decode is corrected and the loop asks again (see `output.ts`).
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -18,6 +19,7 @@ import * as Turn from "../Turn.js"
 import { answer } from "./answer.js"
 import { ask } from "./ask.js"
 import * as Events from "./events.js"
+import { finish, stopped, withDeltas } from "./output.js"
 import type { Hooks } from "./run.js"
 import { Run } from "./run.js"
 
@@ -27,7 +29,7 @@ const decide = <R>(run: Run<R>, turn: number, calls: ReadonlyArray<FunctionCall>
     const failed = results.find(Either.isLeft)
     if (failed !== undefined) return Effect.fail<ToolError>(failed.left)
   }
-  return Effect.succeed<StopReason | undefined>(run.stop({ turn, calls }))
+  return Effect.succeed<Exclude<StopReason, { readonly _tag: "Finished" }> | undefined>(run.stop({ turn, calls }))
 }
 
 /** Runs the conversation to its end. */
@@ -61,14 +63,15 @@ const turns = <R>(run: Run<R>): Effect.Effect<AgentResult, AgentError, R> =>
       const response = yield* ask(run, turn)
       const calls = Turn.calls(response.turn)
       if (calls.length === 0) {
-        yield* run.commit
-        return run.result(turn, { _tag: "Finished" })
+        const result = yield* finish(run, turn)
+        if (result !== undefined) return result
+        continue
       }
       const results = yield* answer(run, turn, calls)
       const stop = yield* decide(run, turn, calls, results)
-      if (stop !== undefined) return run.result(turn, stop)
+      if (stop !== undefined) return yield* stopped(run, turn, stop)
     }
-    return run.result(run.maxTurns, { _tag: "MaxTurns", maxTurns: run.maxTurns })
+    return yield* stopped(run, run.maxTurns, { _tag: "MaxTurns", maxTurns: run.maxTurns })
   })
 
 /** The loop as a stream of its events, ending with `Done`; closing the stream interrupts the run. */
@@ -76,4 +79,9 @@ export const loopStream = <R>(
   options: Options<R>,
   hooks: Omit<Hooks, "emit" | "room"> = {}
 ): Stream.Stream<AgentEvent, AgentError, LanguageModel | R> =>
-  Events.streamOf((events) => loop({ ...options, streaming: options.streaming ?? true }, { ...hooks, emit: events.emit, room: events.room }))
+  Events.streamOf((events) =>
+    loop(
+      { ...options, streaming: options.streaming ?? true },
+      { ...hooks, emit: options.output === undefined ? events.emit : withDeltas(events.emit), room: events.room }
+    )
+  )

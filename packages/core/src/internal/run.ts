@@ -19,6 +19,7 @@ import * as Transcript from "../Transcript.js"
 import * as Turn from "../Turn.js"
 import type { Limits, RunDeadline } from "./deadline.js"
 import { bound } from "./deadline.js"
+import { Plan } from "./output.js"
 
 /**
  * The default `maxTurns`: 10 model turns.
@@ -126,7 +127,9 @@ export class Run<R> {
     private readonly hooks: Hooks,
     /** The transcript so far: history, prompt, and every turn of this run. */
     public transcript: Transcript.Transcript,
-    readonly validator: Transcript.Validator
+    readonly validator: Transcript.Validator,
+    /** The typed output the run is to give (`output`), if any. */
+    readonly output: Plan | undefined
   ) {
     this.registry = options.registry
     this.modelTimeLeft = Duration.toMillis(runTimeout)
@@ -158,6 +161,7 @@ export class Run<R> {
         ],
         catch: (error) => error
       }).pipe(Effect.orDie)
+      const output = yield* Plan.of(options)
       const history = options.history ?? []
       const validator = yield* Transcript.Validator.of(history)
       let transcript = history
@@ -191,7 +195,8 @@ export class Run<R> {
         hooks.room ?? Effect.void,
         hooks,
         transcript,
-        validator
+        validator,
+        output
       )
     })
   }
@@ -203,7 +208,7 @@ export class Run<R> {
 
   /** The request for the next model turn: the transcript as it is now (an immutable snapshot). */
   request(): LanguageModel.Request {
-    return {
+    const request: LanguageModel.Request = {
       system: this.options.system,
       transcript: this.transcript,
       declarations: this.registry.declarations,
@@ -212,6 +217,7 @@ export class Run<R> {
       temperature: this.options.temperature,
       maxOutputTokens: this.options.maxOutputTokens
     }
+    return this.output === undefined ? request : this.output.request(request, this.model)
   }
 
   /**

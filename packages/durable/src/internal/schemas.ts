@@ -3,7 +3,7 @@
  * and its error. Each step is stored encoded with one of these, so a replay hands back exactly what was recorded.
  */
 import type { Json } from "@agentfx/core"
-import { LanguageModel, ModelError, ToolError, Transcript, Turn } from "@agentfx/core"
+import { LanguageModel, ModelError, Output, ToolError, Transcript, Turn } from "@agentfx/core"
 import * as Schema from "effect/Schema"
 
 /** A model turn as the loop accepted it. */
@@ -61,8 +61,8 @@ export const AgentResult = Schema.Struct({
   usage: LanguageModel.Usage
 })
 
-/** What a run can fail with (`AgentError`). */
-export const AgentError = Schema.Union(ModelError.ModelError, Transcript.TranscriptViolation, ToolError.ToolError)
+/** What a run can fail with (`AgentError`; a durable run has no typed output, but the union is the core's). */
+export const AgentError = Schema.Union(ModelError.ModelError, Transcript.TranscriptViolation, ToolError.ToolError, Output.OutputInvalid, Output.OutputMissing)
 
 /** A call as events and approvals show it. */
 export const CallSummary = Schema.Struct({ id: Schema.String, name: Schema.String, args: JsonRecord })

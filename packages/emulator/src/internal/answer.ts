@@ -7,6 +7,7 @@ import { FunctionCall, Turn } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
 import type * as Fault from "../Fault.js"
 import type * as Policy from "../Policy.js"
+import type { OutputRequest } from "./output.js"
 
 export interface Answer {
   readonly turn: Turn.Turn
@@ -146,6 +147,8 @@ export interface NeutralRequest {
   readonly transcript: ReadonlyArray<Turn.Turn>
   readonly declarations: ReadonlyArray<FunctionDeclaration.FunctionDeclaration>
   readonly toolChoice: LanguageModel.ToolChoice | undefined
+  /** What the request asks of the final answer's form (JSON, a schema), when it asks anything. */
+  readonly output?: OutputRequest | undefined
 }
 
 /** The request a policy sees: where it came from, and the decoded neutral request. */
@@ -157,5 +160,6 @@ export const policyRequest = (
   system: neutral.system,
   transcript: neutral.transcript,
   declarations: neutral.declarations,
-  toolChoice: neutral.toolChoice
+  toolChoice: neutral.toolChoice,
+  output: neutral.output
 })

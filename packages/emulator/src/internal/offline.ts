@@ -1,12 +1,15 @@
 /**
  * The offline rule model: deterministic, no randomness, no clock. It picks a tool by what the last user message
  * plainly asks for and fills the tool's string / number parameters from the message, using the parameter names
- * of the tool's JSON Schema to decide what goes where.
+ * of the tool's JSON Schema to decide what goes where. A request that asks for JSON (a JSON mode, or a JSON Schema in
+ * its instructions) gets its final answer as a JSON value that fits the schema (see `output.ts`), its free-form
+ * strings saying what the answer in words would have said.
  */
 import type { FunctionDeclaration, Json } from "@agentfx/core"
 import { Turn } from "@agentfx/core"
 import type { Scripted } from "@agentfx/core/testing"
 import { isPlainObject } from "./json.js"
+import { valueOf } from "./output.js"
 import * as Sentence from "./sentence.js"
 import type * as Policy from "../Policy.js"
 
@@ -97,6 +100,13 @@ const pickTool = (
   return undefined
 }
 
+/** A final answer in words, or (asked for JSON) as a JSON value that fits the schema asked for, its strings those words. */
+const finalAnswer = (request: Policy.Request, words: string): Scripted.Step => {
+  const output = request.output
+  if (output === undefined) return { text: words }
+  return { text: JSON.stringify(output.schema === undefined ? { answer: words } : valueOf(output.schema, words)) }
+}
+
 /** The offline model's answer to one request. */
 export const offlineReply = (request: Policy.Request): Scripted.Step => {
   const last = request.transcript[request.transcript.length - 1]
@@ -105,17 +115,15 @@ export const offlineReply = (request: Policy.Request): Scripted.Step => {
     const lines = responses.map((response) =>
       response.isError ? Sentence.failure(response.name, response.response.error ?? response.response) : Sentence.success(response.name, response.response)
     )
-    return { text: lines.join("\n") }
+    return finalAnswer(request, lines.join("\n"))
   }
   const text = lastUserText(request.transcript) ?? ""
   const tool = request.toolChoice === "none" ? undefined : pickTool(request.declarations, text)
   if (tool !== undefined) return { calls: [{ name: tool.name, args: argsFor(tool, text) }] }
   const tools = request.declarations.map((declaration) => declaration.name)
-  return {
-    text:
-      "I am the agentfx emulator, running offline (no API key is set), so I cannot really answer that. " +
-      (tools.length === 0
-        ? "I was given no tools."
-        : `I can call the tools I was given when you ask for them plainly: ${tools.join(", ")}.`)
-  }
+  return finalAnswer(
+    request,
+    "I am the agentfx emulator, running offline (no API key is set), so I cannot really answer that. " +
+      (tools.length === 0 ? "I was given no tools." : `I can call the tools I was given when you ask for them plainly: ${tools.join(", ")}.`)
+  )
 }

@@ -8,6 +8,7 @@ import type { FunctionDeclaration, Json, LanguageModel, Turn } from "@agentfx/co
 import * as Either from "effect/Either"
 import type { NeutralRequest } from "../answer.js"
 import { isErrorResponse, isPlainObject, parse } from "../json.js"
+import { outputOf } from "./output.js"
 import type * as Wire from "./wire.js"
 
 const textOfContent = (content: Wire.Message["content"]): string =>
@@ -76,10 +77,12 @@ export const toNeutral = (body: Wire.Request): NeutralRequest => {
       ? [{ name: tool.function.name, description: tool.function.description ?? "", parameters: tool.function.parameters ?? { type: "object", properties: {} } }]
       : []
   )
+  const instruction = system.length === 0 ? undefined : system.join("\n")
   return {
-    system: system.length === 0 ? undefined : system.join("\n"),
+    system: instruction,
     transcript,
     declarations,
-    toolChoice: toolChoiceOf(body.tool_choice)
+    toolChoice: toolChoiceOf(body.tool_choice),
+    output: outputOf(body, instruction)
   }
 }

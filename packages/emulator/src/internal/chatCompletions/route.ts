@@ -17,6 +17,7 @@ import * as jsonText from "../json.js"
 import { errorOf, glmError, masked, openAIError } from "./errors.js"
 import { completeBody, frame, routeFaultOfError, streamFrames } from "./render.js"
 import { toNeutral } from "./request.js"
+import { outputViolation } from "./output.js"
 import { violation } from "./rules.js"
 import * as Wire from "./wire.js"
 import type { Flavour } from "./wire.js"
@@ -86,7 +87,7 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
     const body = decoded.right
     const streaming = body.stream === true
     exchange.update({ model: body.model, stream: streaming })
-    const problem = violation(body, flavour)
+    const problem = violation(body, flavour) ?? outputViolation(body, flavour)
     if (problem !== undefined) return yield* badRequest(exchange, flavour, problem.message, problem.param)
 
     const neutral = toNeutral(body)

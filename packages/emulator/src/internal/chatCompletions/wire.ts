@@ -62,6 +62,18 @@ export const Tool = described(
 )
 export type Tool = typeof Tool.Type
 
+/** `response_format`: plain text, any JSON object, or JSON following a schema (OpenAI's Structured Outputs). */
+export const ResponseFormat = described(
+  Schema.Struct({
+    type: string,
+    json_schema: opt(
+      described(Schema.Struct({ name: string, description: opt(string), schema: opt(object), strict: nullable(boolean) }), "an object")
+    )
+  }),
+  "an object"
+)
+export type ResponseFormat = typeof ResponseFormat.Type
+
 /** The body of `POST /chat/completions`; every other field is kept as it came (see `unknownFields`). */
 export const Request = Schema.Struct({
   model: string,
@@ -72,7 +84,8 @@ export const Request = Schema.Struct({
   stream_options: nullable(described(Schema.Struct({ include_usage: opt(boolean) }), "an object")),
   temperature: nullable(number),
   max_tokens: nullable(number),
-  max_completion_tokens: nullable(number)
+  max_completion_tokens: nullable(number),
+  response_format: nullable(ResponseFormat)
 })
 export type Request = typeof Request.Type
 

@@ -36,7 +36,15 @@ export const messages = {
   responseCount: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
   missingSignature: (name: string, position: number) =>
     `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ${position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
-  corruptedSignature: "Corrupted thought signature."
+  corruptedSignature: "Corrupted thought signature.",
+  /** Gemini 2.x with function declarations and a JSON response (PROTOCOLS.md, "Typed final output"). */
+  jsonModeWithTools: "Function calling with a response mime type: 'application/json' is unsupported",
+  // The next three are worded after the API's field errors: no capture of their exact text is at hand.
+  schemasExclusive: "* GenerateContentRequest.generation_config: response_schema and response_json_schema are mutually exclusive.\n",
+  mimeType:
+    "* GenerateContentRequest.generation_config.response_mime_type: allowed mimetypes are `text/plain`, `application/json`, `application/xml`, `application/yaml` and `text/x.enum`.\n",
+  schemaNeedsJson: (field: string) =>
+    `* GenerateContentRequest.generation_config.response_mime_type: When ${field} is set, response_mime_type must be application/json.\n`
 } as const
 
 export const invalidKeyBody = envelope(400, messages.invalidKey, [

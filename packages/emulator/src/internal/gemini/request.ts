@@ -6,6 +6,8 @@
 import type { FunctionDeclaration, LanguageModel, Turn } from "@agentfx/core"
 import type { NeutralRequest } from "../answer.js"
 import { isErrorResponse, isPlainObject } from "../json.js"
+import type { OutputRequest } from "../output.js"
+import { schemaInText } from "../output.js"
 import type * as Wire from "./wire.js"
 
 const signed = (part: Wire.Part): { metadata?: { thoughtSignature: string } } =>
@@ -41,6 +43,14 @@ export const declarationsOf = (tools: Wire.Request["tools"]): Array<FunctionDecl
       }
     })
   )
+
+/** What the body asks of the answer's form: JSON with a JSON mime type, following its schema (or its instructions'). */
+const outputOf = (body: Wire.Request): OutputRequest | undefined => {
+  const config = body.generationConfig
+  const json = config?.responseMimeType === "application/json"
+  const schema = config?.responseJsonSchema ?? config?.responseSchema ?? schemaInText(textOf(body.systemInstruction))
+  return !json && schema === undefined ? undefined : { json, ...(schema === undefined ? {} : { schema }) }
+}
 
 /** The neutral request of a body that passed `rules.violation`. */
 export const toNeutral = (body: Wire.Request): NeutralRequest => {
@@ -97,6 +107,7 @@ export const toNeutral = (body: Wire.Request): NeutralRequest => {
     system: textOf(body.systemInstruction),
     transcript,
     declarations: declarationsOf(body.tools),
-    toolChoice: toolChoiceOf(body.toolConfig)
+    toolChoice: toolChoiceOf(body.toolConfig),
+    output: outputOf(body)
   }
 }

@@ -18,7 +18,7 @@ import { defaultMessage, envelope, errorOf, invalidKeyBody, messages } from "./e
 import { completeBody, frame, specialBody, streamChunks } from "./render.js"
 import type { Signing } from "./render.js"
 import { toNeutral } from "./request.js"
-import { idViolations, violation } from "./rules.js"
+import { idViolations, outputViolation, violation } from "./rules.js"
 import * as Wire from "./wire.js"
 
 export interface Context extends Signing {
@@ -82,7 +82,7 @@ export const handle = (exchange: Exchange, ctx: Context, match: RegExpExecArray)
     exchange.update({ body: parsed.right })
     const decoded = Wire.decodeRequest(parsed.right)
     if (Either.isLeft(decoded)) return yield* reject(exchange, 400, decoded.left)
-    const problem = violation(decoded.right, ctx.signatures ? ctx.signer : undefined)
+    const problem = violation(decoded.right, ctx.signatures ? ctx.signer : undefined) ?? outputViolation(decoded.right, model)
     if (problem !== undefined) return yield* reject(exchange, 400, problem)
     const breaches = idViolations(decoded.right)
     if (breaches.length > 0) exchange.update({ violations: breaches })

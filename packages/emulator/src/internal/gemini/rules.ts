@@ -49,6 +49,29 @@ export const declarationViolation = (tools: ReadonlyArray<Wire.Tool>, root: stri
   return undefined
 }
 
+const mimeTypes = new Set(["text/plain", "application/json", "application/xml", "application/yaml", "text/x.enum"])
+
+/** Model names of Gemini 2.x and earlier, which refuse a JSON response together with function declarations. */
+export const refusesJsonWithTools = (model: string): boolean => /^(?:models\/)?gemini-[12](?:\.|-|$)/.test(model)
+
+/**
+ * The 400 Gemini answers the body's JSON mode with, if any: `responseSchema` and `responseJsonSchema` together, a
+ * schema without the JSON mime type, a mime type it does not know, and (models 2.x and earlier) a JSON response
+ * with function declarations.
+ */
+export const outputViolation = (body: Wire.Request, model: string): string | undefined => {
+  const config = body.generationConfig
+  if (config === undefined) return undefined
+  if (config.responseSchema !== undefined && config.responseJsonSchema !== undefined) return messages.schemasExclusive
+  const mime = config.responseMimeType ?? "text/plain"
+  if (!mimeTypes.has(mime)) return messages.mimeType
+  if (config.responseJsonSchema !== undefined && mime !== "application/json") return messages.schemaNeedsJson("response_json_schema")
+  if (config.responseSchema !== undefined && mime !== "application/json" && mime !== "text/x.enum") return messages.schemaNeedsJson("response_schema")
+  const declares = (body.tools ?? []).some((tool) => (tool.functionDeclarations ?? []).length > 0)
+  if (mime === "application/json" && declares && refusesJsonWithTools(model)) return messages.jsonModeWithTools
+  return undefined
+}
+
 /** The 400 message Gemini would answer this body with, if any. */
 export const violation = (body: Wire.Request, signer: Signer | undefined): string | undefined => {
   const contents = body.contents ?? []

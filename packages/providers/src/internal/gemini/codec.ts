@@ -8,7 +8,7 @@
  * - other fields of a known part → `metadata.geminiPart`; a part of unknown kind → `Opaque { provider: "gemini" }`;
  * - a `thought: true` text part → `Reasoning`.
  */
-import type { Json, LanguageModel, Transcript , Turn } from "@agentfx/core"
+import type { Json, LanguageModel, Output, Transcript, Turn } from "@agentfx/core"
 import { Dialect } from "@agentfx/core"
 import * as Either from "effect/Either"
 import type { IdSource } from "../ids.js"
@@ -43,7 +43,7 @@ export interface RequestBody {
   systemInstruction?: ContentOut
   tools?: Array<{ functionDeclarations: Array<Dialect.GeminiDeclaration> }>
   toolConfig?: { functionCallingConfig: { mode: "AUTO" | "ANY" | "NONE"; allowedFunctionNames?: Array<string> } }
-  generationConfig?: { temperature?: number; maxOutputTokens?: number }
+  generationConfig?: { temperature?: number; maxOutputTokens?: number; responseMimeType?: string; responseJsonSchema?: Json.JsonObject }
 }
 
 /** Prefix of the ids synthesised for calls Gemini gave none. */
@@ -192,8 +192,25 @@ export const encodeToolConfig = (choice: LanguageModel.ToolChoice | undefined): 
   return { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [...choice.allowed] } }
 }
 
+/**
+ * Whether a model takes JSON mode together with function declarations: Gemini 3 does; 2.x and earlier answer 400
+ * "Function calling with a response mime type: 'application/json' is unsupported". A name that says no version
+ * (an alias) is taken as the older kind: told the schema, it answers all the same.
+ */
+export const jsonWithTools = (model: string): boolean => {
+  const major = /^(?:models\/)?gemini-(\d+)(?:[.-]|$)/.exec(model)?.[1]
+  return major !== undefined && Number(major) >= 3
+}
+
+/**
+ * How a Gemini model takes a request's output: JSON mode with `responseJsonSchema` (`"schema"`), unless function
+ * declarations come with it on a model that refuses both (then the loop tells the schema in the instructions).
+ */
+export const outputMode = (model: string) => (request: LanguageModel.Request): Output.Mode =>
+  request.declarations.length > 0 && !jsonWithTools(model) ? "instructions" : "schema"
+
 /** The whole request body; a declaration Gemini cannot express is a `DeclarationError`. */
-export const encodeRequest = (request: LanguageModel.Request): Either.Either<RequestBody, Dialect.DeclarationError> => {
+export const encodeRequest = (request: LanguageModel.Request, model = "gemini-3-flash-preview"): Either.Either<RequestBody, Dialect.DeclarationError> => {
   const declarations: Array<Dialect.GeminiDeclaration> = []
   for (const declaration of request.declarations) {
     const compiled = Dialect.gemini(declaration)
@@ -210,6 +227,12 @@ export const encodeRequest = (request: LanguageModel.Request): Either.Either<Req
   const generationConfig: NonNullable<RequestBody["generationConfig"]> = {}
   if (request.temperature !== undefined) generationConfig.temperature = request.temperature
   if (request.maxOutputTokens !== undefined) generationConfig.maxOutputTokens = request.maxOutputTokens
+  if (request.output !== undefined && outputMode(model)(request) === "schema") {
+    const schema = Dialect.geminiOutput(request.output)
+    if (Either.isLeft(schema)) return Either.left(schema.left)
+    generationConfig.responseMimeType = "application/json"
+    generationConfig.responseJsonSchema = schema.right
+  }
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig
   return Either.right(body)
 }
