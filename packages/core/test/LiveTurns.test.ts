@@ -19,7 +19,7 @@ describe("the turns of a live session, driven directly", () => {
       const turns = new Turns()
       expect([turns.current, turns.open, turns.abandoned, turns.completed]).toEqual([1, false, false, []])
       expect(turns.sessionUsage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
-      expect(yield* turns.complete(nothing)).toEqual({ turn: 1, text: "", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, interrupted: false, ...nothing })
+      expect(yield* turns.complete(nothing)).toEqual({ turn: 1, text: "", segments: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, interrupted: false, ...nothing })
     }))
 
   it.effect("a completed turn carries its text (deltas joined), last usage report, interruption and the call table's fields", () =>
@@ -32,12 +32,59 @@ describe("the turns of a live session, driven directly", () => {
       turns.report(usage(3, 4))
       turns.interrupt()
       const done = yield* turns.complete({ calls: [], running: [], reason: "MALFORMED_FUNCTION_CALL" })
-      expect(done).toEqual({ turn: 1, text: "Lamp on.", usage: usage(3, 4), interrupted: true, calls: [], running: [], reason: "MALFORMED_FUNCTION_CALL" })
+      expect(done).toEqual({
+        turn: 1,
+        text: "Lamp on.",
+        segments: [{ text: "Lamp on.", interrupted: true }],
+        usage: usage(3, 4),
+        interrupted: true,
+        calls: [],
+        running: [],
+        reason: "MALFORMED_FUNCTION_CALL"
+      })
       expect(turns.completed).toEqual([done])
       expect([turns.current, turns.open]).toEqual([2, false])
       const next = yield* turns.complete(nothing)
       expect([next.turn, next.text, next.usage, next.interrupted]).toEqual([2, "", { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, false])
       expect(turns.completed.map((turn) => turn.turn)).toEqual([1, 2])
+    }))
+
+  it.effect("segments keep the text cut by each interruption apart from what followed; the next turn starts with none", () =>
+    Effect.gen(function* () {
+      const turns = new Turns()
+      turns.output("Your flight ")
+      turns.output("leaves at")
+      turns.interrupt()
+      turns.interrupt()
+      turns.output("I found ")
+      turns.output("three hotels.")
+      const done = yield* turns.complete(nothing)
+      expect(done.segments).toEqual([
+        { text: "Your flight leaves at", interrupted: true },
+        { text: "", interrupted: true },
+        { text: "I found three hotels.", interrupted: false }
+      ])
+      expect([done.text, done.interrupted]).toEqual(["Your flight leaves atI found three hotels.", true])
+      turns.output("Plain.")
+      expect((yield* turns.complete(nothing)).segments).toEqual([{ text: "Plain.", interrupted: false }])
+      turns.output("Cut")
+      turns.interrupt()
+      expect((yield* turns.complete(nothing)).segments).toEqual([{ text: "Cut", interrupted: true }])
+    }))
+
+  it.effect("an abandoned or lost turn leaves no segment behind for the next one", () =>
+    Effect.gen(function* () {
+      const turns = new Turns()
+      turns.output("gone")
+      turns.interrupt()
+      turns.abandon()
+      turns.speak()
+      turns.output("fresh")
+      expect((yield* turns.complete(nothing)).segments).toEqual([{ text: "fresh", interrupted: false }])
+      turns.output("lost")
+      turns.interrupt()
+      yield* turns.lose("the connection dropped")
+      expect((yield* turns.complete(nothing)).segments).toEqual([])
     }))
 
   it.effect("session usage sums the completed turns and the one in progress", () =>

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as LanguageModel from "../../LanguageModel.js"
 import type { SendError } from "../../LiveError.js"
 import { TurnLost } from "../../LiveError.js"
-import type { LiveTurn } from "../../LiveTurn.js"
+import type { LiveTurn, Segment } from "../../LiveTurn.js"
 
 /**
  * The model turn in progress. Live servers do not number turns: a turn is what the model says between two
@@ -15,6 +15,8 @@ export class Turns {
   /** Whether a turn is under way: the user spoke or the model started answering, and it has not completed. */
   open = false
   private text = ""
+  /** The text before each interruption of the turn in progress; `text` is what followed the last one. */
+  private cut: Array<Segment> = []
   private usage: LanguageModel.Usage | undefined
   private interrupted = false
   private total = LanguageModel.emptyUsage
@@ -65,8 +67,11 @@ export class Turns {
     this.usage = usage
   }
 
+  /** The model was interrupted: what it said so far in this turn is a segment of its own. */
   interrupt(): void {
     this.interrupted = true
+    this.cut.push({ text: this.text, interrupted: true })
+    this.text = ""
   }
 
   /** Usage summed over the session's turns, the one in progress included. */
@@ -75,11 +80,13 @@ export class Turns {
   }
 
   /** Completes the turn in progress with what the call table says of it, and answers the waiting `send`. */
-  complete(turn: Omit<LiveTurn, "turn" | "text" | "usage" | "interrupted">): Effect.Effect<LiveTurn> {
+  complete(turn: Omit<LiveTurn, "turn" | "text" | "segments" | "usage" | "interrupted">): Effect.Effect<LiveTurn> {
     return Effect.suspend(() => {
+      const segments = this.text === "" ? this.cut : [...this.cut, { text: this.text, interrupted: false }]
       const done: LiveTurn = {
         turn: this.current,
-        text: this.text,
+        text: segments.map((segment) => segment.text).join(""),
+        segments,
         usage: this.usage ?? LanguageModel.emptyUsage,
         interrupted: this.interrupted,
         ...turn
@@ -115,6 +122,7 @@ export class Turns {
     this.current += 1
     this.open = false
     this.text = ""
+    this.cut = []
     this.usage = undefined
     this.interrupted = false
     this.waiter = undefined
