@@ -24,6 +24,8 @@ interface Entry {
   readonly turn: number
   startedAt: number | undefined
   fiber: Fiber.RuntimeFiber<void> | undefined
+  /** The scheduling its handler chose for its final response (`finalScheduling`), if it chose one. */
+  scheduling?: LiveModel.Scheduling | undefined
 }
 
 export interface Settings<R> {
@@ -54,6 +56,16 @@ export class Calls<R> {
   // Deciding to answer and sending the answer happen under this lock, and so does reading a cancellation: a call
   // is then either answered before its cancellation was read, or never.
   private readonly wire = Effect.unsafeMakeSemaphore(1)
+
+  /** What the handlers report before their results: progress goes out at once, on the wire lock. */
+  private readonly reporter: Executor.Reporter = {
+    progress: (call, response, scheduling) => this.progress(call, response, scheduling),
+    finalScheduling: (call, scheduling) =>
+      Effect.sync(() => {
+        const entry = this.seen.get(call.id)
+        if (entry !== undefined && this.pending.has(entry)) entry.scheduling = scheduling
+      })
+  }
 
   constructor(private readonly settings: Settings<R>) {}
 
@@ -160,7 +172,7 @@ export class Calls<R> {
       // or before its fiber was known to the table) must not run at all.
       if (!this.pending.has(entry)) return
       entry.startedAt = yield* Clock.currentTimeMillis
-      const result = yield* Effect.either(Executor.execute(registry(), entry.call, execute))
+      const result = yield* Effect.either(Executor.execute(registry(), entry.call, { ...execute, reporter: this.reporter }))
       yield* this.answer(entry, result)
     })
     return permits === undefined ? body : permits.withPermits(1)(body)
@@ -172,11 +184,33 @@ export class Calls<R> {
         if (!this.pending.delete(entry)) return Effect.void
         const rendered = Executor.responseFor(entry.call, result).response
         return Effect.flatMap(
-          this.send(entry.call, entry.link, rendered, (response) => ({ _tag: "Answered", result, response })),
+          this.send(entry.call, entry.link, rendered, (response) => ({ _tag: "Answered", result, response }), entry.scheduling),
           (outcome) => this.record(entry, outcome, outcome._tag === "Lost" ? "CallLost" : "CallFinished")
         )
       })
     ).pipe(Effect.uninterruptible, Effect.zipRight(this.settings.settled(entry.link)))
+  }
+
+  /**
+   * A progress report of a running call: a non-blocking call's goes to the model as a response that will continue
+   * (default `silent`), a blocking call's is only an event (a live server takes progress only for non-blocking calls).
+   * Under the wire lock, like answers and cancellations: a call already answered, cancelled, stopped or lost reports
+   * nothing more. A report that cannot be delivered is dropped: the connection is going, and its end loses the call.
+   */
+  private progress(call: FunctionCall, rendered: JsonObject, scheduling: LiveModel.Scheduling | undefined): Effect.Effect<void> {
+    return this.wire.withPermits(1)(
+      Effect.suspend(() => {
+        const entry = this.seen.get(call.id)
+        if (entry === undefined || !this.pending.has(entry)) return Effect.logDebug(`a progress report of call ${call.id} (${call.name}) came after it ended, and goes nowhere`)
+        const base = { _tag: "CallProgress", turn: entry.turn, call: entry.call, response: rendered } as const
+        if (this.settings.registry().tools.get(call.name)?.scheduling === undefined) return this.settings.publish({ ...base, sent: false })
+        const response: LiveModel.ToolResponse = { id: call.id, name: call.name, response: rendered, scheduling: scheduling ?? "silent", willContinue: true }
+        return Effect.matchEffect(entry.link.connection.sendToolResponses([response]), {
+          onFailure: () => Effect.void,
+          onSuccess: () => this.settings.publish({ ...base, sent: true, scheduling: response.scheduling })
+        })
+      })
+    ).pipe(Effect.uninterruptible)
   }
 
   /** An id asked again on a later connection: it already ran, so it is answered with an error, not run. */
@@ -219,14 +253,19 @@ export class Calls<R> {
     )
   }
 
-  /** Sends one response; an answer that cannot be delivered makes the call `Lost` (it is never sent again). */
+  /**
+   * Sends one response (a non-blocking call's with `chosen`, its handler's scheduling, else its tool's); an answer
+   * that cannot be delivered makes the call `Lost` (it is never sent again).
+   */
   private send(
     call: FunctionCall,
     link: Link,
     rendered: JsonObject,
-    outcome: (response: LiveModel.ToolResponse) => CallOutcome
+    outcome: (response: LiveModel.ToolResponse) => CallOutcome,
+    chosen?: LiveModel.Scheduling
   ): Effect.Effect<CallOutcome> {
-    const scheduling = this.settings.registry().tools.get(call.name)?.scheduling
+    const own = this.settings.registry().tools.get(call.name)?.scheduling
+    const scheduling = own === undefined ? undefined : (chosen ?? own)
     const response: LiveModel.ToolResponse = { id: call.id, name: call.name, response: rendered, ...(scheduling === undefined ? {} : { scheduling }) }
     return Effect.match(link.connection.sendToolResponses([response]), {
       onFailure: (error): CallOutcome => ({ _tag: "Lost", reason: `the answer could not be sent: ${error.message}` }),
