@@ -112,6 +112,37 @@ describe("the turns of a live session, driven directly", () => {
     expect([turns.open, turns.abandoned]).toEqual([true, false])
   })
 
+  it.effect("a turn is busy once the model said something in it or a message went out; the user's speech alone opens it without", () =>
+    Effect.gen(function* () {
+      const turns = new Turns()
+      turns.hear()
+      expect([turns.open, turns.busy]).toEqual([true, false])
+      turns.output("Yes?")
+      expect(turns.busy).toBe(true)
+      yield* turns.complete(nothing)
+      expect([turns.open, turns.busy]).toEqual([false, false])
+      turns.begin()
+      expect(turns.busy).toBe(true)
+      turns.abandon()
+      expect(turns.busy).toBe(false)
+      turns.speak()
+      expect(turns.busy).toBe(true)
+      yield* turns.lose("the connection dropped")
+      expect(turns.busy).toBe(false)
+    }))
+
+  it.effect("awaited says a send waits for the turn; wasInterrupted says the model was interrupted in it", () =>
+    Effect.gen(function* () {
+      const turns = new Turns()
+      const send = yield* waiter
+      expect([turns.awaited, turns.wasInterrupted]).toEqual([false, false])
+      turns.waitFor(send)
+      turns.interrupt()
+      expect([turns.awaited, turns.wasInterrupted]).toEqual([true, true])
+      yield* turns.complete(nothing)
+      expect([turns.awaited, turns.wasInterrupted]).toEqual([false, false])
+    }))
+
   it.effect("abandoning a turn under way drops its text and usage (still counted for the session) and skips its number", () =>
     Effect.gen(function* () {
       const turns = new Turns()

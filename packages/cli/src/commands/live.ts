@@ -28,7 +28,7 @@ export const spec: Argv.Spec = {
       ...options.idleTimeout,
       description: "How long the model may stay silent mid-turn (time a tool runs does not count) before the turn is stopped (default: no limit)."
     },
-    { ...options.turnTimeout, description: "The most one turn may take, from the message to the model's last word, before it is stopped (default: no limit)." },
+    { ...options.turnTimeout, description: "The most one turn may take, from the message to the model's last word, before it is stopped (default 10m)." },
     { ...options.maxResponseBytes, description: "The largest frame read from the live connection; a larger one ends the connection (default 32MiB)." },
     {
       name: "connect-timeout",

@@ -35,6 +35,8 @@ export interface Settings<R> {
   /** At most this many handlers at once; undefined is unbounded. */
   readonly permits: Effect.Semaphore | undefined
   readonly publish: (event: LiveAgentEvent) => Effect.Effect<void>
+  /** Told of each response as it goes out (under the wire lock), progress included. */
+  readonly responded: (link: Link, response: LiveModel.ToolResponse) => void
   /** Told each time a call of `link` stops being outstanding: the driver may be waiting for a quiet moment. */
   readonly settled: (link: Link) => Effect.Effect<void>
 }
@@ -150,6 +152,13 @@ export class Calls<R> {
     )
   }
 
+  /** Whether a blocking call of connection `epoch` is outstanding: the model waits for its answer. */
+  waiting(epoch: number): boolean {
+    const tools = this.settings.registry().tools
+    for (const entry of this.pending) if (entry.link.epoch === epoch && tools.get(entry.call.name)?.scheduling === undefined) return true
+    return false
+  }
+
   /** How many calls of connection `epoch` are outstanding. */
   outstanding(epoch: number): number {
     let count = 0
@@ -207,7 +216,10 @@ export class Calls<R> {
         const response: LiveModel.ToolResponse = { id: call.id, name: call.name, response: rendered, scheduling: scheduling ?? "silent", willContinue: true }
         return Effect.matchEffect(entry.link.connection.sendToolResponses([response]), {
           onFailure: () => Effect.void,
-          onSuccess: () => this.settings.publish({ ...base, sent: true, scheduling: response.scheduling })
+          onSuccess: () => {
+            this.settings.responded(entry.link, response)
+            return this.settings.publish({ ...base, sent: true, scheduling: response.scheduling })
+          }
         })
       })
     ).pipe(Effect.uninterruptible)
@@ -269,7 +281,10 @@ export class Calls<R> {
     const response: LiveModel.ToolResponse = { id: call.id, name: call.name, response: rendered, ...(scheduling === undefined ? {} : { scheduling }) }
     return Effect.match(link.connection.sendToolResponses([response]), {
       onFailure: (error): CallOutcome => ({ _tag: "Lost", reason: `the answer could not be sent: ${error.message}` }),
-      onSuccess: () => outcome(response)
+      onSuccess: () => {
+        this.settings.responded(link, response)
+        return outcome(response)
+      }
     })
   }
 

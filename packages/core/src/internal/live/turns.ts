@@ -14,6 +14,8 @@ export class Turns {
   current = 1
   /** Whether a turn is under way: the user spoke or the model started answering, and it has not completed. */
   open = false
+  /** In the turn under way, the model said something or a message of ours went out (not only the user's speech). */
+  private said = false
   private text = ""
   /** The text before each interruption of the turn in progress; `text` is what followed the last one. */
   private cut: Array<Segment> = []
@@ -28,6 +30,16 @@ export class Turns {
   abandoned = false
   readonly completed: Array<LiveTurn> = []
 
+  /** A `send` waits for the turn in progress. */
+  get awaited(): boolean {
+    return this.waiter !== undefined
+  }
+
+  /** The model was interrupted during the turn in progress. */
+  get wasInterrupted(): boolean {
+    return this.interrupted
+  }
+
   /** The `send` waiting for the turn. */
   waitFor(waiter: Deferred.Deferred<LiveTurn, SendError>): void {
     this.waiter = waiter
@@ -37,15 +49,27 @@ export class Turns {
     if (this.waiter === waiter) this.waiter = undefined
   }
 
-  /** The user spoke, or the model started answering (a call, a transcription). */
+  /** The model started answering (a call, a transcription of its speech). */
   begin(): void {
+    this.open = true
+    this.said = true
+  }
+
+  /** The server heard the user speak (a transcription of the user's audio): a turn begins. */
+  hear(): void {
     this.open = true
   }
 
-  /** The user spoke: a new turn, and the output of an abandoned one is no longer expected. */
+  /** A message of ours went out: a new turn, and the output of an abandoned one is no longer expected. */
   speak(): void {
     this.abandoned = false
     this.open = true
+    this.said = true
+  }
+
+  /** A turn is under way that the model is answering or owes an answer in: one only the user's speech began is not. */
+  get busy(): boolean {
+    return this.open && this.said
   }
 
   /**
@@ -60,6 +84,7 @@ export class Turns {
 
   output(text: string): void {
     this.open = true
+    this.said = true
     this.text += text
   }
 
@@ -121,6 +146,7 @@ export class Turns {
     const waiter = this.waiter
     this.current += 1
     this.open = false
+    this.said = false
     this.text = ""
     this.cut = []
     this.usage = undefined
