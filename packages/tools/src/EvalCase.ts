@@ -26,6 +26,8 @@
  *     result_contains: { ticket_id: T-100 }        # partial, on the response the model got
  *   - function_name: send_email
  *     body_contains: [T-100, warranty]         # phrases of the `body` argument, case-insensitive
+ * mode: live                                   # optional: run as a Live session (default: the scenario's mode)
+ * follow_up: [And the kitchen?]                # optional, Live only: further messages, each after the last answer
  * ```
  *
  * Unknown fields are errors (a typo must not silently weaken a case), except top-level keys starting with
@@ -145,7 +147,11 @@ export const CaseFields = Schema.Struct({
   input: Schema.String,
   scenario: Schema.NonEmptyString,
   mock_function_responses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: MockResponses }), { default: () => ({}) }),
-  expected_function_calls: Schema.Array(ExpectedCall)
+  expected_function_calls: Schema.Array(ExpectedCall),
+  /** `live`: the case is a Live session (the runner's `live` model); default its scenario's `mode`, else `rest`. */
+  mode: Schema.optional(Schema.Literal("rest", "live")),
+  /** A Live case's further user messages, each sent once the one before was answered. */
+  follow_up: Schema.optional(Schema.Array(Schema.String))
 })
 
 /** An eval case, with where it came from. */

@@ -13,6 +13,9 @@
  * routed to another scenario is the agent's failure, not the case's: that scenario runs with the mocks of the
  * functions it offers (the others cannot be called there), and the case is `failed` with a `ScenarioMismatch`.
  *
+ * A case whose `mode` (or its scenario's) is `live` runs as a Live session on `live.model` instead: its `input`, then
+ * each `follow_up`, sent in turn; its calls are checked the same way, in the order the model asked for them.
+ *
  * @example
  * const report = yield* EvalRunner.run(cases, {
  *   scenarios,                                    // Scenario.loadDirectory(...)
@@ -40,9 +43,15 @@ import type { ObservedCall } from "./EvalValidator.js"
 import * as EvalValidator from "./EvalValidator.js"
 import { contains, show } from "./internal/jsonValue.js"
 import * as Scenario from "./Scenario.js"
+import * as LiveEval from "./internal/liveEval.js"
 
-/** How to run a suite: `R` is what the scenarios' tools need, `RM` the model layers, `RD` `detectScenario`. */
-export interface Options<R, RM, RD> {
+export type { LiveOptions } from "./internal/liveEval.js"
+
+/**
+ * How to run a suite: `R` is what the scenarios' tools need, `RM` the model layers, `RD` `detectScenario`, `RL` the
+ * live model layers.
+ */
+export interface Options<R, RM, RD, RL = never> {
   /** The scenarios cases may use (resolved against implementations; see `Scenario.loadDirectory`). */
   readonly scenarios: Iterable<Scenario.Scenario<R>>
   /** The model: one Layer for all cases, or a Layer per case. It is built afresh for every case. */
@@ -61,6 +70,8 @@ export interface Options<R, RM, RD> {
   readonly prompt?: (evalCase: EvalCase) => string | Turn.Turn
   /** Further options of the agent loop (maxTurns, stop conditions, retry policy, ...). */
   readonly agent?: Omit<Dispatcher.RunOptions<R>, "prompt">
+  /** The live model of the Live cases (`mode: live`), and their sessions' options. */
+  readonly live?: LiveEval.LiveOptions<R, RL> | undefined
 }
 
 /** Cases running at once unless `concurrency` says otherwise. */
@@ -165,7 +176,10 @@ const stopReasonText = (reason: Agent.StopReason): string =>
         : `repeated call (${reason.name} ×${reason.times})`
 
 /** Runs one case; never fails (problems are an `error` status). */
-export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, options: Options<R, RM, RD>): Effect.Effect<EvalReport.CaseResult, never, R | RM | RD> => {
+export const runCase = <R = never, RM = never, RD = never, RL = never>(
+  evalCase: EvalCase,
+  options: Options<R, RM, RD, RL>
+): Effect.Effect<EvalReport.CaseResult, never, R | RM | RD | RL> => {
   const base = {
     id: evalCase.id,
     description: evalCase.description,
@@ -189,6 +203,8 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
   interface Reached {
     scenario?: string
     dispatcher?: Dispatcher.Dispatcher<R>
+    /** A Live case's calls so far. */
+    live?: Effect.Effect<ReadonlyArray<ObservedCall>>
   }
 
   const whole = (reached: Reached) => Effect.gen(function* () {
@@ -205,6 +221,8 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     const own = name === evalCase.scenario ? scenario : Scenario.get(options.scenarios, evalCase.scenario)
     const caseBug = Either.isRight(own) ? foreignMocks(own.right, evalCase) : undefined
     if (caseBug !== undefined) return errored(name, caseBug)
+    if (LiveEval.isLive(evalCase, scenario.right)) return yield* live(name, scenario.right, reached)
+    if (evalCase.follow_up !== undefined) return errored(name, "follow_up is sent only in a Live session: give the case (or its scenario) mode: live")
     const dispatcher = yield* Dispatcher.make(withMocks(scenario.right, evalCase))
     reached.dispatcher = dispatcher
     const layer = typeof options.model === "function" ? options.model(evalCase) : options.model
@@ -234,13 +252,38 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     }
   })
 
+  /** The case as a Live session, validated as a REST run is. */
+  const live = (name: string, scenario: Scenario.Scenario<R>, reached: Reached) =>
+    Effect.gen(function* () {
+      if (options.live === undefined) return errored(name, "the case runs as a Live session (mode: live), and the runner was given no live model (`live`)")
+      const outcome = yield* Effect.either(
+        LiveEval.run(evalCase, withMocks(scenario, evalCase), options.live, (calls) => (reached.live = calls)).pipe(
+          Effect.catchAllDefect((defect) => Effect.fail(`the run died: ${messageOf(defect)}`))
+        )
+      )
+      if (Either.isLeft(outcome)) return errored(name, outcome.left, yield* (reached.live ?? Effect.succeed([])))
+      const { calls, text, turns } = outcome.right
+      const mismatches = EvalValidator.validate(evalCase, { scenario: name, calls })
+      return {
+        ...base,
+        scenario: name,
+        status: mismatches.length === 0 ? ("passed" as const) : ("failed" as const),
+        calls,
+        mismatches,
+        text,
+        turns,
+        stopReason: "finished"
+      }
+    })
+
   const attempt = Effect.suspend(() => {
     const reached: Reached = {}
     return Effect.flatMap(Effect.timeoutOption(whole(reached), timeout), (result) =>
       Option.isSome(result)
         ? Effect.succeed(result.value)
-        : Effect.map(reached.dispatcher?.calls ?? Effect.succeed<ReadonlyArray<Dispatcher.DispatchedCall>>([]), (logged) =>
-            errored(reached.scenario, `the case timed out after ${Duration.format(timeout)}`, logged.map(observed))
+        : Effect.map(
+            reached.live ?? Effect.map(reached.dispatcher?.calls ?? Effect.succeed<ReadonlyArray<Dispatcher.DispatchedCall>>([]), (logged) => logged.map(observed)),
+            (calls) => errored(reached.scenario, `the case timed out after ${Duration.format(timeout)}`, calls)
           )
     )
   })
@@ -255,7 +298,10 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
 }
 
 /** Runs every case (bounded concurrency; results in case order) and builds the report. */
-export const run = <R = never, RM = never, RD = never>(cases: ReadonlyArray<EvalCase>, options: Options<R, RM, RD>): Effect.Effect<EvalReport.Report, never, R | RM | RD> =>
+export const run = <R = never, RM = never, RD = never, RL = never>(
+  cases: ReadonlyArray<EvalCase>,
+  options: Options<R, RM, RD, RL>
+): Effect.Effect<EvalReport.Report, never, R | RM | RD | RL> =>
   // A bad threshold or concurrency is a configuration bug: a defect, raised when the run starts.
   Effect.suspend(() => {
   const threshold = EvalReport.checkThreshold(options.threshold ?? EvalReport.defaultThreshold)

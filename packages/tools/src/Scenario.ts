@@ -20,6 +20,9 @@
  * You answer warranty e-mails. Check the warranty first, then ...
  * ```
  *
+ * `mode: live` in the front matter runs the scenario's eval cases as Live sessions (see `EvalRunner`'s `live`),
+ * unless a case says `mode: rest`.
+ *
  * A scenario may also offer the tools of MCP servers, started when it runs (see `@agentfx/tools/mcp`'s
  * `withServers`): a command line (stdio) or a URL (Streamable HTTP, optional headers), each with a name, and
  * optionally only some of the server's tools (`tools`, by the server's names):
@@ -174,7 +177,8 @@ export const FrontMatter = Schema.Struct({
   version: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
   trigger: Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String))),
   available_functions: Schema.Array(FunctionSpec),
-  mcp: Schema.optional(Schema.Array(McpServerSpec))
+  mcp: Schema.optional(Schema.Array(McpServerSpec)),
+  mode: Schema.optional(Schema.Literal("rest", "live"))
 })
 export interface FrontMatter extends Schema.Schema.Type<typeof FrontMatter> {}
 
@@ -230,6 +234,8 @@ export interface Definition {
   readonly mcp: ReadonlyArray<McpServer>
   /** The Markdown body: the system prompt. */
   readonly instructions: string
+  /** `live`: its eval cases run as Live sessions unless a case says otherwise (see `EvalCase`'s `mode`). */
+  readonly mode?: "rest" | "live" | undefined
 }
 
 /**
@@ -364,7 +370,8 @@ export const parse = (text: string, file: string, env: Environment = process.env
       trigger,
       functions,
       mcp,
-      instructions: body
+      instructions: body,
+      ...(front.mode === undefined ? {} : { mode: front.mode })
     }
   })
 

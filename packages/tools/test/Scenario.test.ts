@@ -143,6 +143,14 @@ describe("Scenario.parse", () => {
     expect(versionOf("1.10.3")).toBe("1.10.3")
   })
 
+  it("mode is rest or live, absent unless written; anything else is refused at its line", () => {
+    const text = (mode: string) => `---\nname: m\ndescription: d\n${mode}available_functions: []\n---\nGo.\n`
+    expect(Either.getOrThrow(Scenario.parse(text("mode: live\n"), "m.md")).mode).toBe("live")
+    expect(Either.getOrThrow(Scenario.parse(text("mode: rest\n"), "m.md")).mode).toBe("rest")
+    expect("mode" in Either.getOrThrow(Scenario.parse(text(""), "m.md"))).toBe(false)
+    expect(parseError(text("mode: audio\n"))).toMatchObject({ _tag: "ScenarioFileError", line: 4, field: "mode" })
+  })
+
   it("accepts CRLF line ends, a BOM, a list of triggers, no version and functions without parameters", () => {
     const text = "\uFEFF---\r\nname: ping\r\ndescription: d\r\ntrigger: [a, b]\r\navailable_functions:\r\n  - name: ping\r\n    description: p\r\n---\r\nSay pong.\r\n"
     const definition = Either.getOrThrow(Scenario.parse(text, "ping.md"))
