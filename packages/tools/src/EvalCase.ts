@@ -130,6 +130,9 @@ const Phrases = Schema.transform(Schema.Union(Phrase, PhraseList), Schema.Array(
   encode: (list) => list
 })
 
+/** Per function, its mock entries, as `mock_function_responses` (and a mocks file, see `Mocks`) hold them. */
+export const MockFunctionResponses = Schema.Record({ key: Schema.String, value: MockResponses })
+
 /** One expected call. */
 export const ExpectedCall = Schema.Struct({
   function_name: Schema.NonEmptyString,
@@ -146,7 +149,7 @@ export const CaseFields = Schema.Struct({
   description: Schema.optionalWith(Schema.String, { default: () => "" }),
   input: Schema.String,
   scenario: Schema.NonEmptyString,
-  mock_function_responses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: MockResponses }), { default: () => ({}) }),
+  mock_function_responses: Schema.optionalWith(MockFunctionResponses, { default: () => ({}) }),
   expected_function_calls: Schema.Array(ExpectedCall),
   /** `live`: the case is a Live session (the runner's `live` model); default its scenario's `mode`, else `rest`. */
   mode: Schema.optional(Schema.Literal("rest", "live")),

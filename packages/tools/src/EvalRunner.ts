@@ -35,13 +35,13 @@ import type * as Layer from "effect/Layer"
 import type { LanguageModel, Turn } from "@agentfx/core"
 import { Json, Registry, Telemetry } from "@agentfx/core"
 import type { Agent } from "@agentfx/core"
-import type { Tool } from "@agentfx/core"
 import * as Dispatcher from "./Dispatcher.js"
 import type { EvalCase, MockResponse } from "./EvalCase.js"
 import * as EvalReport from "./EvalReport.js"
 import type { ObservedCall } from "./EvalValidator.js"
 import * as EvalValidator from "./EvalValidator.js"
-import { contains, show } from "./internal/jsonValue.js"
+import { show } from "./internal/jsonValue.js"
+import * as Mocks from "./Mocks.js"
 import * as Scenario from "./Scenario.js"
 import * as LiveEval from "./internal/liveEval.js"
 
@@ -80,39 +80,14 @@ export const defaultConcurrency = 4
 export const defaultTimeout = Duration.minutes(2)
 
 /** The mock entry that answers these arguments: the first whose `when` the arguments contain (any, without one). */
-export const mockEntry = (entries: ReadonlyArray<MockResponse>, args: Json.JsonObject): MockResponse | undefined =>
-  entries.find((candidate) => candidate.when === undefined || contains(candidate.when, args))
+export const mockEntry = Mocks.entry
 
 /** What the case's mocks answer for these arguments: the first entry whose `when` the arguments contain. */
-export const mockOutcome = (
-  functionName: string,
-  entries: ReadonlyArray<MockResponse>,
-  args: Json.JsonObject
-): Either.Either<unknown, Json.JsonObject> => {
-  const entry = mockEntry(entries, args)
-  if (entry === undefined) {
-    return Either.left({ message: `the eval case gives no mock response for ${functionName} with these arguments: ${show(args, 500)}` })
-  }
-  if (entry.error !== undefined) return Either.left(typeof entry.error === "string" ? { message: entry.error } : entry.error)
-  return Either.right(entry.response)
-}
-
-/**
- * The implementation's tool with its handler replaced by the mock. Arguments are still decoded by the
- * implementation (so invalid arguments fail as they would for real), but the mock matches the raw arguments.
- */
-const mocked = <R>(tool: Tool.Tool<R>, entries: ReadonlyArray<MockResponse>): Tool.Tool<R> => ({
-  ...tool,
-  decode: (args) => Either.map(tool.decode(args), () => args),
-  // Stryker disable next-line BooleanLiteral: the executor asks only about arguments that decoded, so `onLeft` is never taken
-  needsApproval: (args) => Either.match(tool.decode(args as Json.JsonObject), { onLeft: () => false, onRight: tool.needsApproval }),
-  run: (args) =>
-    Either.match(mockOutcome(tool.name, entries, args as Json.JsonObject), {
-      // Stryker disable next-line BooleanLiteral: a mock's error is the tool's answer, not a crash; no eval result carries the flag
-      onLeft: (cause) => Effect.fail({ cause, defect: false }),
-      onRight: (value) => Effect.succeed(value)
-    })
-})
+export const mockOutcome: (functionName: string, entries: ReadonlyArray<MockResponse>, args: Json.JsonObject) => Either.Either<unknown, Json.JsonObject> = (
+  functionName,
+  entries,
+  args
+) => Mocks.outcome(functionName, entries, args)
 
 /** Why the case's mocks do not fit its own scenario: a mock for a function the scenario does not offer. */
 const foreignMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): string | undefined => {
@@ -127,15 +102,7 @@ const withMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): Scena
   const mocks = evalCase.mock_function_responses
   // Stryker disable next-line ConditionalExpression: a shortcut only; without mocks the rebuilt registry holds the same tools
   if (Object.keys(mocks).length === 0) return scenario
-  const withCaseMocks = (registry: Registry.Registry<R>): Registry.Registry<R> =>
-    Registry.unsafeMake(
-      ...registry.names.map((name) => {
-        const tool = registry.tools.get(name)!
-        // Own keys only: a function called "constructor" must not find Object's.
-        const entries = Object.hasOwn(mocks, name) ? mocks[name] : undefined
-        return entries === undefined ? tool : mocked(tool, entries)
-      })
-    )
+  const withCaseMocks = (registry: Registry.Registry<R>): Registry.Registry<R> => Mocks.apply(registry, mocks)
   const registry = withCaseMocks(scenario.registry)
   const source = scenario.registry.source
   // A registry that follows MCP servers keeps following them, with the mocks in place.
