@@ -1,7 +1,7 @@
 /**
  * The interactive chat behind `agentfx live`: reads lines from `Io` and sends each on one `LiveAgent` session,
- * showing the model's text as it streams, each call as it starts (`→`), is answered (`←`), cancelled by the
- * server or lost with its connection (`✗`), each reconnect, and each change of the tools (a registry that follows its
+ * showing the model's text as it streams, each call as it starts (`→`), reports progress (`…`), is answered (`←`),
+ * cancelled by the server or lost with its connection (`✗`), each reconnect, and each change of the tools (a registry that follows its
  * MCP servers: the session resumes on a new connection to declare them). Ctrl-C during a turn stops the turn and its calls
  * (they are answered with an error, so the model does not wait) and the session goes on; Ctrl-C twice at an empty
  * prompt, `/exit` or the end of input quits. A message lost with its connection is sent again, once, on the resumed
@@ -70,6 +70,8 @@ export const lineOf = (event: LiveAgent.LiveAgentEvent): string | undefined => {
         onRight: (value) => `← ${name}: ${escapeName(Screen.preview(value))}${took}`
       })
     }
+    case "CallProgress":
+      return `… ${escapeName(event.call.name)}: ${escapeName(Screen.preview(event.response))}`
     case "CallCancelled":
       return `✗ ${escapeName(event.record.name)} ${event.record.outcome._tag === "Stopped" ? "stopped" : "cancelled by the server"}`
     case "CallLost":

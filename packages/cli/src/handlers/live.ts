@@ -20,10 +20,13 @@ export const handler: Handler = ({ options }) =>
     const connectTimeout = Duration.millis(options.millis("connect-timeout") ?? Duration.toMillis(LiveProvider.defaultConnectTimeout))
     yield* Effect.scoped(
       Effect.gen(function* () {
+        const builtins = Builtins.tools({ root, allowHosts: options.list("allow-host"), approval: !autoApprove })
+        // Files are read before anything connects: a scenario or mocks file that cannot be used is a usage error.
+        const scenario = yield* McpTools.scenario(options, builtins)
         yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
         yield* LiveRepl.run({
-          registry: yield* McpTools.registry(options, Builtins.tools({ root, allowHosts: options.list("allow-host"), approval: !autoApprove })),
-          system: options.text("system"),
+          registry: scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry,
+          system: options.text("system") ?? scenario?.instructions,
           concurrency: options.number("concurrency"),
           bounds: { firstByteTimeout: options.millis("first-byte-timeout"), idleTimeout: options.millis("idle-timeout"), turnTimeout: options.millis("turn-timeout") },
           autoApprove,
