@@ -76,7 +76,12 @@ export interface Options<R> {
   readonly ownTurnWait?: Duration.DurationInput | undefined
 }
 
-/** Options of one `send`. */
+/**
+ * Options of one `send`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
 export interface SendOptions {
   /** The most the answer may take, from the text going out to the turn's end; default the session's `turnTimeout`. */
   readonly timeout?: Duration.DurationInput | undefined
@@ -89,7 +94,12 @@ export interface SendOptions {
   readonly resendOnTurnLost?: boolean | undefined
 }
 
-/** The connection a session uses: its number (from 1), and whether it continued the session from a handle. */
+/**
+ * The connection a session uses: its number (from 1), and whether it continued the session from a handle.
+ *
+ * @since 0.3.0
+ * @category models
+ */
 export interface Connected {
   readonly connection: number
   readonly resumed: boolean
@@ -152,10 +162,20 @@ export interface Session {
   readonly await: Effect.Effect<void, SessionError>
 }
 
-/** How long a `send` may wait for its answer unless the session or the send says otherwise. */
+/**
+ * How long a `send` may wait for its answer unless the session or the send says otherwise.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
 export const defaultTurnTimeout: Duration.Duration = Duration.minutes(10)
 
-/** How long a `send` waits, with the model silent, for a turn the model owes on its own. */
+/**
+ * How long a `send` waits, with the model silent, for a turn the model owes on its own.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
 export const defaultOwnTurnWait: Duration.Duration = Duration.seconds(10)
 
 /** Reconnects: after a failed attempt wait 0.5 s, doubling (jittered, capped at 8 s), and give up after 5 more. */

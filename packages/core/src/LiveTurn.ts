@@ -48,6 +48,9 @@ export interface CallRecord {
  * A piece of a turn's text. The model may be interrupted mid-sentence (a non-blocking result scheduled `interrupt`,
  * the user speaking over it) and go on in the same turn: the text it said up to each interruption is a segment with
  * `interrupted` true, what it said after the last one a segment with `interrupted` false.
+ *
+ * @since 0.3.0
+ * @category models
  */
 export interface Segment {
   readonly text: string

@@ -41,7 +41,12 @@ export class InvalidToolDefinition extends Schema.TaggedError<InvalidToolDefinit
 /** A failure Schema; `Schema.Never` (the default) means the handler cannot fail. */
 export type FailureSchema = Schema.Schema.AnyNoContext | typeof Schema.Never
 
-/** How one progress report is heard by a live model. */
+/**
+ * How one progress report is heard by a live model.
+ *
+ * @since 0.3.0
+ * @category models
+ */
 export interface ProgressOptions {
   /** Default `"silent"`: the model only adds it to its context. */
   readonly scheduling?: Scheduling | undefined

@@ -130,7 +130,12 @@ const Phrases = Schema.transform(Schema.Union(Phrase, PhraseList), Schema.Array(
   encode: (list) => list
 })
 
-/** Per function, its mock entries, as `mock_function_responses` (and a mocks file, see `Mocks`) hold them. */
+/**
+ * Per function, its mock entries, as `mock_function_responses` (and a mocks file, see `Mocks`) hold them.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
 export const MockFunctionResponses = Schema.Record({ key: Schema.String, value: MockResponses })
 
 /** One expected call. */
