@@ -79,7 +79,8 @@ export const lineOf = (event: LiveAgent.LiveAgentEvent): string | undefined => {
     case "GoAway":
       return `(the server will close this connection in ${Duration.format(event.timeLeft)}; the session moves to a new one)`
     case "Reconnecting":
-      return `(connection lost — ${event.reason}${event.code === undefined ? "" : `, code ${event.code}`}; reconnecting, attempt ${event.attempt}${event.fresh ? "; no resumption handle, so the conversation starts afresh" : ""})`
+      // The reason quotes the server's close reason: escaped, so it cannot drive the terminal.
+      return `(connection lost — ${escapeLines(event.reason)}${event.code === undefined ? "" : `, code ${event.code}`}; reconnecting, attempt ${event.attempt}${event.fresh ? "; no resumption handle, so the conversation starts afresh" : ""})`
     case "Connected":
       return event.resumed ? `(reconnected: the session resumed on connection ${event.connection})` : undefined
     case "ToolsChanged": {

@@ -22,7 +22,7 @@ export const handler: Handler = ({ options }) =>
       Effect.gen(function* () {
         const builtins = Builtins.tools({ root, allowHosts: options.list("allow-host"), approval: !autoApprove })
         // Files are read before anything connects: a scenario or mocks file that cannot be used is a usage error.
-        const scenario = yield* McpTools.scenario(options, builtins)
+        const scenario = yield* McpTools.scenario(options, builtins, true)
         yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
         yield* LiveRepl.run({
           registry: scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry,

@@ -34,7 +34,9 @@ export interface FromScenario {
  */
 export const scenario = (
   options: Argv.Values,
-  builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
+  builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>,
+  /** The command takes `--mocks` (`live`): a function that is not built in is an error that points to it. */
+  mocking = false
 ): Effect.Effect<FromScenario | undefined, UsageError | Interrupted, FileSystem.FileSystem | Scope.Scope | Io> =>
   Effect.gen(function* () {
     const file = options.text("scenario")
@@ -51,7 +53,7 @@ export const scenario = (
     const implementations = (definition: ScenarioDefinition) =>
       Registry.unsafeMake(...builtins, ...definition.functions.filter((f) => !builtinNames.has(f.name) && Object.hasOwn(mocks, f.name)).map(Builtins.standIn))
     const resolved = yield* Effect.mapError(Scenario.load(file, implementations), (error) =>
-      error._tag === "MissingImplementation"
+      mocking && error._tag === "MissingImplementation"
         ? new UsageError({
             message: `${error.line === undefined ? error.file : `${error.file}:${error.line}`}: scenario "${error.scenario}" declares function "${error.function}", which is not a built-in tool (${Builtins.names.join(", ")}): ${
               mocksFile === undefined ? "give its responses with --mocks FILE" : `give its responses in ${mocksFile}`
