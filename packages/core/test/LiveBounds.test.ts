@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import type { Duration } from "effect"
 import type { Scope } from "effect"
 import { LiveAgent, LiveModel } from "../src/index.js"
@@ -88,6 +88,14 @@ describe("bounds on a live send", () => {
         expect(slower.unsafePoll()).toBeNull()
         yield* advance("1 millis")
         expect(yield* Fiber.await(slower)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "turn", after: LiveAgent.defaultTurnTimeout }))
+      })))
+
+  it.scoped("a send's timeout that is not longer than zero is a defect naming it", () =>
+    live({ onText: () => [{ text: "hi" }, { turnComplete: true }] }, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry })
+        const exit = yield* Effect.exit(session.send("x", { timeout: 0 }))
+        expect(Exit.isFailure(exit) && Cause.isDie(exit.cause) && String(Cause.squash(exit.cause))).toBe("RangeError: timeout must be longer than 0, got 0")
       })))
 
   it.scoped("a send's own timeout replaces the session's turnTimeout, longer or shorter", () =>

@@ -137,6 +137,27 @@ describe("a send waits for the turn the model owes on its own", () => {
         })
     ))
 
+  it.scoped("a send waiting for the model's own turn when the session is closed fails at once with SessionEnded", () =>
+    live(
+      {
+        onText: () => [{ calls: [{ name: "lookup", id: "l" }] }, { text: "Looking." }, { turnComplete: true }],
+        // The model starts its own turn and is still in it when the session closes.
+        onToolResponses: (responses) => (final(responses, "l") ? [{ text: "Found" }] : [])
+      },
+      () =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: Registry.unsafeMake(lookup("whenIdle")) })
+          yield* session.send("find")
+          yield* advance("1 second")
+          const next = yield* Effect.fork(session.send("next"))
+          yield* advance("0 millis")
+          expect(next.unsafePoll()).toBeNull()
+          yield* session.close
+          yield* advance("0 millis")
+          expect(next.unsafePoll()).toMatchObject(Exit.fail({ _tag: "SessionEnded" }))
+        })
+    ))
+
   it.scoped("silent results and progress owe no turn", () =>
     live(
       { onText: (text) => (text === "find" ? [{ calls: [{ name: "lookup", id: "l" }] }, { turnComplete: true }] : [{ text: `About ${text}.` }, { turnComplete: true }]) },

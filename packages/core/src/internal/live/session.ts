@@ -178,6 +178,8 @@ export const make = <R>(options: Options<R>, defaults: Defaults): Effect.Effect<
     let foldable = 0
     /** Resumable handles received so far: a lost message is re-sent only if none came after it went out. */
     let handles = 0
+    /** How many handles the session had when it lost its last turn (a handle of the next connection comes after). */
+    let handlesAtLoss = 0
     /** When the model last said something, on the clock: a send waits for an owed turn only while the model talks. */
     let lastHeard = clock.unsafeCurrentTimeMillis()
     /** Completed when what a waiting `send` looks at may have changed; made only while one waits. */
@@ -194,7 +196,8 @@ export const make = <R>(options: Options<R>, defaults: Defaults): Effect.Effect<
      * `ownTurnWait` the owed turns are given up on (a server may not speak of every result) and the text goes out.
      */
     const quieted: Effect.Effect<void> = Effect.suspend(() => {
-      if (!turns.busy && owed === 0) return Effect.void
+      // Once the session has ended the text cannot go out: the send fails with the end at once.
+      if ((!turns.busy && owed === 0) || ended !== undefined) return Effect.void
       const silence = clock.unsafeCurrentTimeMillis() - lastHeard
       if (silence >= waitMillis) {
         owed = 0
@@ -361,7 +364,10 @@ export const make = <R>(options: Options<R>, defaults: Defaults): Effect.Effect<
           Effect.gen(function* () {
             detach(self)
             yield* calls.lose(self.epoch, self.lost)
-            if (self.replaced) yield* turns.lose(self.lost)
+            if (self.replaced) {
+              handlesAtLoss = handles
+              yield* turns.lose(self.lost)
+            }
           })
         )
         active = self
@@ -529,7 +535,11 @@ export const make = <R>(options: Options<R>, defaults: Defaults): Effect.Effect<
           return exchange(text, bounds, (where) => (at = where)).pipe(
             Effect.catchIf(
               // Lost with its connection, and the state resumed from predates it: the new connection never heard it.
-              (error) => sendOptions.resendOnTurnLost === true && !resent && (error._tag === "TurnLost" || error._tag === "Unavailable") && at !== undefined && at.handles === handles,
+              (error) =>
+                sendOptions.resendOnTurnLost === true &&
+                !resent &&
+                at !== undefined &&
+                ((error._tag === "TurnLost" && at.handles === handlesAtLoss) || (error._tag === "Unavailable" && at.handles === handles)),
               () => Effect.zipRight(leftBehind(at!.epoch), once(true))
             )
           )
