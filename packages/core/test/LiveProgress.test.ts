@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Schema, TestClock } from "effect"
-import { LiveAgent, Registry, Tool } from "../src/index.js"
-import type { ScriptedLive } from "../src/testing.js"
-import { eventually, live, record } from "./LiveFixtures.js"
+import { Effect, Fiber, Layer, Logger, LogLevel, Schema, TestClock } from "effect"
+import { LiveAgent, LiveModel, ModelError, Registry, Tool } from "../src/index.js"
+import { ScriptedLive } from "../src/testing.js"
+import { eventually, live, makeProbe, record } from "./LiveFixtures.js"
 
 /** The calls of one message: a `report` call (see LiveFixtures) and a turn that completes while it runs. */
 const reporting = (args: { steps: number; seconds: number; stubborn?: boolean; late?: boolean }, then: ReadonlyArray<ScriptedLive.Action> = []): ScriptedLive.Script => ({
@@ -67,10 +67,15 @@ describe("progress from a live tool", () => {
       }))
   })
 
-  it.scoped("a report after the call's final response (from a fiber the handler left behind) goes nowhere", () =>
+  it.scoped("a report after the call's final response (from a fiber the handler left behind) goes nowhere, and a debug line says so", () =>
     live(reporting({ steps: 1, seconds: 1, late: true }), (probe, server) =>
       Effect.gen(function* () {
-        const session = yield* LiveAgent.session({ registry: probe.registry })
+        const logs: Array<unknown> = []
+        const logger = Logger.make(({ message }) => void logs.push(message))
+        const session = yield* LiveAgent.session({ registry: probe.registry }).pipe(
+          Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+          Logger.withMinimumLogLevel(LogLevel.Debug)
+        )
         yield* session.send("go")
         yield* TestClock.adjust("1 second")
         yield* eventually(server.responses, (sent) => sent.length === 2)
@@ -80,7 +85,38 @@ describe("progress from a live tool", () => {
           [{ step: 1 }, true],
           [{ steps: 1 }, undefined]
         ])
+        expect(logs).toContainEqual(["a progress report of call r (report) came after it ended, and goes nowhere"])
       })))
+
+  it.scoped("a report the connection cannot take is dropped: no event, and the result still closes the call", () => {
+    // A connection that refuses responses that will continue, as a closing socket would.
+    const refusing = Layer.effect(
+      LiveModel.LiveModel,
+      Effect.map(LiveModel.LiveModel, (model) => ({
+        ...model,
+        connect: (setup: LiveModel.Setup) =>
+          Effect.map(model.connect(setup), (connection) => ({
+            ...connection,
+            sendToolResponses: (responses: ReadonlyArray<LiveModel.ToolResponse>) =>
+              responses.some((response) => response.willContinue === true)
+                ? Effect.fail(new ModelError.Unavailable({ message: "the socket is closing" }))
+                : connection.sendToolResponses(responses)
+          }))
+      }))
+    ).pipe(Layer.provideMerge(ScriptedLive.layer(reporting({ steps: 1, seconds: 1 }))))
+    return Effect.gen(function* () {
+      const server = yield* ScriptedLive.ScriptedLiveModel
+      const probe = yield* makeProbe
+      const session = yield* LiveAgent.session({ registry: probe.registry })
+      const events = yield* record(session)
+      yield* session.send("go")
+      yield* TestClock.adjust("1 second")
+      const sent = yield* eventually(server.responses, (sent) => sent.length === 1)
+      expect(sent.map((r) => r.response)).toEqual([{ id: "r", name: "report", response: { steps: 1 }, scheduling: "interrupt" }])
+      expect((yield* events).filter(([, event]) => event._tag === "CallProgress")).toEqual([])
+      expect((yield* session.calls).map((call) => call.outcome._tag)).toEqual(["Answered"])
+    }).pipe(Effect.provide(refusing))
+  })
 
   it.scoped("a report after the server cancelled the call goes nowhere, even from a handler that cannot be interrupted", () =>
     live(reporting({ steps: 3, seconds: 1, stubborn: true }, [{ cancel: ["r"], after: "1500 millis" }]), (probe, server) =>

@@ -116,6 +116,59 @@ describe("a send waits for the turn the model owes on its own", () => {
         })
     ))
 
+  it.scoped("a result sent while another non-blocking call still runs owes a turn all the same: the model does not wait for that one", () => {
+    const lookupSlowly = Tool.make("lookup_slowly", {
+      description: "Looks it up, slowly",
+      parameters: Schema.Struct({}),
+      nonBlocking: { scheduling: "whenIdle" },
+      handler: () => Effect.as(Effect.sleep("5 seconds"), { found: 0 })
+    })
+    return live(
+      {
+        onText: (text) =>
+          text === "find"
+            ? [{ calls: [{ name: "lookup", id: "l" }, { name: "lookup_slowly", id: "m" }] }, { text: "Looking." }, { turnComplete: true }]
+            : [{ text: `About ${text}.` }, { turnComplete: true }],
+        onToolResponses: (responses) => (final(responses, "l") ? [{ wait: "1 second" }, { text: "Found 3." }, { turnComplete: true }] : [])
+      },
+      (_, server) =>
+        Effect.gen(function* () {
+          const session = yield* LiveAgent.session({ registry: Registry.unsafeMake(lookup("whenIdle"), lookupSlowly) })
+          yield* session.send("find")
+          yield* advance("1 second")
+          const next = yield* Effect.fork(session.send("next"))
+          yield* advance("1 second")
+          expect(yield* Fiber.join(next)).toMatchObject({ turn: 3, text: "About next." })
+          expect((yield* texts(server)).map(([, text, at]) => [text, at])).toEqual([
+            ["find", 0],
+            ["next", 2000]
+          ])
+        })
+    )
+  })
+
+  it.scoped("a call of a function the tools lack is one the model waits for: a result sent while it is outstanding owes no turn", () =>
+    live(
+      {
+        onText: (text) => (text === "find" ? [{ calls: [{ name: "lookup", id: "l" }, { name: "nope", id: "n" }] }] : [{ text: `About ${text}.` }, { turnComplete: true }]),
+        onIdle: () => [{ text: "Found 3; nope is unknown." }, { turnComplete: true }]
+      },
+      (_, server) =>
+        Effect.gen(function* () {
+          // One call at a time: the unknown one waits while the lookup runs.
+          const session = yield* LiveAgent.session({ registry: Registry.unsafeMake(lookup("whenIdle")), concurrency: "sequential" })
+          const find = yield* Effect.fork(session.send("find"))
+          yield* advance("1 second")
+          expect((yield* Fiber.join(find)).text).toBe("Found 3; nope is unknown.")
+          expect(yield* session.send("next")).toMatchObject({ turn: 2, text: "About next." })
+          expect((yield* server.responses).map((r) => r.response.id)).toEqual(["l", "n"])
+          expect((yield* session.calls).map((call) => [call.id, call.outcome._tag])).toEqual([
+            ["l", "Answered"],
+            ["n", "Answered"]
+          ])
+        })
+    ))
+
   it.scoped("a model that never speaks of the result: after ownTurnWait of its silence the send goes out anyway", () =>
     live(
       { onText: (text) => (text === "find" ? [{ calls: [{ name: "lookup", id: "l" }] }, { text: "Looking." }, { turnComplete: true }] : [{ text: `About ${text}.` }, { turnComplete: true }]) },

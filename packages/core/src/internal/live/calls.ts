@@ -59,16 +59,6 @@ export class Calls<R> {
   // is then either answered before its cancellation was read, or never.
   private readonly wire = Effect.unsafeMakeSemaphore(1)
 
-  /** What the handlers report before their results: progress goes out at once, on the wire lock. */
-  private readonly reporter: Executor.Reporter = {
-    progress: (call, response, scheduling) => this.progress(call, response, scheduling),
-    finalScheduling: (call, scheduling) =>
-      Effect.sync(() => {
-        const entry = this.seen.get(call.id)
-        if (entry !== undefined && this.pending.has(entry)) entry.scheduling = scheduling
-      })
-  }
-
   constructor(private readonly settings: Settings<R>) {}
 
   /** Starts the calls of a `ToolCall` (a repeated id is not run again). */
@@ -152,10 +142,14 @@ export class Calls<R> {
     )
   }
 
-  /** Whether a blocking call of connection `epoch` is outstanding: the model waits for its answer. */
-  waiting(epoch: number): boolean {
+  /**
+   * Whether a blocking call is outstanding: the model waits for its answer. (All outstanding calls are of the
+   * connection in use: a connection's are lost before the next one opens.) A call of a function the tools do not
+   * have is blocking too: nothing declared it otherwise.
+   */
+  waiting(): boolean {
     const tools = this.settings.registry().tools
-    for (const entry of this.pending) if (entry.link.epoch === epoch && tools.get(entry.call.name)?.scheduling === undefined) return true
+    for (const entry of this.pending) if (tools.get(entry.call.name)?.scheduling === undefined) return true
     return false
   }
 
@@ -181,7 +175,12 @@ export class Calls<R> {
       // or before its fiber was known to the table) must not run at all.
       if (!this.pending.has(entry)) return
       entry.startedAt = yield* Clock.currentTimeMillis
-      const result = yield* Effect.either(Executor.execute(registry(), entry.call, { ...execute, reporter: this.reporter }))
+      // What the handler reports before its result: progress goes out at once, its final scheduling is kept for it.
+      const reporter: Executor.Reporter = {
+        progress: (_, response, scheduling) => this.progress(entry, response, scheduling),
+        finalScheduling: (_, scheduling) => Effect.sync(() => void (entry.scheduling = scheduling))
+      }
+      const result = yield* Effect.either(Executor.execute(registry(), entry.call, { ...execute, reporter }))
       yield* this.answer(entry, result)
     })
     return permits === undefined ? body : permits.withPermits(1)(body)
@@ -206,12 +205,14 @@ export class Calls<R> {
    * Under the wire lock, like answers and cancellations: a call already answered, cancelled, stopped or lost reports
    * nothing more. A report that cannot be delivered is dropped: the connection is going, and its end loses the call.
    */
-  private progress(call: FunctionCall, rendered: JsonObject, scheduling: LiveModel.Scheduling | undefined): Effect.Effect<void> {
+  private progress(entry: Entry, rendered: JsonObject, scheduling: LiveModel.Scheduling | undefined): Effect.Effect<void> {
+    const call = entry.call
     return this.wire.withPermits(1)(
       Effect.suspend(() => {
-        const entry = this.seen.get(call.id)
-        if (entry === undefined || !this.pending.has(entry)) return Effect.logDebug(`a progress report of call ${call.id} (${call.name}) came after it ended, and goes nowhere`)
-        const base = { _tag: "CallProgress", turn: entry.turn, call: entry.call, response: rendered } as const
+        if (!this.pending.has(entry)) return Effect.logDebug(`a progress report of call ${call.id} (${call.name}) came after it ended, and goes nowhere`)
+        const base = { _tag: "CallProgress", turn: entry.turn, call, response: rendered } as const
+        // The tools change only when no call is outstanding, so the tool of a running call is always there.
+        // Stryker disable next-line OptionalChaining
         if (this.settings.registry().tools.get(call.name)?.scheduling === undefined) return this.settings.publish({ ...base, sent: false })
         const response: LiveModel.ToolResponse = { id: call.id, name: call.name, response: rendered, scheduling: scheduling ?? "silent", willContinue: true }
         return Effect.matchEffect(entry.link.connection.sendToolResponses([response]), {

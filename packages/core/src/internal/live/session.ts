@@ -214,7 +214,7 @@ export const make = <R>(options: Options<R>, defaults: Defaults): Effect.Effect<
     const responded = (link: Link, response: LiveModel.ToolResponse): void => {
       if (response.scheduling === undefined || response.scheduling === "silent" || active?.epoch !== link.epoch) return
       // The model waits for a blocking call: it hears this result with that call's answer, in the turn under way.
-      if (calls.waiting(link.epoch)) return
+      if (calls.waiting()) return
       owed += 1
       if (response.scheduling === "interrupt" && turns.busy) foldable += 1
     }
