@@ -138,7 +138,7 @@ const overhead = async (): Promise<Table.Table> => {
       ],
       row("plain function call (reference)", plainMicrosPerCall()),
       row("  part: tool.decode (Schema decode of the arguments)", await microsPerCall(Effect.sync(() => noop.decode(args)))),
-      row("  part: tool.run (handler + result to JSON)", await microsPerCall(noop.run(decoded, { callId: "call_0", name: "noop" }))),
+      row("  part: tool.run (handler + result to JSON)", await microsPerCall(noop.run(decoded, Tool.context("call_0", "noop")))),
       row(
         "  part: Effect.timeoutFail around Effect.succeed",
         await microsPerCall(Effect.timeoutFail(Effect.succeed(1), { duration: "60 seconds", onTimeout: () => "timeout" }))

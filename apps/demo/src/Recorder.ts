@@ -52,23 +52,22 @@ export interface Stored {
 }
 
 /** The case's cassette to store, or why there is none. */
-const storable = (
-  result: Pick<EvalReport.CaseResult, "status" | "error"> | undefined,
-  cassette: Cassette.Cassette | undefined
-): Either.Either<Cassette.Cassette, string> => {
+const storable = (result: Pick<EvalReport.CaseResult, "status" | "error"> | undefined, cassette: unknown): Either.Either<unknown, string> => {
   if (result === undefined) return Either.left("it has no result in the report")
   if (result.status === "error") return Either.left(`the run ended in an error${result.error === undefined ? "" : ` (${result.error})`}; its cassette is left as it was`)
   return cassette === undefined ? Either.left("the model produced no turns for it") : Either.right(cassette)
 }
 
 /**
- * Rewrites `x-cassette` of the cases in `file` whose run completed, by `results` (the report's cases); says which
- * cases of the file were not stored and why.
+ * Rewrites `field` (`x-cassette`; a Live suite's `x-live-cassette`) of the cases in `file` whose run completed, by
+ * `results` (the report's cases), with what `recorder` holds for each as it is to be written; says which cases of the
+ * file were not stored and why.
  */
 export const storeCassettes = (
   file: string,
-  recorder: Recorder,
-  results: ReadonlyArray<Pick<EvalReport.CaseResult, "id" | "status" | "error">>
+  recorder: { readonly cassette: (id: string) => unknown },
+  results: ReadonlyArray<Pick<EvalReport.CaseResult, "id" | "status" | "error">>,
+  field: string = Cassette.field
 ): Effect.Effect<Stored, unknown, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
@@ -89,11 +88,14 @@ export const storeCassettes = (
           notStored.push({ id, reason: cassette.left })
           continue
         }
-        ;(item as YAMLMap<unknown, unknown>).set("x-cassette", document.createNode(cassette.right))
+        ;(item as YAMLMap<unknown, unknown>).set(field, document.createNode(cassette.right))
         // The judge's turns of its rubrics, in order, when it graded them all: offline they replay its verdicts.
         const rubrics = item.get("judge")
         const count = typeof rubrics === "string" ? 1 : isSeq(rubrics) ? rubrics.items.length : 0
-        const verdicts = Array.from({ length: count }, (_, rubric) => recorder.cassette(judgeKey(id, rubric))?.[0])
+        const verdicts = Array.from({ length: count }, (_, rubric) => {
+          const judged = recorder.cassette(judgeKey(id, rubric))
+          return Array.isArray(judged) ? (judged[0] as unknown) : undefined
+        })
         if (count > 0 && verdicts.every((step) => step !== undefined)) (item as YAMLMap<unknown, unknown>).set(EvalJudge.cassetteField, document.createNode(verdicts))
         stored.push(id)
       }

@@ -9,11 +9,14 @@
  */
 import type { LiveAgent } from "@agentfx/core"
 import { LiveModel } from "@agentfx/core"
-import { Emulator, Policy } from "@agentfx/emulator"
+import { Emulator, Fault, Policy } from "@agentfx/emulator"
+import type { EvalCase } from "@agentfx/tools"
+import { Cassette, LiveCassette } from "@agentfx/tools"
 import * as ConfigError from "effect/ConfigError"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -103,6 +106,63 @@ export const layer = (
       )
     )
   )
+}
+
+/** A Live cassette's step as the emulator's Live endpoint replays it: the model's step, with what the server did around it. */
+const replyOf = (step: LiveCassette.Step): Policy.Reply => {
+  const said: Policy.Step = { ...(step.text === undefined ? {} : { text: step.text }), ...(step.calls === undefined ? {} : { calls: step.calls }) }
+  const faults: Array<Fault.ShapingFault> = [
+    ...(step.cancel_after === undefined ? [] : [Fault.cancelCalls(step.cancel_after)]),
+    ...(step.go_away === undefined ? [] : [Fault.goAway(step.go_away)]),
+    ...(step.drop_after_responses === undefined ? [] : [Fault.dropAfterResponses(step.drop_after_responses)])
+  ]
+  return faults.length === 0 ? said : Policy.withFaults(said, ...faults)
+}
+
+/**
+ * Live eval cases replayed offline, through one emulator serving every case at once: each case with an
+ * `x-live-cassette` talks to the emulator's Live endpoint as the model named by its key (`live-case-<position>`),
+ * whose script is its cassette's steps with their cancellations, `goAway`s and drops; a case without one asks for
+ * the model `fallback` answers (default the offline rule model); a case whose cassette is invalid is an error case,
+ * with the reason. Each case's live model is the real Gemini Live provider on that emulator.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const replay = (
+  cases: ReadonlyArray<EvalCase.EvalCase>,
+  options: { readonly fallback?: Policy.Policy; readonly maxResponseBytes?: number; readonly record?: boolean } = {}
+) => {
+  const scripts = new Map<string, ReadonlyArray<Policy.Reply>>()
+  const models = new Map<EvalCase.EvalCase, Either.Either<string, Cassette.CassetteError>>()
+  cases.forEach((evalCase, position) => {
+    const cassette = LiveCassette.ofCase(evalCase)
+    if (cassette === undefined) return void models.set(evalCase, Either.right(Cassette.offlineModel))
+    if (Either.isLeft(cassette)) return void models.set(evalCase, Either.left(cassette.left))
+    const key = `live-case-${position}`
+    scripts.set(key, LiveCassette.steps(cassette.right).map(replyOf))
+    models.set(evalCase, Either.right(key))
+  })
+  const invalid = [...models.values()].filter(Either.isLeft).length
+  return {
+    // The emulator's record of each connection is kept only when asked for (a test's look at the frames).
+    emulator: Emulator.layer({ policy: Policy.byModel(scripts, options.fallback ?? Policy.offline), ...(options.record === true ? {} : { record: false }) }),
+    model: (evalCase: EvalCase.EvalCase): Layer.Layer<LiveModel.LiveModel, Cassette.CassetteError, Emulator.Emulator> =>
+      Either.match(models.get(evalCase) ?? Either.right(Cassette.offlineModel), {
+        onLeft: (error) => Layer.fail(error),
+        onRight: (model) =>
+          Layer.unwrapEffect(
+            Effect.gen(function* () {
+              const emulator = yield* Emulator.Emulator
+              const { GeminiLive } = yield* providers
+              return GeminiLive.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model, maxResponseBytes: options.maxResponseBytes })
+            })
+          )
+      }),
+    answers: `each case's ${LiveCassette.field} (${scripts.size + invalid} of ${cases.length} cases have one${invalid === 0 ? "" : `, ${invalid} invalid: an error case each`}${
+      scripts.size + invalid === cases.length ? "" : "; the offline model answers the others"
+    })`
+  }
 }
 
 /** Where the live connection goes, for the status line while it is set up: `MODEL at HOST`, or the emulator. */

@@ -1,10 +1,11 @@
 /**
  * The interactive chat behind `agentfx live`: reads lines from `Io` and sends each on one `LiveAgent` session,
- * showing the model's text as it streams, each call as it starts (`→`), is answered (`←`), cancelled by the
- * server or lost with its connection (`✗`), each reconnect, and each change of the tools (a registry that follows its
+ * showing the model's text as it streams, each call as it starts (`→`), reports progress (`…`), is answered (`←`),
+ * cancelled by the server or lost with its connection (`✗`), each reconnect, and each change of the tools (a registry that follows its
  * MCP servers: the session resumes on a new connection to declare them). Ctrl-C during a turn stops the turn and its calls
  * (they are answered with an error, so the model does not wait) and the session goes on; Ctrl-C twice at an empty
- * prompt, `/exit` or the end of input quits. A session the server ends, or that cannot reconnect, ends the command.
+ * prompt, `/exit` or the end of input quits. A message lost with its connection is sent again, once, on the resumed
+ * one. A session the server ends, or that cannot reconnect, ends the command.
  * While the first connection is set up a status line says where it goes (and each failed attempt); it is bounded by
  * `connectTimeout`, retries included, and Ctrl-C then stops the command.
  *
@@ -69,6 +70,8 @@ export const lineOf = (event: LiveAgent.LiveAgentEvent): string | undefined => {
         onRight: (value) => `← ${name}: ${escapeName(Screen.preview(value))}${took}`
       })
     }
+    case "CallProgress":
+      return `… ${escapeName(event.call.name)}: ${escapeName(Screen.preview(event.response))}`
     case "CallCancelled":
       return `✗ ${escapeName(event.record.name)} ${event.record.outcome._tag === "Stopped" ? "stopped" : "cancelled by the server"}`
     case "CallLost":
@@ -76,7 +79,8 @@ export const lineOf = (event: LiveAgent.LiveAgentEvent): string | undefined => {
     case "GoAway":
       return `(the server will close this connection in ${Duration.format(event.timeLeft)}; the session moves to a new one)`
     case "Reconnecting":
-      return `(connection lost — ${event.reason}${event.code === undefined ? "" : `, code ${event.code}`}; reconnecting, attempt ${event.attempt}${event.fresh ? "; no resumption handle, so the conversation starts afresh" : ""})`
+      // The reason quotes the server's close reason: escaped, so it cannot drive the terminal.
+      return `(connection lost — ${escapeLines(event.reason)}${event.code === undefined ? "" : `, code ${event.code}`}; reconnecting, attempt ${event.attempt}${event.fresh ? "; no resumption handle, so the conversation starts afresh" : ""})`
     case "Connected":
       return event.resumed ? `(reconnected: the session resumed on connection ${event.connection})` : undefined
     case "ToolsChanged": {
@@ -176,7 +180,8 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
       /** Sends one message and waits until its turn is on screen; a session that ended is the command's end. */
       const send = (message: string): Effect.Effect<void, RunFailed> =>
         Effect.gen(function* () {
-          const outcome = yield* Effect.raceFirst(Effect.either(session.send(message)), Effect.as(io.interrupted, "stopped" as const))
+          // A message lost with its connection goes out again on the resumed one (once), as a person would say it again.
+          const outcome = yield* Effect.raceFirst(Effect.either(session.send(message, { resendOnTurnLost: true })), Effect.as(io.interrupted, "stopped" as const))
           if (outcome === "stopped") {
             yield* screen.line("(stopped — the turn's calls were cancelled; the session goes on)")
             // The model answers the cancelled calls' errors in the same turn: show that before the next prompt, so a
@@ -190,7 +195,7 @@ export const run = (options: Options): Effect.Effect<void, CliError.CliError, Io
           }
           const error = outcome.left
           // The message may quote the server (a close reason): escaped, so it cannot drive the terminal.
-          if (error._tag === "TurnLost" || error._tag === "Unavailable") return yield* screen.note(`(${escapeLines(error.message)}; the message was not re-sent — say it again if you want an answer)`)
+          if (error._tag === "TurnLost" || error._tag === "Unavailable") return yield* screen.note(`(${escapeLines(error.message)}; say it again if you want an answer)`)
           // The turn was stopped (its calls too) and the session goes on; text it printed stays, marked as cut.
           if (error._tag === "ModelTimeout") return yield* screen.note(`(ModelTimeout: ${escapeLines(error.message)}; the turn was stopped — say it again if you want an answer)`)
           return yield* Effect.fail(new RunFailed({ message: `the live session ended — ${error._tag}: ${error.message}` }))

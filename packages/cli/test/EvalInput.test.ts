@@ -111,7 +111,7 @@ describe("issue 39 item 1: agentfx eval lists every input problem at once", () =
           `  ${b}:11: case "names": expected_function_calls[0].function_name: "calculater" is not declared by scenario "math" (did you mean "calculator"?) (it declares: calculator, notify)`,
           `  ${b}:13: case "names": expected_function_calls[1].arguments_contain.expresion: calculator has no argument "expresion" (did you mean "expression"?); it takes: expression`,
           // The scenario file's every problem; a case naming the scenario of a file that could not be read is not flagged again.
-          `  ${words}:3: descripton: unknown field (did you mean "description"?); expected one of name | description | version | trigger | available_functions | mcp | output_schema`,
+          `  ${words}:3: descripton: unknown field (did you mean "description"?); expected one of name | description | version | trigger | available_functions | mcp | output_schema | mode`,
           ""
         ].join("\n")
       })

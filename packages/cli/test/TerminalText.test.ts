@@ -57,7 +57,7 @@ describe("terminal text", () => {
     })
   )
 
-  it.scopedLive("live: a server's close reason in a lost turn's note is escaped", () =>
+  it.scopedLive("live: a server's close reason in the reconnect's note is escaped (the lost message is sent again)", () =>
     Effect.gen(function* () {
       const server = yield* emulator({ policy: Policy.script([{ text: "Back." }]) })
       yield* server.inject(Fault.close(1011, `gone${esc}[2J${bel}`))
@@ -66,7 +66,8 @@ describe("terminal text", () => {
       yield* typeAtPrompt(LiveRepl.prompt)(live.terminal, 1, "hello")
       yield* typeAtPrompt(LiveRepl.prompt)(live.terminal, 2, "/exit")
       const result = yield* Fiber.join(live.fiber)
-      expect(result.stderr).toContain("gone\\u001b[2J\\u0007")
+      expect(result.stderr).toContain("(connection lost — the connection closed with code 1011 (gone\\u001b[2J\\u0007), code 1011; reconnecting")
+      expect(result.stdout).toContain("Back.")
       expect(result.stdout + result.stderr).not.toMatch(raw)
     })
   )

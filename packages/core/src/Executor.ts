@@ -20,11 +20,13 @@ import type { FunctionCall } from "./FunctionCall.js"
 import { argumentsError } from "./FunctionCall.js"
 import type * as FunctionResponse from "./FunctionResponse.js"
 import type { ArgumentLimits } from "./internal/json.js"
-import { checkArguments, defaultLimits, describeFailure } from "./internal/json.js"
+import { checkArguments, defaultLimits, describeFailure, toJson } from "./internal/json.js"
 import type { JsonObject } from "./Json.js"
 import { isPlainObject } from "./Json.js"
 import type { Registry } from "./Registry.js"
-import type { HandlerFailure, Tool } from "./Tool.js"
+import type { Scheduling } from "./LiveModel.js"
+import type { HandlerFailure, ProgressOptions, Tool, ToolContext } from "./Tool.js"
+import { context } from "./Tool.js"
 import type { ToolError } from "./ToolError.js"
 import { ApprovalDenied, ExecutionFailed, InvalidArguments, ToolTimeout, UnknownFunction } from "./ToolError.js"
 
@@ -72,6 +74,20 @@ export interface Options {
   readonly timeout?: Duration.DurationInput
   /** Limits on untrusted arguments (defaults: depth 64, 100,000 values, 1,000,000 characters). */
   readonly limits?: Partial<ArgumentLimits>
+  /** Where the handler's progress reports and final scheduling go (a live session's); by default nowhere. */
+  readonly reporter?: Reporter | undefined
+}
+
+/**
+ * Receives what a handler says before its result (`ToolContext.progress`, `finalScheduling`): a live session sends
+ * progress to the model. `response` is the value rendered as a result is.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Reporter {
+  readonly progress: (call: FunctionCall, response: JsonObject, scheduling: Scheduling | undefined) => Effect.Effect<void>
+  readonly finalScheduling: (call: FunctionCall, scheduling: Scheduling) => Effect.Effect<void>
 }
 
 /**
@@ -180,7 +196,7 @@ const executeUntraced = <R>(registry: Registry<R>, call: FunctionCall, options: 
   if (Either.isLeft(decoded.right)) return Effect.fail(new InvalidArguments({ name: call.name, issues: decoded.right.left }))
   const args = decoded.right.right
   const after = Option.isSome(tool.timeout) ? tool.timeout.value : options.timeout === undefined ? undefined : Duration.decode(options.timeout)
-  const handled = Effect.suspend(() => tool.run(args, { callId: call.id, name: call.name })).pipe(
+  const handled = Effect.suspend(() => tool.run(args, contextOf(call, options.reporter))).pipe(
     Effect.catchAllCause((cause) => Effect.fail(failureOf(call.name, cause)))
   )
   const run: Effect.Effect<unknown, ToolError, R> =
@@ -191,6 +207,22 @@ const executeUntraced = <R>(registry: Registry<R>, call: FunctionCall, options: 
   if (Either.isLeft(needsApproval)) return Effect.fail(needsApproval.left)
   return needsApproval.right ? Effect.zipRight(approve(tool, call), run) : run
 }
+
+/** The context a handler gets: its call, and where its progress goes. */
+const contextOf = (call: FunctionCall, reporter: Reporter | undefined): ToolContext =>
+  reporter === undefined
+    ? context(call.id, call.name)
+    : {
+        callId: call.id,
+        name: call.name,
+        progress: (value: unknown, options?: ProgressOptions) =>
+          Either.match(toJson(value), {
+            // As a result that is not JSON fails its call (the handler dies with why, and the call is ExecutionFailed).
+            onLeft: (reason) => Effect.die(new Error(`the progress reported is not JSON: ${reason}`)),
+            onRight: (json) => reporter.progress(call, renderSuccess(json), options?.scheduling)
+          }),
+        finalScheduling: (scheduling) => reporter.finalScheduling(call, scheduling)
+      }
 
 /** Tool code called outside an Effect (decoders, approval predicates) may throw: that is the tool's failure. */
 const guard = <A>(name: string, f: () => A): Either.Either<A, ExecutionFailed> => {

@@ -32,7 +32,7 @@
  *
  * @since 0.2.0
  */
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -115,10 +115,13 @@ export type {
  *   failed, or the connection ended before the model said anything) waits as the schedule says, and when it gives
  *   up the session fails with `ReconnectFailed`. Keep it bounded.
  * - `resumptionHandle`: continue an earlier session (its `resumptionHandle`).
- * - `firstByteTimeout`, `idleTimeout`, `turnTimeout` (default none): bounds on a `send`, from the text going out
- *   to the model's first reply, between two of its replies (time our tools run does not count: the model waits
- *   for them), and to the turn's end. Hitting one fails the `send` with a `ModelTimeout` naming it and stops the
- *   turn's calls as `cancelTurn` does; the session goes on.
+ * - `firstByteTimeout`, `idleTimeout` (default none), `turnTimeout` (default 10 minutes, `defaultTurnTimeout`):
+ *   bounds on a `send`, from the text going out to the model's first reply, between two of its replies (time our
+ *   tools run does not count: the model waits for them), and to the turn's end (a send's own `timeout` replaces
+ *   it). Hitting one fails the `send` with a `ModelTimeout` naming it and stops the turn's calls as `cancelTurn`
+ *   does; the session goes on.
+ * - `ownTurnWait` (default 10 s, `defaultOwnTurnWait`): how long a `send` waits, with the model silent, for a turn
+ *   the model owes on its own before it sends anyway (see `Session.send`).
  *
  * @since 0.2.0
  * @category models
@@ -136,6 +139,36 @@ export interface Options<R> {
   readonly firstByteTimeout?: Duration.DurationInput | undefined
   readonly idleTimeout?: Duration.DurationInput | undefined
   readonly turnTimeout?: Duration.DurationInput | undefined
+  readonly ownTurnWait?: Duration.DurationInput | undefined
+}
+
+/**
+ * Options of one `send`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SendOptions {
+  /** The most the answer may take, from the text going out to the turn's end; default the session's `turnTimeout`. */
+  readonly timeout?: Duration.DurationInput | undefined
+  /**
+   * When the connection is lost before the turn completes (`TurnLost`, or `Unavailable` as the text went out) and
+   * the state the session resumes from predates the message (no resumable handle came after it went out), send it
+   * again, once, on the new connection. The lost turn's calls are not run again, but the model may ask for them
+   * again. Default false: the send fails and the caller decides.
+   */
+  readonly resendOnTurnLost?: boolean | undefined
+}
+
+/**
+ * The connection a session uses: its number (from 1), and whether it continued the session from a handle.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Connected {
+  readonly connection: number
+  readonly resumed: boolean
 }
 
 /**
@@ -149,13 +182,27 @@ export interface Session {
    * Sends a user message and waits for the model's turn to complete: its text, the calls asked in it (run and
    * answered meanwhile, cancellations honoured) and its usage. One `send` at a time (others wait their turn).
    * Interrupting it (Ctrl-C) stops the turn's running calls as `cancelTurn` does; the session goes on. Fails
-   * with `TurnLost` if the connection is lost before the turn completes (the session reconnects; the message is
-   * not re-sent), with `Unavailable` if it dropped just as the text went out, and with the session's end once over.
+   * with `ModelTimeout` past its bounds (`timeout`, by default the session's `turnTimeout` of 10 minutes), with
+   * `TurnLost` if the connection is lost before the turn completes (the session reconnects; the message is re-sent
+   * only with `resendOnTurnLost`), with `Unavailable` if it dropped just as the text went out, and with the
+   * session's end once over.
    *
-   * Live servers do not number turns: the answer is the first turn to complete after the text went out (a turn
-   * the model started on its own just before, e.g. to report a non-blocking result, may complete first).
+   * Live servers do not number turns: the answer is the first turn to complete after the text went out. So the
+   * text goes out only once the model is quiet: no turn under way (one the model started on its own included),
+   * and none owed — a non-blocking result sent with `whenIdle` or `interrupt` while the model waited for no blocking
+   * call makes the model speak of it in a turn of its own, and the send waits for that turn to complete first
+   * (while the model stays silent, at most `ownTurnWait`). The answer is then never a turn the model started
+   * before the message.
    */
-  readonly send: (text: string) => Effect.Effect<LiveTurn, SendError>
+  readonly send: (text: string, options?: SendOptions) => Effect.Effect<LiveTurn, SendError>
+  /**
+   * The connection in use: at once when there is one, else once the session has reconnected (after a `TurnLost`,
+   * say); fails with the session's end. Bound it with `Effect.timeout` to wait no longer than you can.
+   *
+   * @example
+   * const { connection, resumed } = yield* session.awaitConnected.pipe(Effect.timeout("30 seconds"))
+   */
+  readonly awaitConnected: Effect.Effect<Connected, SendError>
   /** Sends a user message without waiting (the answer shows in the events). Waits while the session reconnects. */
   readonly sendText: (text: string) => Effect.Effect<void, SendError>
   /**
@@ -187,6 +234,22 @@ export interface Session {
 }
 
 /**
+ * How long a `send` may wait for its answer unless the session or the send says otherwise.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultTurnTimeout: Duration.Duration = Duration.minutes(10)
+
+/**
+ * How long a `send` waits, with the model silent, for a turn the model owes on its own.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultOwnTurnWait: Duration.Duration = Duration.seconds(10)
+
+/**
  * Reconnects: after a failed attempt wait 0.5 s, doubling (jittered, capped at 8 s), and give up after 5 more.
  *
  * @since 0.2.0
@@ -201,7 +264,7 @@ export const defaultReconnect: Retry.Policy = Retry.policy({ maxRetries: 5, base
  * @since 0.2.0
  */
 export const session = <R>(options: Options<R>): Effect.Effect<Session, SessionError, LiveModel | R | Scope.Scope> =>
-  make(options, options.reconnect ?? defaultReconnect)
+  make(options, { reconnect: options.reconnect ?? defaultReconnect, turnTimeout: defaultTurnTimeout, ownTurnWait: defaultOwnTurnWait })
 
 /**
  * A whole scripted conversation: opens a session, sends each message in turn (waiting for each answer), closes it,

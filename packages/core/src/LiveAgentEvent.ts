@@ -10,7 +10,9 @@
  */
 import type * as Duration from "effect/Duration"
 import type { FunctionCall } from "./FunctionCall.js"
+import type { JsonObject } from "./Json.js"
 import type { Usage } from "./LanguageModel.js"
+import type { Scheduling } from "./LiveModel.js"
 import type { CallRecord, LiveTurn } from "./LiveTurn.js"
 
 /**
@@ -50,6 +52,18 @@ export type LiveAgentEvent =
   | { readonly _tag: "Transcription"; readonly turn: number; readonly direction: "input" | "output"; readonly text: string }
   /** A call arrived and its handler starts (now, or as soon as a slot of the tool concurrency frees). */
   | { readonly _tag: "CallStarted"; readonly turn: number; readonly call: FunctionCall }
+  /**
+   * A running call reported progress (`ToolContext.progress`), rendered as a response is: for a non-blocking call it
+   * was `sent` to the model with `scheduling` (a response that will continue); a blocking call's is only shown.
+   */
+  | {
+      readonly _tag: "CallProgress"
+      readonly turn: number
+      readonly call: FunctionCall
+      readonly response: JsonObject
+      readonly sent: boolean
+      readonly scheduling?: Scheduling | undefined
+    }
   /** A call was answered (outcome `Answered`, or `Repeated`). */
   | { readonly _tag: "CallFinished"; readonly record: CallRecord }
   /** A call was cancelled: by the server (`Cancelled`) or by the user (`Stopped`). */

@@ -55,6 +55,19 @@ export interface CallRecord {
 }
 
 /**
+ * A piece of a turn's text. The model may be interrupted mid-sentence (a non-blocking result scheduled `interrupt`,
+ * the user speaking over it) and go on in the same turn: the text it said up to each interruption is a segment with
+ * `interrupted` true, what it said after the last one a segment with `interrupted` false.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Segment {
+  readonly text: string
+  readonly interrupted: boolean
+}
+
+/**
  * A completed model turn.
  *
  * @since 0.2.0
@@ -63,8 +76,18 @@ export interface CallRecord {
 export interface LiveTurn {
   /** 1-based, counting the model turns of the session (a lost turn keeps its number). */
   readonly turn: number
-  /** The model's text, deltas joined. */
+  /** The model's text, deltas joined (the segments joined). */
   readonly text: string
+  /**
+   * The text split where the model was interrupted, in order: one segment per interruption (its text may be empty,
+   * when it was cut before it said anything), then what followed the last one unless that is empty. Empty when the
+   * model said nothing and was not interrupted.
+   *
+   * @example
+   * // "Your flight leaves at" cut by a search result scheduled `interrupt`, then the model speaks of the result:
+   * // [{ text: "Your flight leaves at", interrupted: true }, { text: "I found three hotels.", interrupted: false }]
+   */
+  readonly segments: ReadonlyArray<Segment>
   /** The calls asked in this turn that had ended when it completed, in the order they ended. */
   readonly calls: ReadonlyArray<CallRecord>
   /** The calls asked in this turn still running when it completed (non-blocking ones, usually). */

@@ -3,8 +3,8 @@
  * setup completes, when the user speaks and when calls are answered — text, several calls at once, cancellations
  * (after a delay on the clock, if asked), usage, resumption updates, `GoAway`, drops with any close code, an
  * event stream that fails, or a refused setup. It checks the client as a strict server would (an id answered
- * twice, after its cancellation or never asked for, a response that is not an object: a violation, and a `1007`
- * close) and logs everything both sides said, with the time, for the test to inspect. Deterministic: call ids are
+ * twice, after its cancellation or never asked for, a response that is not an object, progress — `willContinue` —
+ * for a blocking call: a violation, and a `1007` close; a non-blocking call's progress leaves it outstanding) and logs everything both sides said, with the time, for the test to inspect. Deterministic: call ids are
  * `call_<connection>_<n>`.
  *
  * A response to a cancelled id is a violation only if the client had read the cancellation when it answered (one
@@ -233,6 +233,7 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
           outstanding: [...outstanding.values()]
         })
         const idle = () => (plan.onIdle === undefined ? [] : plan.onIdle(situation()))
+        const nonBlocking = (name: string) => setup.declarations.some((declaration) => declaration.name === name && declaration.behavior === "nonBlocking")
 
         const cancel = (ids: ReadonlyArray<string>) =>
           Effect.suspend(() => {
@@ -330,6 +331,7 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
                 for (const response of responses) {
                   // A response that crossed its cancellation on the wire is accepted and ignored; one sent after the
                   // client read the cancellation is the client's mistake.
+                  const progress = response.willContinue === true
                   const wrong =
                     !isPlainObject(response.response)
                       ? "its response is not an object"
@@ -339,11 +341,15 @@ export const make = (script: Script, options: { readonly model?: string } = {}):
                           ? "the client had read its cancellation"
                           : !outstanding.has(response.id) && !cancelled.has(response.id)
                             ? "it was never asked for on this connection"
-                            : undefined
+                            : progress && !nonBlocking(response.name)
+                              ? "it will continue, and only a non-blocking call may"
+                              : undefined
                   if (wrong !== undefined) {
                     violations.push(`connection ${number}: a response to ${response.id} (${response.name}), but ${wrong}`)
                     return close(LiveModel.CloseCode.invalidPayload, "Request contains an invalid argument.")
                   }
+                  // Progress: the call stays outstanding until its final response.
+                  if (progress) continue
                   outstanding.delete(response.id)
                   answered.add(response.id)
                 }

@@ -57,7 +57,18 @@ export class InvalidToolDefinition extends Schema.TaggedError<InvalidToolDefinit
 export type FailureSchema = Schema.Schema.AnyNoContext | typeof Schema.Never
 
 /**
- * What a handler knows about the call it serves.
+ * How one progress report is heard by a live model.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ProgressOptions {
+  /** Default `"silent"`: the model only adds it to its context. */
+  readonly scheduling?: Scheduling | undefined
+}
+
+/**
+ * What a handler knows about the call it serves, and what it may say before its result.
  *
  * @since 0.1.0
  * @category models
@@ -65,7 +76,43 @@ export type FailureSchema = Schema.Schema.AnyNoContext | typeof Schema.Never
 export interface ToolContext {
   readonly callId: string
   readonly name: string
+  /**
+   * Live sessions, non-blocking tools: tells the model how the call is going, now — a response for the call with
+   * `willContinue: true`, heard as `scheduling` says (default `"silent"`), rendered as a result is (`{output: value}`
+   * unless a plain object). The result the handler returns is the final response and closes the call; a report after
+   * it, after the call was cancelled or lost, or while the session has no connection for it, goes nowhere. A blocking
+   * tool's report is only an event of the session (`CallProgress`): a live server takes progress only for
+   * non-blocking calls. Outside a live session (the agent loop) it does nothing. A value that is not JSON fails the
+   * call as a result that is not JSON does.
+   *
+   * @example
+   * handler: ({ route }, { progress }) => Effect.gen(function* () {
+   *   yield* progress({ searched: "outbound" })                          // silent: context only
+   *   yield* progress({ found: 3 }, { scheduling: "whenIdle" })          // the model speaks of it when it can
+   *   return yield* search(route)                                        // the final response
+   * })
+   */
+  readonly progress: (value: unknown, options?: ProgressOptions) => Effect.Effect<void>
+  /**
+   * Live sessions, non-blocking tools: the scheduling of the final response, instead of the tool's (the last one
+   * given before the handler returns counts). Elsewhere it does nothing.
+   */
+  readonly finalScheduling: (scheduling: Scheduling) => Effect.Effect<void>
 }
+
+const nowhere = (): Effect.Effect<void> => Effect.void
+
+/**
+ * The context of a call whose progress goes nowhere: what the agent loop gives handlers, and what a test calling a
+ * tool's `run` or `handler` directly passes.
+ *
+ * @example
+ * const result = yield* getWeather.handler({ city: "Oslo" }, Tool.context("call_1", "get_weather"))
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const context = (callId: string, name: string): ToolContext => ({ callId, name, progress: nowhere, finalScheduling: nowhere })
 
 /**
  * Why a handler did not produce a result; the executor turns it into `ExecutionFailed`.

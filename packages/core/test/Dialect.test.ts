@@ -154,7 +154,7 @@ describe("Tool.make", () => {
         success: Schema.Struct({ doubled: Schema.Number }),
         handler: ({ n }) => Effect.succeed({ doubled: n * 2 })
       })
-      const result = yield* typed.handler({ n: 21 }, { callId: "c", name: "double" })
+      const result = yield* typed.handler({ n: 21 }, Tool.context("c", "double"))
       expect(result.doubled).toBe(42)
       expect(typed.declaration.parameters).toEqual({ type: "object", required: ["n"], properties: { n: { type: "string", description: "a string to be decoded into a number" } }, additionalProperties: false })
     }))

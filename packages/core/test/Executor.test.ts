@@ -458,8 +458,46 @@ describe("tool code that throws outside its handler", () => {
 
   it.effect("a handler is told the id and name of the call it serves", () =>
     Effect.gen(function* () {
-      const who = Tool.make("who", { description: "", parameters: Schema.Struct({}), handler: (_, context) => Effect.succeed({ ...context }) })
+      const who = Tool.make("who", { description: "", parameters: Schema.Struct({}), handler: (_, { callId, name }) => Effect.succeed({ callId, name }) })
       expect(yield* Executor.execute(Registry.unsafeMake(who), call("who", {}, "c9"))).toEqual({ callId: "c9", name: "who" })
+    }))
+
+  it.effect("a handler's progress and final scheduling go to the reporter, progress rendered as a result is; without one they go nowhere", () =>
+    Effect.gen(function* () {
+      const reporting = Tool.make("reporting", {
+        description: "",
+        parameters: Schema.Struct({}),
+        handler: (_, { finalScheduling, progress }) =>
+          Effect.gen(function* () {
+            yield* progress({ step: 1 })
+            yield* progress("half way", { scheduling: "whenIdle" })
+            yield* finalScheduling("interrupt")
+            return "done"
+          })
+      })
+      const registry = Registry.unsafeMake(reporting)
+      expect(yield* Executor.execute(registry, call("reporting", {}, "r0"))).toBe("done")
+      const told: Array<unknown> = []
+      const reporter: Executor.Reporter = {
+        progress: (call, response, scheduling) => Effect.sync(() => void told.push(["progress", call.id, response, scheduling])),
+        finalScheduling: (call, scheduling) => Effect.sync(() => void told.push(["final", call.id, scheduling]))
+      }
+      expect(yield* Executor.execute(registry, call("reporting", {}, "r1"), { reporter })).toBe("done")
+      expect(told).toEqual([
+        ["progress", "r1", { step: 1 }, undefined],
+        ["progress", "r1", { output: "half way" }, "whenIdle"],
+        ["final", "r1", "interrupt"]
+      ])
+    }))
+
+  it.effect("progress that is not JSON fails the call as a result that is not JSON does, and reaches no reporter", () =>
+    Effect.gen(function* () {
+      const odd = Tool.make("odd", { description: "", parameters: Schema.Struct({}), handler: (_, { progress }) => Effect.as(progress({ big: 10n }), "never") })
+      const told: Array<unknown> = []
+      const reporter: Executor.Reporter = { progress: (_, response) => Effect.sync(() => void told.push(response)), finalScheduling: () => Effect.void }
+      const error = failureOf(yield* Effect.either(Executor.execute(Registry.unsafeMake(odd), call("odd"), { reporter })))
+      expect(error).toMatchObject({ _tag: "ExecutionFailed", defect: true, cause: { message: expect.stringMatching(/^the progress reported is not JSON: /) } })
+      expect(told).toEqual([])
     }))
 
   it.effect("each hook runs alone: onStart without onFinish, onFinish without onStart, also for one call", () =>

@@ -8,15 +8,20 @@ import { makeProbe, record } from "./LiveFixtures.js"
 import * as PrePlayed from "./prePlayed.js"
 
 // Generated live sessions: each user message gets a batch of calls of every kind (fast, slow, uninterruptible,
-// failing, unknown, bad arguments, non-blocking), some cancelled after a delay, chatter while they run, empty
+// failing, unknown, bad arguments, non-blocking, non-blocking reporting progress — some of those uninterruptible,
+// some reporting again after their result), some cancelled after a delay, chatter while they run, empty
 // resumption updates while they are outstanding, and a disruption (GoAway, a transient drop, a fatal close);
 // a later connection may ask again for ids an earlier one asked. Everything runs on the TestClock.
 
-type Kind = "fast" | "slow" | "stubborn" | "failing" | "unknown" | "invalid" | "background"
+type Kind = "fast" | "slow" | "stubborn" | "failing" | "unknown" | "invalid" | "background" | "reporting"
 interface CallSpec {
   readonly kind: Kind
   readonly seconds: number
   readonly cancelAfter: number | null
+  /** `reporting` calls: how many progress reports, whether the handler can be interrupted, and a report after its result. */
+  readonly steps: number
+  readonly stubborn: boolean
+  readonly late: boolean
 }
 type Disruption =
   | { readonly kind: "none" }
@@ -35,9 +40,12 @@ interface SessionSpec {
 }
 
 const callArb: fc.Arbitrary<CallSpec> = fc.record({
-  kind: fc.constantFrom<Kind>("fast", "slow", "slow", "stubborn", "failing", "unknown", "invalid", "background"),
+  kind: fc.constantFrom<Kind>("fast", "slow", "slow", "stubborn", "failing", "unknown", "invalid", "background", "reporting", "reporting"),
   seconds: fc.integer({ min: 0, max: 20 }),
-  cancelAfter: fc.option(fc.integer({ min: 0, max: 15 }), { freq: 2 })
+  cancelAfter: fc.option(fc.integer({ min: 0, max: 15 }), { freq: 2 }),
+  steps: fc.integer({ min: 0, max: 4 }),
+  stubborn: fc.boolean(),
+  late: fc.boolean()
 })
 const disruptionArb: fc.Arbitrary<Disruption> = fc.oneof(
   { weight: 4, arbitrary: fc.constant({ kind: "none" as const }) },
@@ -70,6 +78,8 @@ const callOf = (spec: CallSpec, id: string): ScriptedLive.ScriptCall => {
       return { id, name: "lamp", args: { on: "yes" } }
     case "background":
       return { id, name: "search", args: { seconds: spec.seconds } }
+    case "reporting":
+      return { id, name: "report", args: { steps: spec.steps, seconds: Math.ceil(spec.seconds / 4), stubborn: spec.stubborn, late: spec.late } }
   }
 }
 
@@ -154,19 +164,22 @@ const simulate = (spec: SessionSpec) =>
 
 type Seen = Effect.Effect.Success<ReturnType<typeof simulate>>
 
-// The five properties are checked over the same generated sessions (one seed for the file, printed by fast-check
+// The six properties are checked over the same generated sessions (one seed for the file, printed by fast-check
 // on a failure; LIVE_PROPERTY_SEED replays it): a session is played once, in advance with the others several at a
-// time (see prePlayed.ts), and its record checked five ways. Playing one is deterministic, so this only saves time.
+// time (see prePlayed.ts), and its record checked six ways. Playing one is deterministic, so this only saves time.
 const seed = PrePlayed.seedFrom("LIVE_PROPERTY_SEED")
 const numRuns = 100
 const sessions = PrePlayed.make(([spec]: readonly [SessionSpec]) => simulate(spec), { seed, numRuns })
 sessions.over(sessionArb)
 const play = (spec: SessionSpec) => sessions.get([spec])
 
-/** The log, indexed: what the server asked and cancelled, what the client answered, when each connection ended. */
+/**
+ * The log, indexed: what the server asked and cancelled, what the client answered (`answers`: final responses;
+ * `progress`: those that will continue; `responses`: both), when each connection ended.
+ */
 const index = (seen: Seen) => {
   const asked: Array<{ connection: number; id: string; name: string; at: number; position: number }> = []
-  const answers: Array<{ connection: number; response: LiveModel.ToolResponse; at: number; position: number }> = []
+  const responses: Array<{ connection: number; response: LiveModel.ToolResponse; at: number; position: number }> = []
   const cancels: Array<{ connection: number; id: string; at: number; position: number }> = []
   const texts: Array<readonly [number, string]> = []
   const endedAt = new Map<number, number>()
@@ -178,26 +191,39 @@ const index = (seen: Seen) => {
       if (event._tag === "TextDelta") texts.push([entry.at, event.text])
       if (event._tag === "Closed" && !endedAt.has(entry.connection)) endedAt.set(entry.connection, position)
     } else if (entry.message._tag === "ToolResponses") {
-      for (const response of entry.message.responses) answers.push({ connection: entry.connection, response, at: entry.at, position })
+      for (const response of entry.message.responses) responses.push({ connection: entry.connection, response, at: entry.at, position })
     } else if (entry.message._tag === "Close" && !endedAt.has(entry.connection)) endedAt.set(entry.connection, position)
   })
-  return { asked, answers, cancels, texts, endedAt }
+  const answers = responses.filter((r) => r.response.willContinue !== true)
+  const progress = responses.filter((r) => r.response.willContinue === true)
+  return { asked, answers, progress, responses, cancels, texts, endedAt }
 }
 
 /** How many generated sessions exercised each case: a property that never meets its case proves nothing. */
-const met = { answered: 0, unanswered: 0, cancelledRunning: 0, reasked: 0, reconnected: 0, errorResponses: 0, readWhileRunning: 0 }
+const met = {
+  answered: 0,
+  unanswered: 0,
+  cancelledRunning: 0,
+  reasked: 0,
+  reconnected: 0,
+  errorResponses: 0,
+  readWhileRunning: 0,
+  progressSent: 0,
+  reportedAfterFinal: 0,
+  reportedAfterCancel: 0
+}
 /** Sessions each property checked (a property cut short by a failure, or filtered out, is not held to `met`). */
-const runs = { answered: 0, cancelled: 0, twice: 0, objects: 0, stream: 0 }
+const runs = { answered: 0, cancelled: 0, twice: 0, objects: 0, stream: 0, progress: 0 }
 // The first property plays the sessions; the others read them back.
 const options = { timeout: 120_000, fastCheck: { numRuns, seed } }
 
 describe("LiveAgent properties (generated sessions of the scripted live model)", () => {
-  it.effect.prop("every call id is answered at most once, only on its connection, and exactly once unless it was cancelled or its connection ended first", [sessionArb], ([spec]) =>
+  it.effect.prop("every call id gets one final response at most, only on its connection, and exactly one unless it was cancelled or its connection ended first", [sessionArb], ([spec]) =>
     Effect.gen(function* () {
       const seen = yield* play(spec)
-      const { asked, answers, cancels, endedAt } = index(seen)
+      const { asked, answers, cancels, endedAt, responses } = index(seen)
       runs.answered++
-      for (const answer of answers) {
+      for (const answer of responses) {
         expect(asked.some((a) => a.connection === answer.connection && a.id === answer.response.id && a.position < answer.position)).toBe(true)
       }
       for (const call of asked) {
@@ -267,11 +293,38 @@ describe("LiveAgent properties (generated sessions of the scripted live model)",
     Effect.gen(function* () {
       const seen = yield* play(spec)
       runs.objects++
-      for (const { response } of index(seen).answers) {
+      for (const { response } of index(seen).responses) {
         expect(Json.isPlainObject(response.response)).toBe(true)
         expect(JSON.parse(JSON.stringify(response.response))).toEqual(response.response)
-        expect(response.scheduling).toBe(response.name === "search" ? "interrupt" : undefined)
+        if (response.name === "search") expect(response.scheduling).toBe("interrupt")
+        else if (response.name === "report") expect(response.scheduling).toBeDefined()
+        else expect(response.scheduling).toBeUndefined()
         if ("error" in response.response) met.errorResponses++
+      }
+    }), options)
+
+  it.effect.prop("progress is never sent after its call's final response, nor anything after the session read the call's cancellation", [sessionArb], ([spec]) =>
+    Effect.gen(function* () {
+      const seen = yield* play(spec)
+      const { answers, cancels, progress, responses } = index(seen)
+      runs.progress++
+      met.progressSent += progress.length
+      for (const report of progress) {
+        expect(report.response.name, "only a non-blocking call reports progress").toBe("report")
+        const final = answers.find((a) => a.connection === report.connection && a.response.id === report.response.id)
+        if (final !== undefined) expect(report.position, `${report.response.id}: progress before its final response`).toBeLessThan(final.position)
+      }
+      for (const record of seen.calls) {
+        const reports = seen.notes.filter((n) => n.id === record.id && n.what === "reported")
+        if (record.outcome._tag === "Answered") {
+          const final = answers.find((a) => a.connection === record.connection && a.response.id === record.id)!
+          met.reportedAfterFinal += reports.filter((n) => n.at > final.at).length
+        }
+        if (record.outcome._tag !== "Cancelled") continue
+        // Everything at one clock time settles before the clock moves: by a later time the cancellation was read.
+        const cancel = cancels.find((c) => c.connection === record.connection && c.id === record.id)!
+        met.reportedAfterCancel += reports.filter((n) => n.at > cancel.at).length
+        expect(responses.filter((r) => r.connection === record.connection && r.response.id === record.id && r.at > cancel.at)).toEqual([])
       }
     }), options)
 
@@ -307,6 +360,13 @@ describe("LiveAgent properties (generated sessions of the scripted live model)",
     if (full(runs.objects)) expect(met.errorResponses).toBeGreaterThan(50)
     if (Object.values(runs).every(full)) expect(sessions.late(), "sessions played when asked for, not in advance").toBe(0)
     if (full(runs.stream)) expect(met.readWhileRunning).toBeGreaterThan(20)
+    if (full(runs.progress)) {
+      expect([met.progressSent, met.reportedAfterFinal, met.reportedAfterCancel]).toEqual([
+        expect.toSatisfy((n: number) => n > 30),
+        expect.toSatisfy((n: number) => n > 5),
+        expect.toSatisfy((n: number) => n > 5)
+      ])
+    }
     if (process.env.LIVE_PROPERTY_STATS !== undefined) process.stdout.write(`${JSON.stringify({ seed, runs, met, late: sessions.late() })}\n`)
   })
 })

@@ -26,7 +26,8 @@ describe("LiveAgent.session", () => {
           ["slow", undefined],
           ["stubborn", undefined],
           ["door", undefined],
-          ["search", "nonBlocking"]
+          ["search", "nonBlocking"],
+          ["report", "nonBlocking"]
         ])
       })))
 
@@ -55,7 +56,7 @@ describe("LiveAgent.session", () => {
             return outcome._tag === "Answered" ? outcome.response.response : undefined
           }
           expect(response("call_1_0")).toEqual({ lamp: "on" })
-          expect(response("call_1_1")).toMatchObject({ error: { type: "UnknownFunction", available: ["lamp", "slow", "stubborn", "door", "search"] } })
+          expect(response("call_1_1")).toMatchObject({ error: { type: "UnknownFunction", available: ["lamp", "slow", "stubborn", "door", "search", "report"] } })
           expect(response("call_1_2")).toMatchObject({ error: { type: "InvalidArguments" } })
           expect(response("call_1_3")).toMatchObject({ error: { type: "ExecutionFailed", details: { _tag: "Jammed", door: "front" } } })
           const sent = yield* server.responses

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, TestClock } from "effect"
 import type { Duration } from "effect"
 import type { Scope } from "effect"
 import { LiveAgent, LiveModel } from "../src/index.js"
@@ -76,13 +76,38 @@ describe("bounds on a live send", () => {
         expect(yield* Fiber.await(fiber)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "idle" }))
       })))
 
-  it.scoped("no bounds by default: a send waits as long as the model takes", () =>
-    live({ onText: () => [{ wait: "1 hour" }, { text: "finally" }, { turnComplete: true }] }, (probe) =>
+  it.scoped("by default a send waits 10 minutes for its turn (turnTimeout), however quiet the model is meanwhile", () =>
+    live({ onText: (text) => (text === "slow" ? [{ wait: "9 minutes" }, { text: "finally" }, { turnComplete: true }] : [{ wait: "1 hour" }, { text: "too late" }, { turnComplete: true }]) }, (probe) =>
       Effect.gen(function* () {
         const session = yield* LiveAgent.session({ registry: probe.registry })
-        const fiber = yield* Effect.fork(session.send("go"))
+        const slow = yield* Effect.fork(session.send("slow"))
+        yield* advance("9 minutes")
+        expect((yield* Fiber.join(slow)).text).toBe("finally")
+        const slower = yield* Effect.fork(session.send("slower"))
+        yield* advance("599999 millis")
+        expect(slower.unsafePoll()).toBeNull()
+        yield* advance("1 millis")
+        expect(yield* Fiber.await(slower)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "turn", after: LiveAgent.defaultTurnTimeout }))
+      })))
+
+  it.scoped("a send's timeout that is not longer than zero is a defect naming it", () =>
+    live({ onText: () => [{ text: "hi" }, { turnComplete: true }] }, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry })
+        const exit = yield* Effect.exit(session.send("x", { timeout: 0 }))
+        expect(Exit.isFailure(exit) && Cause.isDie(exit.cause) && String(Cause.squash(exit.cause))).toBe("RangeError: timeout must be longer than 0, got 0")
+      })))
+
+  it.scoped("a send's own timeout replaces the session's turnTimeout, longer or shorter", () =>
+    live({ onText: (text) => [{ wait: text === "long" ? "1 hour" : "10 seconds" }, { text: `answer to ${text}` }, { turnComplete: true }] }, (probe) =>
+      Effect.gen(function* () {
+        const session = yield* LiveAgent.session({ registry: probe.registry, turnTimeout: "1 minute" })
+        const long = yield* Effect.fork(session.send("long", { timeout: "2 hours" }))
         yield* advance("1 hour")
-        expect((yield* Fiber.join(fiber)).text).toBe("finally")
+        expect((yield* Fiber.join(long)).text).toBe("answer to long")
+        const short = yield* Effect.fork(session.send("short", { timeout: "5 seconds" }))
+        yield* advance("5 seconds")
+        expect(yield* Fiber.await(short)).toMatchObject(Exit.fail({ _tag: "ModelTimeout", limit: "turn" }))
       })))
 
   it.scoped("an idle timeout abandons the turn: the next send's answer has its own number and text, and late output of the cut turn is dropped", () =>

@@ -34,6 +34,7 @@ const table = (options: { readonly permits?: Effect.Semaphore; readonly timeout?
       execute: options.timeout === undefined ? {} : { timeout: options.timeout },
       permits: options.permits,
       publish: (event) => Effect.zipRight(Effect.sync(() => void events.push(event)), Effect.suspend(() => hooks.onPublish(event))),
+      responded: () => undefined,
       settled: (link) => Effect.zipRight(Effect.sync(() => void settled.push(link.epoch)), Effect.suspend(() => hooks.onSettled(link)))
     })
     const scope = yield* Scope.make()

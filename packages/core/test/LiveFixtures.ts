@@ -7,7 +7,8 @@ import type { LiveAgent, LiveModel } from "../src/index.js"
 import { Registry, Tool } from "../src/index.js"
 import { ScriptedLive } from "../src/testing.js"
 
-export type Moment = "started" | "finished" | "interrupted" | "finalized"
+/** `reported`: a handler asked to report progress (whether or not it went out). */
+export type Moment = "started" | "finished" | "interrupted" | "finalized" | "reported"
 export interface Note {
   readonly at: number
   readonly id: string
@@ -55,8 +56,33 @@ export const makeProbe = Effect.sync(() => {
     nonBlocking: { scheduling: "interrupt" },
     handler: ({ seconds }, { callId }) => lifecycle(callId, Effect.as(Effect.sleep(Duration.seconds(seconds)), ["a result"]))
   })
+  // Reports progress every `seconds` (silent, then whenIdle, alternately), `steps` times, then answers with
+  // `interrupt` when `steps` is odd (its own scheduling, whenIdle, otherwise). `stubborn`: it cannot be interrupted,
+  // so it keeps reporting after a cancellation; `late`: one more report a second after its final response.
+  const report = Tool.make("report", {
+    description: "Reports how it goes, then answers",
+    parameters: Schema.Struct({ steps: Schema.Number, seconds: Schema.Number, stubborn: Schema.Boolean, late: Schema.Boolean }),
+    nonBlocking: { scheduling: "whenIdle" },
+    handler: ({ late, seconds, steps, stubborn }, { callId, finalScheduling, progress }) => {
+      const tell = (step: number) => Effect.zipRight(note(callId, "reported"), progress({ step }, step % 2 === 0 ? { scheduling: "whenIdle" } : undefined))
+      const work = Effect.forEach(
+        Array.from({ length: steps }, (_, i) => i + 1),
+        (step) => Effect.zipRight(Effect.sleep(Duration.seconds(seconds)), tell(step)),
+        { discard: true }
+      )
+      const after = late ? Effect.forkDaemon(Effect.zipRight(Effect.sleep("1 second"), tell(steps + 1))) : Effect.void
+      return lifecycle(
+        callId,
+        (stubborn ? Effect.uninterruptible(work) : work).pipe(
+          Effect.zipRight(steps % 2 === 1 ? finalScheduling("interrupt") : Effect.void),
+          Effect.zipRight(after),
+          Effect.as({ steps })
+        )
+      )
+    }
+  })
   return {
-    registry: Registry.unsafeMake(lamp, slow, stubborn, door, search),
+    registry: Registry.unsafeMake(lamp, slow, stubborn, door, search, report),
     notes: Effect.sync((): ReadonlyArray<Note> => [...notes]),
     /** The moments of one call id, in order. */
     of: (id: string) => Effect.sync(() => notes.filter((n) => n.id === id).map((n) => n.what))

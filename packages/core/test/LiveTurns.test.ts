@@ -19,7 +19,7 @@ describe("the turns of a live session, driven directly", () => {
       const turns = new Turns()
       expect([turns.current, turns.open, turns.abandoned, turns.completed]).toEqual([1, false, false, []])
       expect(turns.sessionUsage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
-      expect(yield* turns.complete(nothing)).toEqual({ turn: 1, text: "", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, interrupted: false, ...nothing })
+      expect(yield* turns.complete(nothing)).toEqual({ turn: 1, text: "", segments: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, interrupted: false, ...nothing })
     }))
 
   it.effect("a completed turn carries its text (deltas joined), last usage report, interruption and the call table's fields", () =>
@@ -32,12 +32,59 @@ describe("the turns of a live session, driven directly", () => {
       turns.report(usage(3, 4))
       turns.interrupt()
       const done = yield* turns.complete({ calls: [], running: [], reason: "MALFORMED_FUNCTION_CALL" })
-      expect(done).toEqual({ turn: 1, text: "Lamp on.", usage: usage(3, 4), interrupted: true, calls: [], running: [], reason: "MALFORMED_FUNCTION_CALL" })
+      expect(done).toEqual({
+        turn: 1,
+        text: "Lamp on.",
+        segments: [{ text: "Lamp on.", interrupted: true }],
+        usage: usage(3, 4),
+        interrupted: true,
+        calls: [],
+        running: [],
+        reason: "MALFORMED_FUNCTION_CALL"
+      })
       expect(turns.completed).toEqual([done])
       expect([turns.current, turns.open]).toEqual([2, false])
       const next = yield* turns.complete(nothing)
       expect([next.turn, next.text, next.usage, next.interrupted]).toEqual([2, "", { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, false])
       expect(turns.completed.map((turn) => turn.turn)).toEqual([1, 2])
+    }))
+
+  it.effect("segments keep the text cut by each interruption apart from what followed; the next turn starts with none", () =>
+    Effect.gen(function* () {
+      const turns = new Turns()
+      turns.output("Your flight ")
+      turns.output("leaves at")
+      turns.interrupt()
+      turns.interrupt()
+      turns.output("I found ")
+      turns.output("three hotels.")
+      const done = yield* turns.complete(nothing)
+      expect(done.segments).toEqual([
+        { text: "Your flight leaves at", interrupted: true },
+        { text: "", interrupted: true },
+        { text: "I found three hotels.", interrupted: false }
+      ])
+      expect([done.text, done.interrupted]).toEqual(["Your flight leaves atI found three hotels.", true])
+      turns.output("Plain.")
+      expect((yield* turns.complete(nothing)).segments).toEqual([{ text: "Plain.", interrupted: false }])
+      turns.output("Cut")
+      turns.interrupt()
+      expect((yield* turns.complete(nothing)).segments).toEqual([{ text: "Cut", interrupted: true }])
+    }))
+
+  it.effect("an abandoned or lost turn leaves no segment behind for the next one", () =>
+    Effect.gen(function* () {
+      const turns = new Turns()
+      turns.output("gone")
+      turns.interrupt()
+      turns.abandon()
+      turns.speak()
+      turns.output("fresh")
+      expect((yield* turns.complete(nothing)).segments).toEqual([{ text: "fresh", interrupted: false }])
+      turns.output("lost")
+      turns.interrupt()
+      yield* turns.lose("the connection dropped")
+      expect((yield* turns.complete(nothing)).segments).toEqual([])
     }))
 
   it.effect("session usage sums the completed turns and the one in progress", () =>
@@ -64,6 +111,37 @@ describe("the turns of a live session, driven directly", () => {
     turns.speak()
     expect([turns.open, turns.abandoned]).toEqual([true, false])
   })
+
+  it.effect("a turn is busy once the model said something in it or a message went out; the user's speech alone opens it without", () =>
+    Effect.gen(function* () {
+      const turns = new Turns()
+      turns.hear()
+      expect([turns.open, turns.busy]).toEqual([true, false])
+      turns.output("Yes?")
+      expect(turns.busy).toBe(true)
+      yield* turns.complete(nothing)
+      expect([turns.open, turns.busy]).toEqual([false, false])
+      turns.begin()
+      expect(turns.busy).toBe(true)
+      turns.abandon()
+      expect(turns.busy).toBe(false)
+      turns.speak()
+      expect(turns.busy).toBe(true)
+      yield* turns.lose("the connection dropped")
+      expect(turns.busy).toBe(false)
+    }))
+
+  it.effect("awaited says a send waits for the turn; wasInterrupted says the model was interrupted in it", () =>
+    Effect.gen(function* () {
+      const turns = new Turns()
+      const send = yield* waiter
+      expect([turns.awaited, turns.wasInterrupted]).toEqual([false, false])
+      turns.waitFor(send)
+      turns.interrupt()
+      expect([turns.awaited, turns.wasInterrupted]).toEqual([true, true])
+      yield* turns.complete(nothing)
+      expect([turns.awaited, turns.wasInterrupted]).toEqual([false, false])
+    }))
 
   it.effect("abandoning a turn under way drops its text and usage (still counted for the session) and skips its number", () =>
     Effect.gen(function* () {

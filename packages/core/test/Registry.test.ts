@@ -63,7 +63,7 @@ describe("Registry", () => {
       const registry = yield* Registry.fromFunctions({ one: () => 1, two: { description: "Two", run: () => 2 } })
       expect(registry.names).toEqual(["one", "two"])
       expect(registry.declarations.map((d) => d.description)).toEqual(["", "Two"])
-      expect(yield* registry.tools.get("two")!.run({}, { callId: "x", name: "two" })).toBe(2)
+      expect(yield* registry.tools.get("two")!.run({}, Tool.context("x", "two"))).toBe(2)
       const error = yield* Effect.flip(Registry.fromFunctions({ ok: () => 1, "not ok": () => 2 }))
       expect(error).toMatchObject({ _tag: "InvalidToolDefinition", name: "not ok" })
     }))

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Either, Option, Schema } from "effect"
 import { Tool } from "../src/index.js"
 
-const context = { callId: "c1", name: "t" }
+const context = Tool.context("c1", "t")
 const failureOf = <A>(effect: Effect.Effect<A, Tool.HandlerFailure>) => Effect.runSync(Effect.flip(effect))
 /** What `f` throws (toThrow would also pass for a thrown undefined). */
 const thrown = (f: () => unknown): unknown => {

@@ -5,7 +5,7 @@ import { Effect as Effect4, Schema as Schema4 } from "effect4"
 import { Tool } from "../src/index.js"
 
 const ours = ModuleVersion.getCurrentVersion()
-const context = { callId: "c1", name: "t" }
+const context = Tool.context("c1", "t")
 
 /** What `f` throws, as Tool.make's definition errors are thrown. */
 const thrown = (f: () => unknown): unknown => {

@@ -163,8 +163,10 @@ export const offline: Policy = { reply: (request) => Effect.sync(() => offlineRe
 
 /**
  * Serves many conversations from one emulator: each conversation asks for a model named by its key in `scripts`,
- * and gets the step of its script at its position — the number of model turns in its transcript so far — so a
- * retried request gets the same step again, and conversations can run concurrently. Models without a script get
+ * and gets the reply of its script at its position — the number of model turns in its transcript so far — so a
+ * retried request gets the same step again, and conversations can run concurrently. A Live session's transcript is
+ * its history, which a resumed connection keeps: its script goes on where the last connection left it. A reply may
+ * carry faults (`withFaults`: a Live script's cancellations and `goAway`s). Models without a script get
  * `fallback`'s answer (default: a 400 saying so).
  *
  * @example
@@ -177,7 +179,7 @@ export const offline: Policy = { reply: (request) => Effect.sync(() => offlineRe
  *
  * @since 0.1.0
  */
-export const byModel = (scripts: ReadonlyMap<string, ReadonlyArray<Step>>, fallback?: Policy): Policy => ({
+export const byModel = (scripts: ReadonlyMap<string, ReadonlyArray<Reply>>, fallback?: Policy): Policy => ({
   reply: (request) => {
     const script = scripts.get(request.model)
     if (script === undefined) {

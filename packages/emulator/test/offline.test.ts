@@ -34,3 +34,60 @@ describe("The offline rule model words tool results as sentences", () => {
     Effect.map(after("read_file", { error: { message: "missing.txt does not exist." } }, true), (step) =>
       expect(step).toEqual({ text: "read_file failed: missing.txt does not exist." })))
 })
+
+describe("The offline rule model reads and changes the things a tool lists", () => {
+  const device = { type: "string", description: "The device's name, one of: living room lamp, kitchen thermostat, front door lock." }
+  const declarations = [
+    { name: "get_device_status", description: "Reads a device", parameters: { type: "object", properties: { device_name: device }, required: ["device_name"] } },
+    {
+      name: "set_device_status",
+      description: "Changes a device",
+      parameters: {
+        type: "object",
+        properties: {
+          device_name: device,
+          new_status: { type: "string", enum: ["on", "off", "locked", "unlocked"] },
+          setting: { type: "object", properties: { temperature_celsius: { type: "number" }, brightness: { type: "number" }, color: { type: "string" } } }
+        },
+        required: ["device_name", "new_status"]
+      }
+    }
+  ]
+  /** The offline model's answer after the user said `messages`, one turn each. */
+  const answer = (...messages: ReadonlyArray<string>) =>
+    Policy.offline.reply({
+      transcript: messages.flatMap((text, i) => [
+        ...(i === 0 ? [] : [{ role: "model", parts: [{ _tag: "Text", text: "ok" }] }]),
+        { role: "user", parts: [{ _tag: "Text", text }] }
+      ]),
+      declarations
+    } as unknown as Policy.Request)
+
+  it.effect.each([
+    ["a question reads the thing it names", ["Is the living room lamp on?"], { name: "get_device_status", args: { device_name: "living room lamp" } }],
+    ["the longest name wins", ["Is the front door lock locked?"], { name: "get_device_status", args: { device_name: "front door lock" } }],
+    ["a question with a change word still reads", ["What's the kitchen thermostat set to?"], { name: "get_device_status", args: { device_name: "kitchen thermostat" } }],
+    [
+      "a change sets the thing, the values it names and the settings it gives",
+      ["Turn on the living room lamp and set its brightness to 40% and its color to deep blue."],
+      { name: "set_device_status", args: { device_name: "living room lamp", new_status: "on", setting: { brightness: 40, color: "deep blue" } } }
+    ],
+    [
+      "\"it\" is the thing named before",
+      ["Is the living room lamp on?", "Okay, please turn it on and set its color to blue."],
+      { name: "set_device_status", args: { device_name: "living room lamp", new_status: "on", setting: { color: "blue" } } }
+    ],
+    [
+      "a number with its unit sets the property it measures",
+      ["Please set the kitchen thermostat to 22.5 degrees."],
+      { name: "set_device_status", args: { device_name: "kitchen thermostat", new_status: "on", setting: { temperature_celsius: 22.5 } } }
+    ]
+  ] as const)("%s", ([, messages, call]) => Effect.map(answer(...messages), (step) => expect(step).toEqual({ calls: [call] })))
+
+  it.effect("a message that names no thing, or refers back to none, gets the offline answer", () =>
+    Effect.gen(function* () {
+      for (const messages of [["Is the garage door open?"], ["Hello", "Turn it off."]]) {
+        expect(yield* answer(...messages)).toMatchObject({ text: expect.stringContaining("I am the agentfx emulator, running offline") })
+      }
+    }))
+})

@@ -34,6 +34,8 @@
  * expected_output:                             # optional: the run's decoded final answer (a run given `output`),
  *   category: repair                           #   partial like arguments_contain: every field named must match,
  *   ticketIds: [T-100]                         #   each mismatch reported with its path
+ * mode: live                                   # optional: run as a Live session (default: the scenario's mode)
+ * follow_up: [And the kitchen?]                # optional, Live only: further messages, each after the last answer
  * ```
  *
  * Unknown fields are errors (a typo must not silently weaken a case), except top-level keys starting with
@@ -162,6 +164,14 @@ const Phrases = Schema.transform(Schema.Union(Phrase, PhraseList), Schema.Array(
 })
 
 /**
+ * Per function, its mock entries, as `mock_function_responses` (and a mocks file, see `Mocks`) hold them.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const MockFunctionResponses = Schema.Record({ key: Schema.String, value: MockResponses })
+
+/**
  * One expected call.
  *
  * @since 0.1.0
@@ -198,12 +208,16 @@ export const CaseFields = Schema.Struct({
   tags: Schema.optional(Schema.Array(Schema.String.pipe(Schema.filter((tag) => /^\S+$/.test(tag) || "a tag is one word: no spaces, not empty")))),
   input: Schema.String,
   scenario: Schema.NonEmptyString,
-  mock_function_responses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: MockResponses }), { default: () => ({}) }),
+  mock_function_responses: Schema.optionalWith(MockFunctionResponses, { default: () => ({}) }),
   expected_function_calls: Schema.Array(ExpectedCall),
   ...AnswerAssertions.fields,
   ...EvalJudge.fields,
   /** The decoded final answer expected of a run given `output`: partial, like `arguments_contain`. */
-  expected_output: Schema.optionalWith(ExpectedOutput, { exact: true })
+  expected_output: Schema.optionalWith(ExpectedOutput, { exact: true }),
+  /** `live`: the case is a Live session (the runner's `live` model); default its scenario's `mode`, else `rest`. */
+  mode: Schema.optional(Schema.Literal("rest", "live")),
+  /** A Live case's further user messages, each sent once the one before was answered. */
+  follow_up: Schema.optional(Schema.Array(Schema.String))
 })
 
 /**

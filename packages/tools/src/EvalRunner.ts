@@ -13,6 +13,9 @@
  * routed to another scenario is the agent's failure, not the case's: that scenario runs with the mocks of the
  * functions it offers (the others cannot be called there), and the case is `failed` with a `ScenarioMismatch`.
  *
+ * A case whose `mode` (or its scenario's) is `live` runs as a Live session on `live.model` instead: its `input`, then
+ * each `follow_up`, sent in turn; its calls are checked the same way, in the order the model asked for them.
+ *
  * @example
  * ```ts
  * import { Registry, Tool } from "@agentfx/core"
@@ -69,7 +72,6 @@ import type * as Layer from "effect/Layer"
 import type { LanguageModel, Turn } from "@agentfx/core"
 import { Json, Registry, Telemetry } from "@agentfx/core"
 import type { Agent } from "@agentfx/core"
-import type { Tool } from "@agentfx/core"
 import * as Dispatcher from "./Dispatcher.js"
 import type { EvalCase, MockResponse } from "./EvalCase.js"
 import * as EvalJudge from "./EvalJudge.js"
@@ -77,16 +79,29 @@ import * as EvalReport from "./EvalReport.js"
 import * as EvalSelection from "./EvalSelection.js"
 import type { ObservedCall } from "./EvalValidator.js"
 import * as EvalValidator from "./EvalValidator.js"
-import { contains, show } from "./internal/jsonValue.js"
+import { show } from "./internal/jsonValue.js"
+import * as Mocks from "./Mocks.js"
 import * as Scenario from "./Scenario.js"
+import * as LiveEval from "./internal/liveEval.js"
+
+export type {
+  /**
+   * The live model of a suite's Live cases, and their sessions' options.
+   *
+   * @since 0.3.0
+   * @category models
+   */
+  LiveOptions
+} from "./internal/liveEval.js"
 
 /**
- * How to run a suite: `R` is what the scenarios' tools need, `RM` the model layers, `RD` `detectScenario`.
+ * How to run a suite: `R` is what the scenarios' tools need, `RM` the model layers, `RD` `detectScenario`, `RL` the
+ * live model layers.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options<R, RM, RD> {
+export interface Options<R, RM, RD, RL = never> {
   /** The scenarios cases may use (resolved against implementations; see `Scenario.loadDirectory`). */
   readonly scenarios: Iterable<Scenario.Scenario<R>>
   /** The model: one Layer for all cases, or a Layer per case. It is built afresh for every case. */
@@ -113,6 +128,8 @@ export interface Options<R, RM, RD> {
   readonly judge?: EvalJudge.Judge<RM> | undefined
   /** Further options of the agent loop (maxTurns, stop conditions, retry policy, ...). */
   readonly agent?: Omit<Dispatcher.RunOptions<R>, "prompt">
+  /** The live model of the Live cases (`mode: live`), and their sessions' options. */
+  readonly live?: LiveEval.LiveOptions<R, RL> | undefined
 }
 
 /**
@@ -129,7 +146,7 @@ export const defaultConcurrency = 4
 export const defaultTimeout = Duration.minutes(2)
 
 /** The case's time limit under `options`: `timeout`, else the default beyond the run's own bound. */
-const caseTimeout = (options: Pick<Options<unknown, unknown, unknown>, "timeout" | "agent">): Duration.Duration => {
+const caseTimeout = (options: Pick<Options<unknown, unknown, unknown, unknown>, "timeout" | "agent">): Duration.Duration => {
   if (options.timeout !== undefined) return Duration.decode(options.timeout)
   const runTimeout = options.agent?.runTimeout
   return runTimeout === undefined ? defaultTimeout : Duration.sum(Duration.decode(runTimeout), defaultTimeout)
@@ -140,43 +157,18 @@ const caseTimeout = (options: Pick<Options<unknown, unknown, unknown>, "timeout"
  *
  * @since 0.1.0
  */
-export const mockEntry = (entries: ReadonlyArray<MockResponse>, args: Json.JsonObject): MockResponse | undefined =>
-  entries.find((candidate) => candidate.when === undefined || contains(candidate.when, args))
+export const mockEntry = Mocks.entry
 
 /**
  * What the case's mocks answer for these arguments: the first entry whose `when` the arguments contain.
  *
  * @since 0.1.0
  */
-export const mockOutcome = (
-  functionName: string,
-  entries: ReadonlyArray<MockResponse>,
-  args: Json.JsonObject
-): Either.Either<unknown, Json.JsonObject> => {
-  const entry = mockEntry(entries, args)
-  if (entry === undefined) {
-    return Either.left({ message: `the eval case gives no mock response for ${functionName} with these arguments: ${show(args, 500)}` })
-  }
-  if (entry.error !== undefined) return Either.left(typeof entry.error === "string" ? { message: entry.error } : entry.error)
-  return Either.right(entry.response)
-}
-
-/**
- * The implementation's tool with its handler replaced by the mock. Arguments are still decoded by the
- * implementation (so invalid arguments fail as they would for real), but the mock matches the raw arguments.
- */
-const mocked = <R>(tool: Tool.Tool<R>, entries: ReadonlyArray<MockResponse>): Tool.Tool<R> => ({
-  ...tool,
-  decode: (args) => Either.map(tool.decode(args), () => args),
-  // Stryker disable next-line BooleanLiteral: the executor asks only about arguments that decoded, so `onLeft` is never taken
-  needsApproval: (args) => Either.match(tool.decode(args as Json.JsonObject), { onLeft: () => false, onRight: tool.needsApproval }),
-  run: (args) =>
-    Either.match(mockOutcome(tool.name, entries, args as Json.JsonObject), {
-      // Stryker disable next-line BooleanLiteral: a mock's error is the tool's answer, not a crash; no eval result carries the flag
-      onLeft: (cause) => Effect.fail({ cause, defect: false }),
-      onRight: (value) => Effect.succeed(value)
-    })
-})
+export const mockOutcome: (functionName: string, entries: ReadonlyArray<MockResponse>, args: Json.JsonObject) => Either.Either<unknown, Json.JsonObject> = (
+  functionName,
+  entries,
+  args
+) => Mocks.outcome(functionName, entries, args)
 
 /** Why the case's mocks do not fit its own scenario: a mock for a function the scenario does not offer. */
 const foreignMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): string | undefined => {
@@ -191,15 +183,7 @@ const withMocks = <R>(scenario: Scenario.Scenario<R>, evalCase: EvalCase): Scena
   const mocks = evalCase.mock_function_responses
   // Stryker disable next-line ConditionalExpression: a shortcut only; without mocks the rebuilt registry holds the same tools
   if (Object.keys(mocks).length === 0) return scenario
-  const withCaseMocks = (registry: Registry.Registry<R>): Registry.Registry<R> =>
-    Registry.unsafeMake(
-      ...registry.names.map((name) => {
-        const tool = registry.tools.get(name)!
-        // Own keys only: a function called "constructor" must not find Object's.
-        const entries = Object.hasOwn(mocks, name) ? mocks[name] : undefined
-        return entries === undefined ? tool : mocked(tool, entries)
-      })
-    )
+  const withCaseMocks = (registry: Registry.Registry<R>): Registry.Registry<R> => Mocks.apply(registry, mocks)
   const registry = withCaseMocks(scenario.registry)
   const source = scenario.registry.source
   // A registry that follows MCP servers keeps following them, with the mocks in place.
@@ -244,7 +228,10 @@ const stopReasonText = (reason: Agent.StopReason): string =>
  *
  * @since 0.1.0
  */
-export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, options: Options<R, RM, RD>): Effect.Effect<EvalReport.CaseResult, never, R | RM | RD> => {
+export const runCase = <R = never, RM = never, RD = never, RL = never>(
+  evalCase: EvalCase,
+  options: Options<R, RM, RD, RL>
+): Effect.Effect<EvalReport.CaseResult, never, R | RM | RD | RL> => {
   const base = {
     id: evalCase.id,
     description: evalCase.description,
@@ -269,6 +256,8 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
   interface Reached {
     scenario?: string
     dispatcher?: Dispatcher.Dispatcher<R>
+    /** A Live case's calls so far. */
+    live?: Effect.Effect<ReadonlyArray<ObservedCall>>
   }
 
   const whole = (reached: Reached) => Effect.gen(function* () {
@@ -285,6 +274,8 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     const own = name === evalCase.scenario ? scenario : Scenario.get(options.scenarios, evalCase.scenario)
     const caseBug = Either.isRight(own) ? foreignMocks(own.right, evalCase) : undefined
     if (caseBug !== undefined) return errored(name, caseBug)
+    if (LiveEval.isLive(evalCase, scenario.right)) return yield* live(name, scenario.right, reached)
+    if (evalCase.follow_up !== undefined) return errored(name, "follow_up is sent only in a Live session: give the case (or its scenario) mode: live")
     const dispatcher = yield* Dispatcher.make(withMocks(scenario.right, evalCase))
     reached.dispatcher = dispatcher
     const layer = typeof options.model === "function" ? options.model(evalCase) : options.model
@@ -319,13 +310,38 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
     }
   })
 
+  /** The case as a Live session, validated as a REST run is. */
+  const live = (name: string, scenario: Scenario.Scenario<R>, reached: Reached) =>
+    Effect.gen(function* () {
+      if (options.live === undefined) return errored(name, "the case runs as a Live session (mode: live), and the runner was given no live model (`live`)")
+      const outcome = yield* Effect.either(
+        LiveEval.run(evalCase, withMocks(scenario, evalCase), options.live, (calls) => (reached.live = calls)).pipe(
+          Effect.catchAllDefect((defect) => Effect.fail(`the run died: ${messageOf(defect)}`))
+        )
+      )
+      if (Either.isLeft(outcome)) return errored(name, outcome.left, yield* (reached.live ?? Effect.succeed([])))
+      const { calls, text, turns } = outcome.right
+      const mismatches = EvalValidator.validate(evalCase, { scenario: name, calls })
+      return {
+        ...base,
+        scenario: name,
+        status: mismatches.length === 0 ? ("passed" as const) : ("failed" as const),
+        calls,
+        mismatches,
+        text,
+        turns,
+        stopReason: "finished"
+      }
+    })
+
   const attempt = Effect.suspend(() => {
     const reached: Reached = {}
     return Effect.flatMap(Effect.timeoutOption(whole(reached), timeout), (result) =>
       Option.isSome(result)
         ? Effect.succeed(result.value)
-        : Effect.map(reached.dispatcher?.calls ?? Effect.succeed<ReadonlyArray<Dispatcher.DispatchedCall>>([]), (logged) =>
-            errored(reached.scenario, `the case timed out after ${Duration.format(timeout)}`, logged.map(observed))
+        : Effect.map(
+            reached.live ?? Effect.map(reached.dispatcher?.calls ?? Effect.succeed<ReadonlyArray<Dispatcher.DispatchedCall>>([]), (logged) => logged.map(observed)),
+            (calls) => errored(reached.scenario, `the case timed out after ${Duration.format(timeout)}`, calls)
           )
     )
   })
@@ -344,7 +360,10 @@ export const runCase = <R = never, RM = never, RD = never>(evalCase: EvalCase, o
  *
  * @since 0.1.0
  */
-export const run = <R = never, RM = never, RD = never>(cases: ReadonlyArray<EvalCase>, options: Options<R, RM, RD>): Effect.Effect<EvalReport.Report, never, R | RM | RD> =>
+export const run = <R = never, RM = never, RD = never, RL = never>(
+  cases: ReadonlyArray<EvalCase>,
+  options: Options<R, RM, RD, RL>
+): Effect.Effect<EvalReport.Report, never, R | RM | RD | RL> =>
   // A bad threshold or concurrency is a configuration bug: a defect, raised when the run starts.
   Effect.suspend(() => {
   const threshold = EvalReport.checkThreshold(options.threshold ?? EvalReport.defaultThreshold)

@@ -20,6 +20,9 @@
  * You answer warranty e-mails. Check the warranty first, then ...
  * ```
  *
+ * `mode: live` in the front matter runs the scenario's eval cases as Live sessions (see `EvalRunner`'s `live`),
+ * unless a case says `mode: rest`.
+ *
  * A scenario may also offer the tools of MCP servers, started when it runs (see `@agentfx/tools/mcp`'s
  * `withServers`): a command line (stdio) or a URL (Streamable HTTP, optional headers), each with a name, and
  * optionally only some of the server's tools (`tools`, by the server's names):
@@ -249,7 +252,9 @@ export const FrontMatter = Schema.Struct({
   available_functions: Schema.Array(FunctionSpec),
   mcp: Schema.optional(Schema.Array(McpServerSpec)),
   /** The JSON Schema of the final answer a run of the scenario gives (typed output). */
-  output_schema: Schema.optional(Json.JsonObject)
+  output_schema: Schema.optional(Json.JsonObject),
+  /** `live`: its eval cases run as Live sessions unless a case says otherwise. */
+  mode: Schema.optional(Schema.Literal("rest", "live"))
 })
 /**
  * The front matter of a scenario file (the type of the `FrontMatter` schema).
@@ -331,6 +336,8 @@ export interface Definition {
   readonly instructions: string
   /** The Schema of the final answer, from `output_schema`: a run through the dispatcher gives it decoded. */
   readonly output?: Schema.Schema<unknown> | undefined
+  /** `live`: its eval cases run as Live sessions unless a case says otherwise (see `EvalCase`'s `mode`). */
+  readonly mode?: "rest" | "live" | undefined
 }
 
 /**
@@ -538,7 +545,8 @@ export const check = (
     functions,
     mcp,
     instructions: body,
-    ...(output === undefined || Either.isLeft(output) ? {} : { output: output.right })
+    ...(output === undefined || Either.isLeft(output) ? {} : { output: output.right }),
+    ...(top.mode === undefined ? {} : { mode: top.mode })
   })
 }
 

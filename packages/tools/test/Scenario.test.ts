@@ -181,6 +181,14 @@ describe("Scenario.parse", () => {
     expect(versionOf("1.10.3")).toBe("1.10.3")
   })
 
+  it("mode is rest or live, absent unless written; anything else is refused at its line", () => {
+    const text = (mode: string) => `---\nname: m\ndescription: d\n${mode}available_functions: []\n---\nGo.\n`
+    expect(Either.getOrThrow(Scenario.parse(text("mode: live\n"), "m.md")).mode).toBe("live")
+    expect(Either.getOrThrow(Scenario.parse(text("mode: rest\n"), "m.md")).mode).toBe("rest")
+    expect("mode" in Either.getOrThrow(Scenario.parse(text(""), "m.md"))).toBe(false)
+    expect(parseError(text("mode: audio\n"))).toMatchObject({ _tag: "ScenarioFileError", line: 4, field: "mode" })
+  })
+
   it("accepts CRLF line ends, a BOM, a list of triggers, no version and functions without parameters", () => {
     const text = "\uFEFF---\r\nname: ping\r\ndescription: d\r\ntrigger: [a, b]\r\navailable_functions:\r\n  - name: ping\r\n    description: p\r\n---\r\nSay pong.\r\n"
     const definition = Either.getOrThrow(Scenario.parse(text, "ping.md"))
@@ -513,7 +521,7 @@ describe("Scenario.loadChecked (issue 39, item 1)", () => {
         yield* fs.writeFileString(NodePath.join(dir, "b.md"), "---\nname: b\ndescripton: x\navailable_functions: []\n---\n")
         const broken = yield* Effect.flip(Scenario.loadChecked(NodePath.join(dir, "b.md"), implementations))
         expect(broken.map((p) => p.message)).toStrictEqual([
-          `${NodePath.join(dir, "b.md")}:3: descripton: unknown field (did you mean "description"?); expected one of name | description | version | trigger | available_functions | mcp | output_schema`,
+          `${NodePath.join(dir, "b.md")}:3: descripton: unknown field (did you mean "description"?); expected one of name | description | version | trigger | available_functions | mcp | output_schema | mode`,
           `${NodePath.join(dir, "b.md")}:6: the body is empty: it holds the scenario's instructions (the system prompt)`
         ])
         const missing = yield* Effect.flip(Scenario.loadChecked(NodePath.join(dir, "none.md"), implementations))

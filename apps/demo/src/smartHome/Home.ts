@@ -1,7 +1,7 @@
 /**
- * The smart home of the Live demo: three devices and the two tools the model may call on them. The state lives
- * in a `SynchronizedRef`, so every call the model makes changes (or reads) what the next call sees; a request the devices
- * cannot honour (no such device, a setting the device does not have, a value out of range) fails with
+ * The smart home of the Live demo: three devices, the two tools the model may call on them, and a slow scan for new
+ * ones. The state lives in a `SynchronizedRef`, so every call the model makes changes (or reads) what the next call
+ * sees; a request the devices cannot honour (no such device, a setting the device does not have, a value out of range) fails with
  * `DeviceError`, which the model hears as an error response and can explain.
  */
 import { Registry, Tool } from "@agentfx/core"
@@ -106,7 +106,14 @@ export const make = (devices: ReadonlyArray<Device> = initialDevices): Effect.Ef
           })
         )
     })
-    return { registry: Registry.unsafeMake(getDeviceStatus, setDeviceStatus), devices: SynchronizedRef.get(state) }
+    // Slow on purpose: what the user says while it runs makes the server cancel it (the Live eval's cancelled call).
+    const scanDevices = Tool.make("scan_devices", {
+      description: "Searches the home network for devices that are not set up yet; takes a few seconds.",
+      parameters: Schema.Struct({}),
+      success: Schema.Struct({ found: Schema.Array(Schema.String) }),
+      handler: () => Effect.as(Effect.sleep("3 seconds"), { found: [] })
+    })
+    return { registry: Registry.unsafeMake(getDeviceStatus, setDeviceStatus, scanDevices), devices: SynchronizedRef.get(state) }
   })
 
 /** One line per device, e.g. `living room lamp: on, brightness 80 %, color blue`. */

@@ -21,18 +21,21 @@ export const messages = ["Is the living room lamp on?", "Okay, please turn it on
 const keyVariable = (): string | undefined =>
   ["GEMINI_API_KEY", "GOOGLE_API_KEY"].find((name) => (process.env[name] ?? "").trim() !== "")
 
-/** The Live model to use, and one line saying which and why. */
-export const source = (offline: boolean): Effect.Effect<{ readonly layer: Layer.Layer<LiveModel.LiveModel, unknown>; readonly announcement: string }, never, Scope.Scope> =>
+/** The Live model to use, one line saying which and why, and whether it is the real one. */
+export const source = (
+  offline: boolean
+): Effect.Effect<{ readonly layer: Layer.Layer<LiveModel.LiveModel, unknown>; readonly announcement: string; readonly online: boolean }, never, Scope.Scope> =>
   Effect.gen(function* () {
     const variable = keyVariable()
     if (variable !== undefined && !offline) {
-      return { layer: GeminiLive.layerConfig(), announcement: `Gemini Live, model ${process.env.GEMINI_LIVE_MODEL ?? GeminiLive.defaultModel} (${variable} is set)` }
+      return { layer: GeminiLive.layerConfig(), announcement: `Gemini Live, model ${process.env.GEMINI_LIVE_MODEL ?? GeminiLive.defaultModel} (${variable} is set)`, online: true }
     }
     const emulator = yield* Emulator.make({ policy })
     const why = offline ? "--offline" : "no GEMINI_API_KEY or GOOGLE_API_KEY: set one to talk to Gemini Live"
     return {
       layer: GeminiLive.layer({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl }),
-      announcement: `emulator — the Live WebSocket on 127.0.0.1, the model played by the demo's offline policy, through @google/genai (${why})`
+      announcement: `emulator — the Live WebSocket on 127.0.0.1, the model played by the demo's offline policy, through @google/genai (${why})`,
+      online: false
     }
   })
 

@@ -22,12 +22,15 @@ export const handler: Handler = ({ options }) =>
     const connectTimeout = Duration.millis(options.millis("connect-timeout") ?? Duration.toMillis(LiveProvider.defaultConnectTimeout))
     yield* Effect.scoped(
       Effect.gen(function* () {
-        yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
+        const builtins = Builtins.tools({ root, allowHosts, approval: !autoApprove })
+        // Files are read before anything connects: a scenario or mocks file that cannot be used is a usage error.
         // Starting MCP servers can take a while, and nothing reads Ctrl-C yet: it stops the command (exit 130).
-        const registry = yield* untilInterrupted(McpTools.registry(options, Builtins.tools({ root, allowHosts, approval: !autoApprove })))
+        const scenario = yield* untilInterrupted(McpTools.scenario(options, builtins, true, true))
+        yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
+        const registry = scenario === undefined ? yield* untilInterrupted(McpTools.registry(options, builtins)) : scenario.registry
         yield* LiveRepl.run({
           registry,
-          system: options.text("system"),
+          system: options.text("system") ?? scenario?.instructions,
           concurrency: options.number("concurrency"),
           bounds: { firstByteTimeout: options.millis("first-byte-timeout"), idleTimeout: options.millis("idle-timeout"), turnTimeout: options.millis("turn-timeout") },
           autoApprove,

@@ -12,12 +12,16 @@ import * as Effect from "effect/Effect"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type * as Mcp from "@agentfx/tools/mcp"
+import type { Scenario as ScenarioModule } from "@agentfx/tools"
 import type * as Argv from "../Argv.js"
+import * as Builtins from "../Builtins.js"
 import { UsageError } from "../CliError.js"
 import { Io } from "../Io.js"
 import * as McpScoped from "./mcpScoped.js"
 import * as ScenarioCommands from "./scenarioCommands.js"
 import { escapeLines } from "./terminalText.js"
+
+type ScenarioDefinition = ScenarioModule.Definition
 
 /** A scenario's instructions and tools, for `--scenario FILE`. */
 export interface FromScenario {
@@ -30,19 +34,48 @@ export interface FromScenario {
 /**
  * `--scenario FILE`: the scenario read and resolved against the built-in tools (a function that is not one is an
  * error: nothing here could answer it), and its MCP servers started for as long as the scope lasts. The programs it
- * names start only with `--allow-scenario-commands`, or once the user said yes on the terminal (when `ask`).
+ * names start only with `--allow-scenario-commands`, or once the user said yes on the terminal (when `ask`). With
+ * `--mocks FILE` (`live`), the functions it names answer as the file says, built-in or not.
  */
 export const scenario = (
   options: Argv.Values,
   builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>,
-  ask: boolean
+  ask: boolean,
+  /** The command takes `--mocks` (`live`): a function that is not built in is an error that points to it. */
+  mocking = false
 ): Effect.Effect<FromScenario | undefined, UsageError, FileSystem.FileSystem | Scope.Scope | Io> =>
   Effect.gen(function* () {
     const file = options.text("scenario")
-    if (file === undefined) return undefined
+    const mocksFile = options.text("mocks")
+    if (file === undefined) {
+      if (mocksFile !== undefined) return yield* Effect.fail(new UsageError({ message: "--mocks answers a scenario's functions: give --scenario FILE with it" }))
+      return undefined
+    }
     if (named(options)) return yield* Effect.fail(new UsageError({ message: "--scenario names its own MCP servers: give --mcp, --mcp-url, --mcp-header and --mcp-tools without it" }))
-    const { Scenario } = yield* Effect.promise(() => import("@agentfx/tools"))
-    const loaded = yield* Effect.mapError(Scenario.load(file, Registry.unsafeMake(...builtins)), (error) => new UsageError({ message: error.message }))
+    const { Mocks, Scenario } = yield* Effect.promise(() => import("@agentfx/tools"))
+    const mocks = mocksFile === undefined ? {} : yield* Effect.mapError(Mocks.load(mocksFile), (error) => new UsageError({ message: error.message }))
+    const builtinNames = new Set(builtins.map((tool) => tool.name))
+    // A function that is not built in is declared as the scenario says, and answered by its mocks.
+    const implementations = (definition: ScenarioDefinition) =>
+      Registry.unsafeMake(...builtins, ...definition.functions.filter((f) => !builtinNames.has(f.name) && Object.hasOwn(mocks, f.name)).map(Builtins.standIn))
+    const resolved = yield* Effect.mapError(Scenario.load(file, implementations), (error) =>
+      mocking && error._tag === "MissingImplementation"
+        ? new UsageError({
+            message: `${error.line === undefined ? error.file : `${error.file}:${error.line}`}: scenario "${error.scenario}" declares function "${error.function}", which is not a built-in tool (${Builtins.names.join(", ")}): ${
+              mocksFile === undefined ? "give its responses with --mocks FILE" : `give its responses in ${mocksFile}`
+            }`
+          })
+        : new UsageError({ message: error.message })
+    )
+    const foreign = Object.keys(mocks).filter((name) => !resolved.registry.tools.has(name))
+    if (foreign.length > 0) {
+      return yield* Effect.fail(
+        new UsageError({
+          message: `${mocksFile}: mocks ${foreign.map((name) => `"${name}"`).join(", ")}, which scenario "${resolved.name}" does not declare (it declares: ${resolved.registry.names.join(", ") || "nothing"})`
+        })
+      )
+    }
+    const loaded = mocksFile === undefined ? resolved : { ...resolved, registry: Mocks.apply(resolved.registry, mocks, mocksFile) }
     const output = loaded.output === undefined ? {} : { output: loaded.output }
     if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry, ...output }
     yield* ScenarioCommands.consent(loaded, { allowed: options.has("allow-scenario-commands"), ask })

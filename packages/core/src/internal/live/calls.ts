@@ -24,6 +24,8 @@ interface Entry {
   readonly turn: number
   startedAt: number | undefined
   fiber: Fiber.RuntimeFiber<void> | undefined
+  /** The scheduling its handler chose for its final response (`finalScheduling`), if it chose one. */
+  scheduling?: LiveModel.Scheduling | undefined
 }
 
 export interface Settings<R> {
@@ -33,6 +35,8 @@ export interface Settings<R> {
   /** At most this many handlers at once; undefined is unbounded. */
   readonly permits: Effect.Semaphore | undefined
   readonly publish: (event: LiveAgentEvent) => Effect.Effect<void>
+  /** Told of each response as it goes out (under the wire lock), progress included. */
+  readonly responded: (link: Link, response: LiveModel.ToolResponse) => void
   /** Told each time a call of `link` stops being outstanding: the driver may be waiting for a quiet moment. */
   readonly settled: (link: Link) => Effect.Effect<void>
 }
@@ -138,6 +142,17 @@ export class Calls<R> {
     )
   }
 
+  /**
+   * Whether a blocking call is outstanding: the model waits for its answer. (All outstanding calls are of the
+   * connection in use: a connection's are lost before the next one opens.) A call of a function the tools do not
+   * have is blocking too: nothing declared it otherwise.
+   */
+  waiting(): boolean {
+    const tools = this.settings.registry().tools
+    for (const entry of this.pending) if (tools.get(entry.call.name)?.scheduling === undefined) return true
+    return false
+  }
+
   /** How many calls of connection `epoch` are outstanding. */
   outstanding(epoch: number): number {
     let count = 0
@@ -160,7 +175,12 @@ export class Calls<R> {
       // or before its fiber was known to the table) must not run at all.
       if (!this.pending.has(entry)) return
       entry.startedAt = yield* Clock.currentTimeMillis
-      const result = yield* Effect.either(Executor.execute(registry(), entry.call, execute))
+      // What the handler reports before its result: progress goes out at once, its final scheduling is kept for it.
+      const reporter: Executor.Reporter = {
+        progress: (_, response, scheduling) => this.progress(entry, response, scheduling),
+        finalScheduling: (_, scheduling) => Effect.sync(() => void (entry.scheduling = scheduling))
+      }
+      const result = yield* Effect.either(Executor.execute(registry(), entry.call, { ...execute, reporter }))
       yield* this.answer(entry, result)
     })
     return permits === undefined ? body : permits.withPermits(1)(body)
@@ -172,11 +192,38 @@ export class Calls<R> {
         if (!this.pending.delete(entry)) return Effect.void
         const rendered = Executor.responseFor(entry.call, result).response
         return Effect.flatMap(
-          this.send(entry.call, entry.link, rendered, (response) => ({ _tag: "Answered", result, response })),
+          this.send(entry.call, entry.link, rendered, (response) => ({ _tag: "Answered", result, response }), entry.scheduling),
           (outcome) => this.record(entry, outcome, outcome._tag === "Lost" ? "CallLost" : "CallFinished")
         )
       })
     ).pipe(Effect.uninterruptible, Effect.zipRight(this.settings.settled(entry.link)))
+  }
+
+  /**
+   * A progress report of a running call: a non-blocking call's goes to the model as a response that will continue
+   * (default `silent`), a blocking call's is only an event (a live server takes progress only for non-blocking calls).
+   * Under the wire lock, like answers and cancellations: a call already answered, cancelled, stopped or lost reports
+   * nothing more. A report that cannot be delivered is dropped: the connection is going, and its end loses the call.
+   */
+  private progress(entry: Entry, rendered: JsonObject, scheduling: LiveModel.Scheduling | undefined): Effect.Effect<void> {
+    const call = entry.call
+    return this.wire.withPermits(1)(
+      Effect.suspend(() => {
+        if (!this.pending.has(entry)) return Effect.logDebug(`a progress report of call ${call.id} (${call.name}) came after it ended, and goes nowhere`)
+        const base = { _tag: "CallProgress", turn: entry.turn, call, response: rendered } as const
+        // The tools change only when no call is outstanding, so the tool of a running call is always there.
+        // Stryker disable next-line OptionalChaining
+        if (this.settings.registry().tools.get(call.name)?.scheduling === undefined) return this.settings.publish({ ...base, sent: false })
+        const response: LiveModel.ToolResponse = { id: call.id, name: call.name, response: rendered, scheduling: scheduling ?? "silent", willContinue: true }
+        return Effect.matchEffect(entry.link.connection.sendToolResponses([response]), {
+          onFailure: () => Effect.void,
+          onSuccess: () => {
+            this.settings.responded(entry.link, response)
+            return this.settings.publish({ ...base, sent: true, scheduling: response.scheduling })
+          }
+        })
+      })
+    ).pipe(Effect.uninterruptible)
   }
 
   /** An id asked again on a later connection: it already ran, so it is answered with an error, not run. */
@@ -219,18 +266,26 @@ export class Calls<R> {
     )
   }
 
-  /** Sends one response; an answer that cannot be delivered makes the call `Lost` (it is never sent again). */
+  /**
+   * Sends one response (a non-blocking call's with `chosen`, its handler's scheduling, else its tool's); an answer
+   * that cannot be delivered makes the call `Lost` (it is never sent again).
+   */
   private send(
     call: FunctionCall,
     link: Link,
     rendered: JsonObject,
-    outcome: (response: LiveModel.ToolResponse) => CallOutcome
+    outcome: (response: LiveModel.ToolResponse) => CallOutcome,
+    chosen?: LiveModel.Scheduling
   ): Effect.Effect<CallOutcome> {
-    const scheduling = this.settings.registry().tools.get(call.name)?.scheduling
+    const own = this.settings.registry().tools.get(call.name)?.scheduling
+    const scheduling = own === undefined ? undefined : (chosen ?? own)
     const response: LiveModel.ToolResponse = { id: call.id, name: call.name, response: rendered, ...(scheduling === undefined ? {} : { scheduling }) }
     return Effect.match(link.connection.sendToolResponses([response]), {
       onFailure: (error): CallOutcome => ({ _tag: "Lost", reason: `the answer could not be sent: ${error.message}` }),
-      onSuccess: () => outcome(response)
+      onSuccess: () => {
+        this.settings.responded(link, response)
+        return outcome(response)
+      }
     })
   }
 

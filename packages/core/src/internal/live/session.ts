@@ -12,7 +12,7 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { defaultConcurrency } from "../../Executor.js"
-import type { Options, Session } from "../../LiveAgent.js"
+import type { Connected, Options, SendOptions, Session } from "../../LiveAgent.js"
 import type { LiveAgentEvent } from "../../LiveAgentEvent.js"
 import type { SendError, SessionError } from "../../LiveError.js"
 import { ReconnectFailed, SessionEnded } from "../../LiveError.js"
@@ -49,6 +49,8 @@ const abandonedOutput = (event: LiveModel.Event): boolean => {
 
 /** The connection in use, with what the driver tracks of it. */
 interface Active extends Link {
+  /** It continued the session from a handle. */
+  readonly resumed: boolean
   /** The server sent `GoAway`: move to a new connection at the first quiet moment. */
   leaving: boolean
   /** The driver has left it (after `GoAway`, or it closed): nothing more is read from it or sent on it. */
@@ -79,8 +81,16 @@ const permitsOf = (concurrency: Options<never>["concurrency"]): Effect.Effect<Ef
     : Effect.dieMessage(`concurrency must be "sequential", "unbounded" or an integer ≥ 1, got ${concurrency}`)
 }
 
-export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Effect<Session, SessionError, LiveModel.LiveModel | R | Scope.Scope> =>
+/** What `LiveAgent.session` fills in when the options leave it out. */
+export interface Defaults {
+  readonly reconnect: Retry.Policy
+  readonly turnTimeout: Duration.Duration
+  readonly ownTurnWait: Duration.Duration
+}
+
+export const make = <R>(options: Options<R>, defaults: Defaults): Effect.Effect<Session, SessionError, LiveModel.LiveModel | R | Scope.Scope> =>
   Effect.gen(function* () {
+    const reconnect = defaults.reconnect
     const live = yield* LiveModel.LiveModel
     const hub = yield* Hub.make<LiveAgentEvent, SessionError>()
     const turns = new Turns()
@@ -106,7 +116,13 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     const detach = (current: Active): void => {
       current.left = true
       // Stryker disable next-line ConditionalExpression: connections follow one another, so the one left is the one in use or was left before (and none is in use)
-      if (active === current) active = undefined
+      if (active === current) {
+        active = undefined
+        // What the model owed on it is gone with it: a resumed server does not speak of results on its own.
+        owed = 0
+        foldable = 0
+      }
+      changed()
       // Stryker disable next-line ConditionalExpression: the session ends once its last connection was left, so nothing is left after
       if (ended === undefined && given) {
         next = Deferred.unsafeMake<Active, SendError>(FiberId.none)
@@ -138,27 +154,77 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         return current.fresh || handle === undefined ? moveOn(current) : Effect.void
       })
 
-    // The bounds on a `send` (none unless asked for), and what tells the watcher the model said something.
-    const limits: Deadline.Limits | undefined =
-      options.firstByteTimeout === undefined && options.idleTimeout === undefined && options.turnTimeout === undefined
-        ? undefined
-        : yield* Effect.try({
-            try: () => ({
-              turn: Deadline.bound("turnTimeout", options.turnTimeout, Duration.infinity),
-              firstByte: Deadline.bound("firstByteTimeout", options.firstByteTimeout, Duration.infinity),
-              idle: Deadline.bound("idleTimeout", options.idleTimeout, Duration.infinity)
-            }),
-            catch: (error) => error
-          }).pipe(Effect.orDie)
+    // The bounds on a `send`, and what tells the watcher the model said something.
+    const limits: Deadline.Limits = yield* Effect.try({
+      try: () => ({
+        turn: Deadline.bound("turnTimeout", options.turnTimeout, defaults.turnTimeout),
+        firstByte: Deadline.bound("firstByteTimeout", options.firstByteTimeout, Duration.infinity),
+        idle: Deadline.bound("idleTimeout", options.idleTimeout, Duration.infinity)
+      }),
+      catch: (error) => error
+    }).pipe(Effect.orDie)
+    const ownTurnWait = yield* Effect.try({ try: () => Deadline.bound("ownTurnWait", options.ownTurnWait, defaults.ownTurnWait), catch: (error) => error }).pipe(Effect.orDie)
     let heard: Deadline.OnPart | undefined
     const runtime = yield* Effect.runtime<never>()
     const clock = yield* Effect.clock
+
+    /**
+     * Turns the model owes on its own on the connection in use: a non-blocking result sent with `whenIdle` or
+     * `interrupt` while the model waited for no blocking call makes it speak of the result in a turn of its own.
+     * `foldable`: those sent with `interrupt` during a turn under way, which a server may speak of inside that turn
+     * (cutting it) instead: an interrupted turn settles them.
+     */
+    let owed = 0
+    let foldable = 0
+    /** Resumable handles received so far: a lost message is re-sent only if none came after it went out. */
+    let handles = 0
+    /** How many handles the session had when it lost its last turn (a handle of the next connection comes after). */
+    let handlesAtLoss = 0
+    /** When the model last said something, on the clock: a send waits for an owed turn only while the model talks. */
+    let lastHeard = clock.unsafeCurrentTimeMillis()
+    /** Completed when what a waiting `send` looks at may have changed; made only while one waits. */
+    let change: Deferred.Deferred<void> | undefined
+    const changed = (): void => {
+      if (change === undefined) return
+      Deferred.unsafeDone(change, Exit.void)
+      change = undefined
+    }
+    const nextChange = Effect.suspend(() => Deferred.await((change ??= Deferred.unsafeMake<void>(FiberId.none))))
+    const waitMillis = Duration.toMillis(ownTurnWait)
+    /**
+     * Waits until the model is quiet: no turn under way and none owed. While the model stays silent for
+     * `ownTurnWait` the owed turns are given up on (a server may not speak of every result) and the text goes out.
+     */
+    const quieted: Effect.Effect<void> = Effect.suspend(() => {
+      // Once the session has ended the text cannot go out: the send fails with the end at once.
+      if ((!turns.busy && owed === 0) || ended !== undefined) return Effect.void
+      const silence = clock.unsafeCurrentTimeMillis() - lastHeard
+      if (silence >= waitMillis) {
+        owed = 0
+        foldable = 0
+        return Effect.logDebug(`the model stayed silent for ${Duration.format(ownTurnWait)} instead of completing a turn of its own: the message goes out`)
+      }
+      return Effect.zipRight(Effect.raceFirst(nextChange, Effect.sleep(Duration.millis(waitMillis - silence))), quieted)
+    })
+    /** Waits until connection `epoch` is no longer the one in use. */
+    const leftBehind = (epoch: number): Effect.Effect<void> =>
+      Effect.suspend(() => (active?.epoch === epoch ? Effect.zipRight(nextChange, leftBehind(epoch)) : Effect.void))
+
+    /** A response went out: one that makes the model speak of a result on its own owes a turn (see `owed`). */
+    const responded = (link: Link, response: LiveModel.ToolResponse): void => {
+      if (response.scheduling === undefined || response.scheduling === "silent" || active?.epoch !== link.epoch) return
+      // The model waits for a blocking call: it hears this result with that call's answer, in the turn under way.
+      if (calls.waiting()) return
+      owed += 1
+      if (response.scheduling === "interrupt" && turns.busy) foldable += 1
+    }
 
     const calls = new Calls<R>({
       registry: () => tools.current,
       execute: { timeout: options.toolTimeout, limits: options.limits },
       permits,
       publish: hub.publish,
+      responded,
       // A call answered is the model's turn again: its silence counts from here.
       settled: (link) => Effect.zipRight(Effect.sync(() => heard?.()), quiet(link))
     })
@@ -196,6 +262,8 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
       // Once left, the connection is only waiting to be closed: what it still says goes unread (calls asked then
       // are never answered; the server loses them with the connection anyway).
       if (current.left) return Effect.void
+      if (abandonedOutput(event)) lastHeard = clock.unsafeCurrentTimeMillis()
+      changed()
       if (event._tag === "Closed") {
         current.closed = { code: event.code, reason: event.reason }
         detach(current)
@@ -219,7 +287,8 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           turns.output(event.text)
           return hub.publish({ _tag: "TextDelta", turn, text: event.text })
         case "Transcription":
-          turns.begin()
+          if (event.direction === "input") turns.hear()
+          else turns.begin()
           return hub.publish({ _tag: "Transcription", turn, direction: event.direction, text: event.text })
         case "ToolCall":
           turns.begin()
@@ -235,6 +304,11 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         case "GenerationComplete":
           return hub.publish({ _tag: "GenerationComplete", turn })
         case "TurnComplete":
+          // A turn no send waits for is one the model owed (a send goes out only once none is owed, and a turn
+          // completes before the next starts); an interrupted one settles what it may have folded in.
+          if (!turns.awaited && owed > 0) owed -= 1
+          if (turns.wasInterrupted) owed = Math.max(0, owed - foldable)
+          foldable = 0
           return turns.complete({ ...calls.ofTurn(turn), ...(event.reason === undefined ? {} : { reason: event.reason }) }).pipe(
             Effect.flatMap((completed) => hub.publish({ _tag: "TurnComplete", turn: completed })),
             Effect.zipRight(quiet(current))
@@ -250,6 +324,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           // Only a resumable, non-empty handle replaces the last one: an empty update (calls running) says nothing.
           if (!event.resumable || event.handle === undefined || event.handle === "") return Effect.void
           handle = event.handle
+          handles += 1
           current.fresh = true
           return quiet(current)
       }
@@ -271,6 +346,7 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         tools.confirm()
         const self: Active = {
           epoch: ++epochs,
+          resumed: resumptionHandle !== undefined,
           connection: watched(connected.right, () => self),
           leaving: false,
           left: false,
@@ -288,7 +364,10 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
           Effect.gen(function* () {
             detach(self)
             yield* calls.lose(self.epoch, self.lost)
-            if (self.replaced) yield* turns.lose(self.lost)
+            if (self.replaced) {
+              handlesAtLoss = handles
+              yield* turns.lose(self.lost)
+            }
           })
         )
         active = self
@@ -390,16 +469,20 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     // `next` is given the connection as it becomes the one in use, replaced when it is left and failed when the session
     // ends: waiting on it is waiting for the connection in use.
     const current: Effect.Effect<Active, SendError> = Effect.suspend(() => Deferred.await(next))
-    /** Sends a user text on the connection in use (waiting for one while reconnecting); returns its turn. */
-    const say = (text: string, waiter?: Deferred.Deferred<LiveTurn, SendError>): Effect.Effect<number, SendError> =>
+    /**
+     * Sends a user text on the connection in use (waiting for one while reconnecting); returns its turn. `sent` is
+     * told the connection it goes out on, just before it does.
+     */
+    const say = (text: string, waiter?: Deferred.Deferred<LiveTurn, SendError>, sent?: (link: Active) => void): Effect.Effect<number, SendError> =>
       // A turn boundary: tools that changed meanwhile are declared before the text goes out (on a resumed connection).
       Effect.flatMap(Effect.zipRight(tools.settled, current), (link) =>
         Effect.suspend((): Effect.Effect<number, SendError> => {
           // Left since `current` gave it (a move after GoAway, a redeclaration): the text waits for the next one.
-          if (link.left) return say(text, waiter)
+          if (link.left) return say(text, waiter, sent)
           turns.speak()
           // Waiting from just before the text goes out, so the answer cannot be missed.
           if (waiter !== undefined) turns.waitFor(waiter)
+          sent?.(link)
           const turn = turns.current
           return Effect.as(link.connection.sendText(text), turn)
         })
@@ -409,30 +492,33 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
     // Stryker disable next-line ConditionalExpression: asked by a bounded send's watch, whose turn is lost with its connection (and the send ended) before none is in use
     const busy = () => active !== undefined && calls.outstanding(active.epoch) > 0
 
-    const send = (text: string): Effect.Effect<LiveTurn, SendError> =>
+    /** Where a message went out: its connection, and how many handles the session had then. */
+    interface Sent {
+      readonly epoch: number
+      readonly handles: number
+    }
+
+    /** One message, once: waits for the model to be quiet, sends, and waits within `bounds` for its turn. */
+    const exchange = (text: string, bounds: Deadline.Limits, sent: (at: Sent) => void): Effect.Effect<LiveTurn, SendError> =>
       sendLock.withPermits(1)(
         Effect.suspend(() => {
           const waiter = Deferred.unsafeMake<LiveTurn, SendError>(FiberId.none)
           // The model may answer before the deadline watch starts (it starts once the text is out): what it says
           // meanwhile counts as its first part.
           let early = false
-          heard = () => (early = true)
           const exchange = Effect.uninterruptibleMask((restore) =>
             Effect.gen(function* () {
-              const turn = yield* restore(say(text, waiter))
-              const answer: Effect.Effect<LiveTurn, SendError> =
-                limits === undefined
-                  ? Deferred.await(waiter)
-                  : Deadline.within(
-                      runtime,
-                      clock,
-                      limits,
-                      true,
-                      (onPart) => Effect.zipRight(Effect.sync(() => ((heard = onPart), early && onPart())), Deferred.await(waiter)),
-                      busy
-                    ).pipe(
-                      Effect.tapErrorTag("ModelTimeout", () => Effect.zipRight(calls.stop(turn), Effect.sync(() => turns.current === turn && turns.abandon())))
-                    )
+              yield* restore(quieted)
+              heard = () => (early = true)
+              const turn = yield* restore(say(text, waiter, (link) => sent({ epoch: link.epoch, handles })))
+              const answer = Deadline.within(
+                runtime,
+                clock,
+                bounds,
+                true,
+                (onPart) => Effect.zipRight(Effect.sync(() => ((heard = onPart), early && onPart())), Deferred.await(waiter)),
+                busy
+              ).pipe(Effect.tapErrorTag("ModelTimeout", () => Effect.zipRight(calls.stop(turn), Effect.sync(() => turns.current === turn && turns.abandon()))))
               return yield* restore(answer).pipe(Effect.onInterrupt(() => calls.stop(turn)))
             })
           )
@@ -441,12 +527,33 @@ export const make = <R>(options: Options<R>, reconnect: Retry.Policy): Effect.Ef
         })
       )
 
+    const send = (text: string, sendOptions: SendOptions = {}): Effect.Effect<LiveTurn, SendError> =>
+      Effect.suspend(() => {
+        const bounds = sendOptions.timeout === undefined ? limits : { ...limits, turn: Deadline.bound("timeout", sendOptions.timeout, Duration.infinity) }
+        const once = (resent: boolean): Effect.Effect<LiveTurn, SendError> => {
+          let at: Sent | undefined
+          return exchange(text, bounds, (where) => (at = where)).pipe(
+            Effect.catchIf(
+              // Lost with its connection, and the state resumed from predates it: the new connection never heard it.
+              (error) =>
+                sendOptions.resendOnTurnLost === true &&
+                !resent &&
+                at !== undefined &&
+                ((error._tag === "TurnLost" && at.handles === handlesAtLoss) || (error._tag === "Unavailable" && at.handles === handles)),
+              () => Effect.zipRight(leftBehind(at!.epoch), once(true))
+            )
+          )
+        }
+        return once(false)
+      })
+
     // The session exists once its first connection does; a refused setup is the constructor's failure.
     yield* Effect.catchAll(Deferred.await(first), () => Deferred.await(done))
 
     return {
       send,
       sendText: (text) => Effect.asVoid(say(text)),
+      awaitConnected: Effect.map(current, (link): Connected => ({ connection: link.epoch, resumed: link.resumed })),
       cancelTurn,
       events: Stream.unwrapScoped(hub.subscribe),
       subscribe: hub.subscribe,

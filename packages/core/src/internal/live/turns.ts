@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as LanguageModel from "../../LanguageModel.js"
 import type { SendError } from "../../LiveError.js"
 import { TurnLost } from "../../LiveError.js"
-import type { LiveTurn } from "../../LiveTurn.js"
+import type { LiveTurn, Segment } from "../../LiveTurn.js"
 
 /**
  * The model turn in progress. Live servers do not number turns: a turn is what the model says between two
@@ -14,7 +14,11 @@ export class Turns {
   current = 1
   /** Whether a turn is under way: the user spoke or the model started answering, and it has not completed. */
   open = false
+  /** In the turn under way, the model said something or a message of ours went out (not only the user's speech). */
+  private said = false
   private text = ""
+  /** The text before each interruption of the turn in progress; `text` is what followed the last one. */
+  private cut: Array<Segment> = []
   private usage: LanguageModel.Usage | undefined
   private interrupted = false
   private total = LanguageModel.emptyUsage
@@ -26,6 +30,16 @@ export class Turns {
   abandoned = false
   readonly completed: Array<LiveTurn> = []
 
+  /** A `send` waits for the turn in progress. */
+  get awaited(): boolean {
+    return this.waiter !== undefined
+  }
+
+  /** The model was interrupted during the turn in progress. */
+  get wasInterrupted(): boolean {
+    return this.interrupted
+  }
+
   /** The `send` waiting for the turn. */
   waitFor(waiter: Deferred.Deferred<LiveTurn, SendError>): void {
     this.waiter = waiter
@@ -35,15 +49,27 @@ export class Turns {
     if (this.waiter === waiter) this.waiter = undefined
   }
 
-  /** The user spoke, or the model started answering (a call, a transcription). */
+  /** The model started answering (a call, a transcription of its speech). */
   begin(): void {
+    this.open = true
+    this.said = true
+  }
+
+  /** The server heard the user speak (a transcription of the user's audio): a turn begins. */
+  hear(): void {
     this.open = true
   }
 
-  /** The user spoke: a new turn, and the output of an abandoned one is no longer expected. */
+  /** A message of ours went out: a new turn, and the output of an abandoned one is no longer expected. */
   speak(): void {
     this.abandoned = false
     this.open = true
+    this.said = true
+  }
+
+  /** A turn is under way that the model is answering or owes an answer in: one only the user's speech began is not. */
+  get busy(): boolean {
+    return this.open && this.said
   }
 
   /**
@@ -58,6 +84,7 @@ export class Turns {
 
   output(text: string): void {
     this.open = true
+    this.said = true
     this.text += text
   }
 
@@ -65,8 +92,11 @@ export class Turns {
     this.usage = usage
   }
 
+  /** The model was interrupted: what it said so far in this turn is a segment of its own. */
   interrupt(): void {
     this.interrupted = true
+    this.cut.push({ text: this.text, interrupted: true })
+    this.text = ""
   }
 
   /** Usage summed over the session's turns, the one in progress included. */
@@ -75,11 +105,13 @@ export class Turns {
   }
 
   /** Completes the turn in progress with what the call table says of it, and answers the waiting `send`. */
-  complete(turn: Omit<LiveTurn, "turn" | "text" | "usage" | "interrupted">): Effect.Effect<LiveTurn> {
+  complete(turn: Omit<LiveTurn, "turn" | "text" | "segments" | "usage" | "interrupted">): Effect.Effect<LiveTurn> {
     return Effect.suspend(() => {
+      const segments = this.text === "" ? this.cut : [...this.cut, { text: this.text, interrupted: false }]
       const done: LiveTurn = {
         turn: this.current,
-        text: this.text,
+        text: segments.map((segment) => segment.text).join(""),
+        segments,
         usage: this.usage ?? LanguageModel.emptyUsage,
         interrupted: this.interrupted,
         ...turn
@@ -114,7 +146,9 @@ export class Turns {
     const waiter = this.waiter
     this.current += 1
     this.open = false
+    this.said = false
     this.text = ""
+    this.cut = []
     this.usage = undefined
     this.interrupted = false
     this.waiter = undefined
