@@ -219,6 +219,16 @@ export interface Options<R> {
    * (a stream has a fixed cost of several turns). It cannot fail; a slow one holds up its turn.
    */
   readonly onCallFinished?: ((call: CallRecord) => Effect.Effect<void, never, R>) | undefined
+  /**
+   * Receives every event of the run as it happens, text deltas included, then `Done` with the result: the same
+   * sequence `Agent.stream` emits, for a UI that needs no Stream (a Stream run has a fixed cost of several loop
+   * steps; this has none beyond building the events). With it the model is streamed unless `streaming` is false.
+   * It is called in the run's fiber and should return quickly. If it throws, it is called no more and the run dies
+   * with what it threw, at the next model turn, chunk of a model stream, or the run's end.
+   *
+   * @since 0.2.0
+   */
+  readonly onEvent?: ((event: AgentEvent) => void) | undefined
 }
 
 /**
