@@ -13,6 +13,7 @@ import type { Handler } from "../commands/Command.js"
 import * as EvalInput from "../EvalInput.js"
 import * as EvalProgress from "../EvalProgress.js"
 import { Io } from "../Io.js"
+import * as Offline from "../Offline.js"
 import * as Provider from "../Provider.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
@@ -75,7 +76,7 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
       choice.name === "emulator"
         ? Effect.gen(function* () {
             if (settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
-            const replay = Provider.replay(cases, settings.maxResponseBytes)
+            const replay = Offline.replay(cases, settings.maxResponseBytes)
             yield* io.err(`${Provider.describe({ choice, answers: replay.answers })}\n`)
             return yield* runWith((evalCase: EvalCase.EvalCase) => replay.model(evalCase)).pipe(Effect.provide(replay.emulator))
           })
