@@ -264,8 +264,10 @@ export type AgentError = ModelError | TranscriptViolation | ToolError
 export const run = <R>(options: Options<R>): Effect.Effect<AgentResult, AgentError, LanguageModel | R> => loop(options)
 
 /**
- * The same run as a stream of events for UIs, ending with `Done`. The model is streamed, so text arrives as
- * `TextDelta`s. Stopping the stream early interrupts the run, including any running tools.
+ * The same run as an Effect Stream of events, ending with `Done`. The model is streamed, so text arrives as
+ * `TextDelta`s. Stopping the stream early interrupts the run, including any running tools. Running a Stream has a
+ * fixed cost of several loop steps, which weighs on short runs: a UI that only needs the events can take the same
+ * sequence through `onEvent` on `Agent.run`.
  *
  * @example
  * ```ts
