@@ -223,7 +223,7 @@ const pool = <R>(count: number, bound: number, task: (index: number) => Effect.E
     // A while loop is one instruction the runtime repeats, where a recursive suspend and zipRight are two per call.
     const worker: Effect.Effect<void, never, R> = Effect.whileLoop({ while: () => next < count, body: () => task(next++), step: () => {} })
     const extra = Math.min(bound, count) - 1
-    // Stryker disable next-line EqualityOperator: with no extra worker the masked path runs the same worker, only dearer
+    // Stryker disable next-line EqualityOperator,ConditionalExpression: with no extra worker the masked path runs the same worker, only dearer
     if (extra <= 0) return worker
     // Plain forks (forkAll costs several times more); daemons, because this pool itself interrupts and awaits
     // them on every way out, which is cheaper than the runtime's supervision.
@@ -254,7 +254,7 @@ export const executeAll = <R, RH = never>(
     const bound = boundOf(options.concurrency, calls.length)
     const { onStart, onFinish } = options
     // The usual loop step, one call, needs no pool.
-    // Stryker disable next-line BlockStatement: the general path gives the same result for one call without hooks; this only saves allocations
+    // Stryker disable next-line BlockStatement,ConditionalExpression: the general path gives the same result for one call without hooks; this only saves allocations
     if (calls.length === 1 && onStart === undefined && onFinish === undefined) {
       return Effect.map(Effect.either(execute(registry, calls[0]!, options)), (outcome) => [outcome])
     }
@@ -268,6 +268,7 @@ export const executeAll = <R, RH = never>(
       // Stryker disable next-line ArrayDeclaration: every index is written before the array is returned; presizing only saves growth
       const results = new Array<CallResult>(calls.length)
       const one = (index: number): Effect.Effect<void, never, R | RH> => {
+        // Stryker disable next-line ConditionalExpression,BlockStatement: the path with hooks stores the same outcome when there are none; this one only saves frames
         if (onStart === undefined && onFinish === undefined) {
           // One frame that stores the outcome, where Effect.either then a map make three.
           return Effect.match(prepared[index]!, {
