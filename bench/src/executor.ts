@@ -2,16 +2,24 @@
  * Executor benchmark: the cost agentfx adds around a tool call, and how close a bounded parallel batch of slow
  * calls comes to the ideal wall time, next to a plain promise pool (p-limit) measured in the same process.
  *
- *   pnpm bench:executor        (or: node bench/dist/executor.js after a build)
+ *   pnpm bench:executor        (or: node --expose-gc bench/dist/executor.js after a build)
+ *   node --expose-gc bench/dist/executor.js --only parallel [--batch-repetitions N]   (the batch alone)
  */
 import { Executor, FunctionCall, Registry, Tool } from "@agentfx/core"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { performance } from "node:perf_hooks"
 import pLimit from "p-limit"
+import type { Runner, Sample } from "./internal/measure.js"
+import { compare, cpuOf, protocols, timed, wallOf } from "./internal/measure.js"
 import { fixed, machine, median, spread, verdict } from "./internal/stats.js"
 import * as Table from "./internal/table.js"
 
+const option = (name: string): string | undefined => {
+  const at = process.argv.indexOf(`--${name}`)
+  return at === -1 ? undefined : process.argv[at + 1]
+}
 const iterations = 200_000
 const warmUpIterations = 20_000
 const rounds = 3
@@ -23,9 +31,12 @@ const pairRounds = 7
 const batchCalls = 200
 const batchBound = 10
 const sleepMillis = 20
-const batchRounds = 5
+/** The warm-up's batches wait 1 ms a call: the same code, warmed in a fraction of the time. */
+const warmUpMillis = 1
+const batchRepetitions = Number(option("batch-repetitions") ?? 9)
 const idealBatchMillis = (batchCalls / batchBound) * sleepMillis
 const efficiencyGoal = 0.97
+const batchCpuGoal = 2
 
 const noop = Tool.make("noop", {
   description: "Returns its first argument",
@@ -33,17 +44,27 @@ const noop = Tool.make("noop", {
   handler: ({ a }) => Effect.succeed(a)
 })
 
+const waitArgs = Schema.Struct({ ms: Schema.Number })
 const sleeper = Tool.make("sleep", {
-  description: `Waits ${sleepMillis} ms`,
-  parameters: Schema.Struct({}),
-  handler: () => Effect.sleep(`${sleepMillis} millis`)
+  description: "Waits `ms` milliseconds on the Effect clock",
+  parameters: waitArgs,
+  handler: ({ ms }) => Effect.sleep(Duration.millis(ms))
 })
 
-const registry = Registry.unsafeMake(noop, sleeper)
+/** The same wait as p-limit's tasks: a `setTimeout` promise. */
+const timer = Tool.make("timer", {
+  description: "Waits `ms` milliseconds on a setTimeout promise",
+  parameters: waitArgs,
+  handler: ({ ms }) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+})
+
+const registry = Registry.unsafeMake(noop, sleeper, timer)
 const args = { a: 1, b: "x" }
 const call = FunctionCall.make({ id: "call_0", name: "noop", args })
 const batch = Array.from({ length: batchSize }, (_, i) => FunctionCall.make({ id: `call_${i}`, name: "noop", args }))
-const slowBatch = Array.from({ length: batchCalls }, (_, i) => FunctionCall.make({ id: `call_${i}`, name: "sleep", args: {} }))
+/** `batchCalls` calls of `tool`, each waiting `ms`. */
+const waits = (tool: "sleep" | "timer", ms: number) => Array.from({ length: batchCalls }, (_, i) => FunctionCall.make({ id: `call_${i}`, name: tool, args: { ms } }))
+const batches = { sleep: new Map([sleepMillis, warmUpMillis].map((ms) => [ms, waits("sleep", ms)])), timer: new Map([sleepMillis, warmUpMillis].map((ms) => [ms, waits("timer", ms)])) }
 
 /** Microseconds per call of `step`, which performs `callsPerStep` calls, over `calls` calls in one Effect program. */
 const timeEffect = <A, E>(step: Effect.Effect<A, E>, calls: number, callsPerStep = 1): Effect.Effect<number, E> =>
@@ -154,64 +175,76 @@ const overhead = async (): Promise<Table.Table> => {
   }
 }
 
-const effectBatchMillis = async (): Promise<number> => {
-  const start = performance.now()
-  const results = await Effect.runPromise(Executor.executeAll(registry, slowBatch, { concurrency: batchBound }))
-  const elapsed = performance.now() - start
-  if (results.some((result) => result._tag === "Left")) throw new Error("a sleeping call failed")
-  return elapsed
-}
+/** One batch of `batchCalls` calls that each wait `ms`, at most `batchBound` at once, through the executor. */
+const executorBatch = (tool: "sleep" | "timer") => (ms: number): Promise<Sample> =>
+  timed(async () => {
+    const results = await Effect.runPromise(Executor.executeAll(registry, batches[tool].get(ms)!, { concurrency: batchBound }))
+    if (results.some((result) => result._tag === "Left")) throw new Error("a waiting call failed")
+    return undefined
+  }, undefined)
 
-const promisePoolMillis = async (): Promise<number> => {
-  const limit = pLimit(batchBound)
-  const start = performance.now()
-  await Promise.all(slowBatch.map(() => limit(() => new Promise<void>((resolve) => setTimeout(resolve, sleepMillis)))))
-  return performance.now() - start
-}
+/** The same batch as a p-limit pool of `setTimeout` promises. */
+const promisePool = (ms: number): Promise<Sample> =>
+  timed(() => {
+    const limit = pLimit(batchBound)
+    return Promise.all(Array.from({ length: batchCalls }, () => limit(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))))
+  }, undefined)
 
-const parallel = async (): Promise<Table.Table> => {
-  await effectBatchMillis()
-  await promisePoolMillis()
-  const effect: Array<number> = []
-  const pool: Array<number> = []
-  // Alternating keeps both runners exposed to the same background noise.
-  for (let round = 0; round < batchRounds; round++) {
-    effect.push(await effectBatchMillis())
-    pool.push(await promisePoolMillis())
-  }
-  const row = (name: string, figures: ReadonlyArray<number>, goal: boolean) => {
-    const wall = median(figures)
-    const efficiency = idealBatchMillis / wall
-    return [
-      name,
-      fixed(wall, 1),
-      `${fixed(Math.min(...figures), 1)}–${fixed(Math.max(...figures), 1)}`,
-      String(idealBatchMillis),
-      fixed(efficiency, 3),
-      goal ? verdict(efficiency >= efficiencyGoal, `≥ ${efficiencyGoal}`) : ""
-    ]
-  }
-  return {
-    title: `${batchCalls} calls × ${sleepMillis} ms, at most ${batchBound} at once (median of ${batchRounds} runs)`,
-    columns: [
-      { header: "runner" },
-      { header: "wall ms", align: "right" },
-      { header: "range ms", align: "right" },
-      { header: "ideal ms", align: "right" },
-      { header: "efficiency", align: "right" },
-      { header: "goal" }
-    ],
-    rows: [
-      row(`Executor.executeAll (Effect.sleep), concurrency ${batchBound}`, effect, true),
-      row(`p-limit(${batchBound}) + setTimeout (reference)`, pool, false)
-    ],
-    notes: ["efficiency = ideal / wall; the two runners alternate, after one warm-up run each.", machine()]
-  }
+const parallel = async (): Promise<ReadonlyArray<Table.Table>> => {
+  const runners: ReadonlyArray<Runner<number>> = [
+    { name: `Executor.executeAll, concurrency ${batchBound}, handler Effect.sleep`, run: executorBatch("sleep") },
+    { name: `Executor.executeAll, concurrency ${batchBound}, handler a setTimeout promise (p-limit's task)`, run: executorBatch("timer") },
+    { name: `p-limit(${batchBound}) + setTimeout promises (reference)`, run: promisePool }
+  ].map((runner) => ({ ...runner, warmUpSize: () => warmUpMillis }))
+  const figures = await compare(runners, { size: sleepMillis, perBlock: 1, warmUp: 50, repetitions: batchRepetitions }, () => 1)
+  const reference = figures[figures.length - 1]!
+  return protocols.map(([protocol, name]) => {
+    const row = (runner: Runner<number>, index: number) => {
+      const f = figures[index]!
+      const wall = wallOf(f, protocol).map((micros) => micros / 1000)
+      const cpu = cpuOf(f, protocol).map((micros) => micros / 1000)
+      const efficiency = idealBatchMillis / median(wall)
+      const isReference = index === figures.length - 1
+      const cpuRatio = median(cpu) / (median(cpuOf(reference, protocol)) / 1000)
+      const referenceEfficiency = idealBatchMillis / (median(wallOf(reference, protocol)) / 1000)
+      return [
+        runner.name,
+        spread(wall, 1),
+        fixed(efficiency, 3),
+        spread(cpu, 2),
+        isReference ? "" : fixed(cpuRatio, 2),
+        isReference
+          ? ""
+          : `${verdict(cpuRatio <= batchCpuGoal, `CPU ≤ ${batchCpuGoal}× p-limit's`)}; ${verdict(efficiency >= referenceEfficiency, "efficiency ≥ p-limit's")}; ${verdict(efficiency >= efficiencyGoal, `efficiency ≥ ${efficiencyGoal}`)}`
+      ]
+    }
+    return {
+      title: `${batchCalls} calls × ${sleepMillis} ms, at most ${batchBound} at once, ${name} (median (min–max) of ${batchRepetitions} runs)`,
+      columns: [
+        { header: "runner" },
+        { header: "wall ms", align: "right" },
+        { header: "efficiency", align: "right" },
+        { header: "CPU ms", align: "right" },
+        { header: "CPU ÷ p-limit", align: "right" },
+        { header: "goals" }
+      ],
+      rows: runners.map(row),
+      notes: [
+        `Ideal wall: ${idealBatchMillis} ms; efficiency = ideal / median wall. CPU = user + system of the process over the batch (timers, the event loop and GC included).`,
+        `The runners take turns, the order rotating each run; ${
+          protocol === "steady"
+            ? `each run follows 50 warm-up batches of ${warmUpMillis} ms calls and no forced GC`
+            : "each run follows a forced GC and one untimed batch"
+        }. The executor decodes each call's arguments with the tool's Schema.`,
+        machine()
+      ]
+    }
+  })
 }
 
 const main = async () => {
-  Table.print(await overhead())
-  Table.print(await parallel())
+  if (option("only") !== "parallel") Table.print(await overhead())
+  for (const table of await parallel()) Table.print(table)
   if (Number.isNaN(sink)) console.log(sink)
 }
 

@@ -18,8 +18,8 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { performance } from "node:perf_hooks"
-import type { Figures, Runner, Sample } from "./internal/measure.js"
-import { compare } from "./internal/measure.js"
+import type { Figures, Protocol, Runner, Sample } from "./internal/measure.js"
+import { compare, cpuOf, protocols } from "./internal/measure.js"
 import { fixed, machine, median, megabytes, spread, verdict } from "./internal/stats.js"
 import * as Table from "./internal/table.js"
 
@@ -34,6 +34,7 @@ const modes = (option("modes") ?? "run,stream").split(",").filter((mode): mode i
 
 const flatnessGoal = 1.25
 const streamGoal = 1.3
+const onEventGoal = 1.15
 
 const args = { a: 1, b: "x" }
 
@@ -160,6 +161,22 @@ const agentfxRun = (makeModel: (steps: number) => Model) => (steps: number): Pro
   )
 }
 
+/** `Agent.run` with every event handed to a callback (text deltas included: the model is streamed). */
+const agentfxOnEvent = (steps: number): Promise<Sample> => {
+  const model = scripted(steps)
+  let events = 0
+  return Effect.runPromise(
+    timedEffect(Agent.run({ ...options(steps), onEvent: () => void events++ })).pipe(
+      Effect.map((sample) => {
+        // TurnStarted, TurnFinished, CallStarted and CallFinished per call step; the text step's three; Done.
+        if (events !== steps * 4 + 4) throw new Error(`onEvent was called ${events} times for ${steps} steps`)
+        return { ...sample, result: check(sample.value, steps), model }
+      }),
+      Effect.provide(model)
+    )
+  )
+}
+
 const lastResult = (stream: Stream.Stream<Agent.AgentEvent, Agent.AgentError, LanguageModel.LanguageModel>) =>
   Stream.runFold(stream, undefined as Agent.AgentResult | undefined, (last, event) => (event._tag === "Done" ? event.result : last))
 
@@ -280,6 +297,7 @@ const runners = {
   run: [
     { name: "agentfx Agent.run", run: agentfxRun(scripted), ...agentfxWarmUp },
     { name: "agentfx Agent.run, model answering like a provider", run: agentfxRun(answeringLikeAProvider), ...agentfxWarmUp },
+    { name: "agentfx Agent.run with onEvent", run: agentfxOnEvent, ...agentfxWarmUp },
     { name: "AI SDK generateText", run: aiRun, ...aiWarmUp }
   ],
   stream: [
@@ -341,91 +359,104 @@ const fixedCosts = async (): Promise<ReadonlyArray<readonly [string, ReadonlyArr
 const main = async () => {
   const results = await measureAll()
   const floors = await fixedCosts()
-  const notes = [
+  const notes = (protocol: Protocol) => [
     `CPU time (user + system, garbage collection included) per model step = run time / (steps + 1); median (min–max) of ${repetitions} repetitions (the AI SDK at 4,000 steps: ${Math.min(repetitions, aiRepetitionsAtLongest)}, a run takes minutes).`,
-    "Each step calls one no-op tool; a last step answers with text. Runners take turns in one process, the order rotating each repetition; each timed block follows a forced GC and a warm-up (agentfx: 5,000 steps in runs of at most 1,000; the AI SDK: 1,000 steps in runs of at most 200), and has at least 2,000 steps.",
-    "Retained: heap the last run's result keeps alive / its result and mock model together (both record every request they are sent), after a full GC; median. MB = 10^6 bytes.",
+    `Each step calls one no-op tool; a last step answers with text. Runners take turns in one process, the order rotating each repetition; each timed block has at least 2,000 steps and ${
+      protocol === "steady"
+        ? "follows a warm-up and no forced GC (agentfx: 5,000 steps in runs of at most 1,000; the AI SDK: 1,000 steps in runs of at most 200): no forced GC runs in this pass"
+        : "follows a forced GC and one untimed block of the same size"
+    }.`,
+    ...(protocol === "afterGc"
+      ? ["Retained: heap the last run's result keeps alive / its result and mock model together (both record every request they are sent), after a full GC; median. MB = 10^6 bytes."]
+      : []),
     "agentfx decodes every call's arguments with the tool's Schema; the AI SDK's jsonSchema tools only JSON-parse them.",
     machine()
   ]
-  const perStep = (mode: "run" | "stream", steps: number, index: number) => median(results[mode].get(steps)![index]!.cpu)
-  const row = (mode: "run" | "stream", steps: number) => {
+  const perStep = (protocol: Protocol, mode: "run" | "stream", steps: number, index: number) => median(cpuOf(results[mode].get(steps)![index]!, protocol))
+  const row = (protocol: Protocol, mode: "run" | "stream", steps: number) => {
     const figures = results[mode].get(steps)!
     const ai = figures[figures.length - 1]!
     const measured = (values: ReadonlyArray<number>, show: (values: ReadonlyArray<number>) => string) => (values.length === 0 ? "—" : show(values))
+    const retained = protocol === "afterGc"
+      ? [figures[0]!, ai].map((f) => measured(f.retained, () => `${megabytes(median(f.retained))} / ${megabytes(median(f.retainedWithModel))}`))
+      : []
     return [
       steps.toLocaleString("en"),
-      ...figures.map((f) => measured(f.cpu, spread)),
-      measured(ai.cpu, (cpu) => fixed(median(cpu) / median(figures[0]!.cpu), 1)),
-      ...[figures[0]!, ai].map((f) => measured(f.retained, () => `${megabytes(median(f.retained))} / ${megabytes(median(f.retainedWithModel))}`))
+      ...figures.map((f) => measured(cpuOf(f, protocol), spread)),
+      measured(cpuOf(ai, protocol), (cpu) => fixed(median(cpu) / median(cpuOf(figures[0]!, protocol)), 1)),
+      ...retained
     ]
   }
-  if (modes.includes("run")) Table.print({
-    title: "Agent.run next to the AI SDK's generateText: CPU µs per model step",
-    columns: [
-      { header: "steps", align: "right" },
-      ...runners.run.map((runner) => ({ header: runner.name, align: "right" as const })),
-      { header: "AI SDK ÷ agentfx", align: "right" },
-      { header: "retained, agentfx", align: "right" },
-      { header: "retained, AI SDK", align: "right" }
-    ],
-    rows: stepCounts.map((steps) => row("run", steps)),
-    notes: [
-      "The scripted model answers at once. Like a provider: it answers once a promise settles, as an SDK's request does, so the loop watches the request's deadlines while it waits and is woken by the answer. AI SDK ÷ agentfx and retained: against the first column.",
-      ...notes
-    ]
-  })
-  if (modes.includes("stream")) Table.print({
-    title: "Agent.stream next to the AI SDK's streamText: CPU µs per model step",
-    columns: [
-      { header: "steps", align: "right" },
-      ...runners.stream.map((runner) => ({ header: runner.name, align: "right" as const })),
-      { header: "AI SDK ÷ agentfx", align: "right" },
-      { header: "retained, agentfx", align: "right" },
-      { header: "retained, AI SDK", align: "right" }
-    ],
-    rows: stepCounts.map((steps) => row("stream", steps)),
-    notes: [
-      "The scripted model's stream replays a whole response, which the loop reads without running a Stream. Like a provider: the parts come from an async iterable, one per microtask, read through LanguageModel.streamOfChunks as the Gemini and OpenAI-compatible providers read their SDKs' streams (without running a Stream either). Through a plain Effect Stream: a model whose stream is any other Stream, which the loop runs as one at every step — what a hand-written model costs.",
-      "AI SDK ÷ agentfx and retained: against the first column.",
-      ...notes
-    ]
-  })
+  const columns = (protocol: Protocol, names: ReadonlyArray<string>) => [
+    { header: "steps", align: "right" as const },
+    ...names.map((name) => ({ header: name, align: "right" as const })),
+    { header: "AI SDK ÷ agentfx", align: "right" as const },
+    ...(protocol === "afterGc" ? [{ header: "retained, agentfx", align: "right" as const }, { header: "retained, AI SDK", align: "right" as const }] : [])
+  ]
   const goals: Array<ReadonlyArray<string>> = []
-  const shortest = stepCounts.includes(10) ? 10 : undefined
-  const longest = stepCounts.includes(4000) ? 4000 : undefined
-  if (shortest !== undefined && longest !== undefined) {
-    for (const mode of modes) {
-      const ratio = perStep(mode, longest, 0) / perStep(mode, shortest, 0)
-      goals.push([`Agent.${mode}: per step at 4,000 steps ÷ at 10`, fixed(ratio, 2), verdict(ratio <= flatnessGoal, `≤ ${flatnessGoal}`)])
+  for (const [protocol, protocolName] of protocols) {
+    if (modes.includes("run")) Table.print({
+      title: `Agent.run next to the AI SDK's generateText: CPU µs per model step, ${protocolName}`,
+      columns: columns(protocol, runners.run.map((runner) => runner.name)),
+      rows: stepCounts.map((steps) => row(protocol, "run", steps)),
+      notes: [
+        "The scripted model answers at once. Like a provider: it answers once a promise settles, as an SDK's request does, so the loop watches the request's deadlines while it waits and is woken by the answer. With onEvent: the scripted model, streamed (its replay), every event handed to a callback. AI SDK ÷ agentfx and retained: against the first column.",
+        ...notes(protocol)
+      ]
+    })
+    if (modes.includes("stream")) Table.print({
+      title: `Agent.stream next to the AI SDK's streamText: CPU µs per model step, ${protocolName}`,
+      columns: columns(protocol, runners.stream.map((runner) => runner.name)),
+      rows: stepCounts.map((steps) => row(protocol, "stream", steps)),
+      notes: [
+        "The scripted model's stream replays a whole response, which the loop reads without running a Stream. Like a provider: the parts come from an async iterable, one per microtask, read through LanguageModel.streamOfChunks as the Gemini and OpenAI-compatible providers read their SDKs' streams (without running a Stream either). Through a plain Effect Stream: a model whose stream is any other Stream, which the loop runs as one at every step — what a hand-written model costs.",
+        "AI SDK ÷ agentfx and retained: against the first column.",
+        ...notes(protocol)
+      ]
+    })
+    const shortest = stepCounts.includes(10) ? 10 : undefined
+    const longest = stepCounts.includes(4000) ? 4000 : undefined
+    if (shortest !== undefined && longest !== undefined) {
+      for (const mode of modes) {
+        const ratio = perStep(protocol, mode, longest, 0) / perStep(protocol, mode, shortest, 0)
+        goals.push([`${protocol}: Agent.${mode}: per step at 4,000 steps ÷ at 10`, fixed(ratio, 2), verdict(ratio <= flatnessGoal, `≤ ${flatnessGoal}`)])
+      }
     }
-  }
-  /** The two models each mode has: scripted (answers at once), and like a provider (waits for its answer). */
-  const models = [
-    [0, "scripted model"],
-    [1, "model like a provider"]
-  ] as const
-  for (const [index, model] of models) {
-    for (const steps of modes.length === 2 ? stepCounts : []) {
-      const ratio = perStep("stream", steps, index) / perStep("run", steps, index)
-      goals.push([`Agent.stream ÷ Agent.run, ${steps.toLocaleString("en")} steps, ${model}`, fixed(ratio, 2), verdict(ratio <= streamGoal, `≤ ${streamGoal}`)])
-    }
-  }
-  for (const mode of modes) {
-    const ai = runners[mode].length - 1
-    const compared = stepCounts.filter((steps) => steps >= 10 && steps <= aiUpTo)
-    if (compared.length === 0) continue
+    /** The two models each mode has: scripted (answers at once), and like a provider (waits for its answer). */
+    const models = [
+      [0, "scripted model"],
+      [1, "model like a provider"]
+    ] as const
     for (const [index, model] of models) {
-      const ahead = compared.every((steps) => perStep(mode, steps, index) < perStep(mode, steps, ai))
-      const range = aiUpTo < Infinity ? ` to ${aiUpTo.toLocaleString("en")}` : ""
-      goals.push([`Agent.${mode} below the AI SDK at every step count from 10${range}, ${model}`, ahead ? "yes" : "no", verdict(ahead, "yes")])
+      for (const steps of modes.length === 2 ? stepCounts : []) {
+        const ratio = perStep(protocol, "stream", steps, index) / perStep(protocol, "run", steps, index)
+        goals.push([`${protocol}: Agent.stream ÷ Agent.run, ${steps.toLocaleString("en")} steps, ${model}`, fixed(ratio, 2), verdict(ratio <= streamGoal, `≤ ${streamGoal}`)])
+      }
+    }
+    for (const steps of modes.includes("run") ? stepCounts : []) {
+      const ratio = perStep(protocol, "run", steps, 2) / perStep(protocol, "run", steps, 0)
+      goals.push([
+        `${protocol}: Agent.run with onEvent ÷ Agent.run, ${steps.toLocaleString("en")} steps, scripted model`,
+        fixed(ratio, 2),
+        steps === 10 ? verdict(ratio <= onEventGoal, `≤ ${onEventGoal}`) : ""
+      ])
+    }
+    for (const mode of modes) {
+      const ai = runners[mode].length - 1
+      const compared = stepCounts.filter((steps) => steps >= 10 && steps <= aiUpTo)
+      if (compared.length === 0) continue
+      for (const [index, model] of models) {
+        const ahead = compared.every((steps) => perStep(protocol, mode, steps, index) < perStep(protocol, mode, steps, ai))
+        const range = aiUpTo < Infinity ? ` to ${aiUpTo.toLocaleString("en")}` : ""
+        goals.push([`${protocol}: Agent.${mode} below the AI SDK at every step count from 10${range}, ${model}`, ahead ? "yes" : "no", verdict(ahead, "yes")])
+      }
     }
   }
   const streamFloor = median(floors[1]![1])
   const beyond = modes.length === 2
     ? stepCounts.map((steps) => [
         steps.toLocaleString("en"),
-        fixed((perStep("stream", steps, 0) - perStep("run", steps, 0)) * (steps + 1), 0),
+        fixed((perStep("steady", "stream", steps, 0) - perStep("steady", "run", steps, 0)) * (steps + 1), 0),
         fixed(streamFloor, 0)
       ])
     : []
@@ -439,7 +470,7 @@ const main = async () => {
     ]
   })
   if (beyond.length > 0) Table.print({
-    title: "What Agent.stream costs beyond Agent.run, per run (scripted model), next to what running any Effect Stream costs",
+    title: "What Agent.stream costs beyond Agent.run, per run (scripted model, steady), next to what running any Effect Stream costs",
     columns: [{ header: "steps" }, { header: "stream − run, CPU µs per run", align: "right" }, { header: "one Effect Stream run, CPU µs", align: "right" }],
     rows: beyond,
     notes: [
@@ -448,7 +479,7 @@ const main = async () => {
     ]
   })
   Table.print({
-    title: "Goals (medians of the tables above)",
+    title: "Goals (medians of the tables above; steady = no forced GC, afterGc = after a forced GC and one untimed block)",
     columns: [{ header: "goal" }, { header: "measured", align: "right" }, { header: "verdict" }],
     rows: goals,
     notes: [machine()]

@@ -32,7 +32,7 @@ import * as Schema from "effect/Schema"
 import { performance } from "node:perf_hooks"
 import { serve, spawnChild } from "./internal/childEmulator.js"
 import type { Figures, Runner, Sample } from "./internal/measure.js"
-import { compare } from "./internal/measure.js"
+import { compare, cpuOf, protocols, wallOf } from "./internal/measure.js"
 import { fixed, machine, median, spread, verdict } from "./internal/stats.js"
 import * as Table from "./internal/table.js"
 
@@ -134,16 +134,18 @@ const main = Effect.gen(function* () {
       progress
     )
   )
-  Table.print({
-    title: `Tracing, mock model: CPU µs per model step of Agent.run (${mockSteps} steps, one tool call each)`,
-    columns: columns("CPU µs"),
-    rows: rows(mock, (f) => f.cpu),
-    notes: [
-      "Each step: a chat span and an execute_tool span; each run an invoke_agent span. The worst case: a step is pure CPU.",
-      "Interleaved blocks of 20 runs, 9 repetitions, a forced GC and 50 warm-up runs before each block; CPU time of the process.",
-      machine()
-    ]
-  })
+  for (const [protocol, name] of protocols) {
+    Table.print({
+      title: `Tracing, mock model: CPU µs per model step of Agent.run (${mockSteps} steps, one tool call each), ${name}`,
+      columns: columns("CPU µs"),
+      rows: rows(mock, (f) => cpuOf(f, protocol)),
+      notes: [
+        "Each step: a chat span and an execute_tool span; each run an invoke_agent span. The worst case: a step is pure CPU.",
+        `Interleaved blocks of 20 runs, 9 repetitions, each after ${protocol === "steady" ? "50 warm-up runs and no forced GC" : "a forced GC and one untimed block of 20 runs"}; CPU time of the process.`,
+        machine()
+      ]
+    })
+  }
 
   const emulator = yield* spawnChild(import.meta.url)
   const gemini = Layer.succeed(LanguageModel.LanguageModel, yield* Gemini.make({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.url }))
@@ -155,13 +157,15 @@ const main = Effect.gen(function* () {
       progress
     )
   )
-  const realNotes = [
-    `Agent.run of ${realSteps} steps through the Gemini provider layer and @google/genai against the emulator (child process) over loopback.`,
-    "Interleaved blocks of 10 runs, 9 repetitions, a forced GC and 10 warm-up runs before each block.",
-    machine()
-  ]
-  Table.print({ title: "Tracing, Gemini layer against the emulator: CPU µs per model step (this process)", columns: columns("CPU µs"), rows: rows(real, (f) => f.cpu), notes: realNotes })
-  Table.print({ title: "Tracing, Gemini layer against the emulator: wall µs per model step", columns: columns("wall µs"), rows: rows(real, (f) => f.wall), notes: realNotes })
+  for (const [protocol, name] of protocols) {
+    const realNotes = [
+      `Agent.run of ${realSteps} steps through the Gemini provider layer and @google/genai against the emulator (child process) over loopback.`,
+      `Interleaved blocks of 10 runs, 9 repetitions, each after ${protocol === "steady" ? "10 warm-up runs and no forced GC" : "a forced GC and one untimed block of 10 runs"}.`,
+      machine()
+    ]
+    Table.print({ title: `Tracing, Gemini layer against the emulator: CPU µs per model step (this process), ${name}`, columns: columns("CPU µs"), rows: rows(real, (f) => cpuOf(f, protocol)), notes: realNotes })
+    Table.print({ title: `Tracing, Gemini layer against the emulator: wall µs per model step, ${name}`, columns: columns("wall µs"), rows: rows(real, (f) => wallOf(f, protocol)), notes: realNotes })
+  }
   yield* Effect.promise(() => Promise.all([runtimes.native.dispose(), runtimes.sdk.dispose()]))
   console.log(`> Exported: ${fixed(exporter.spans, 0)} spans through the SDK's exporter, ${fixed(otlpPosts, 0)} OTLP posts from OtlpTracer.`)
 })

@@ -5,7 +5,7 @@
  * same way too, so nobody wonders what ran.
  */
 import { LanguageModel } from "@agentfx/core"
-import { Provider } from "@agentfx/cli"
+import { Offline, Provider } from "@agentfx/cli"
 import type { CliError } from "@agentfx/cli"
 import { Emulator, Policy } from "@agentfx/emulator"
 import { Cassette } from "@agentfx/tools"
@@ -43,4 +43,4 @@ export const describe = (source: ModelSource): string =>
 export const layer = (source: ModelSource, cassette: Cassette.Cassette | undefined): Layer.Layer<LanguageModel.LanguageModel> =>
   source._tag === "Online"
     ? Layer.succeed(LanguageModel.LanguageModel, source.model)
-    : Provider.onEmulator(Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy: Policy.script(cassette ?? []) })))
+    : Offline.onEmulator(Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy: Policy.script(cassette ?? []) })))

@@ -4,7 +4,7 @@
  * the scenario's typed triage report (its `output_schema`), which the case's `expected_output` is checked against.
  */
 import type { LanguageModel, Registry } from "@agentfx/core"
-import { EvalProgress, Provider } from "@agentfx/cli"
+import { EvalProgress, Offline } from "@agentfx/cli"
 import type { Emulator } from "@agentfx/emulator"
 import { EvalCase, EvalRunner, Scenario } from "@agentfx/tools"
 import type { EvalReport } from "@agentfx/tools"
@@ -70,11 +70,11 @@ const detectScenario = <R>(scenarios: ReadonlyArray<Scenario.Scenario<R>>) => (e
 const promptFor = (evalCase: EvalCase.EvalCase): string => Either.match(Email.parse(evalCase.input), { onLeft: () => evalCase.input, onRight: promptOf })
 
 /**
- * The model of one case. Offline, every case talks to one shared emulator (see `Provider.replay`: a case with a
+ * The model of one case. Offline, every case talks to one shared emulator (see `Offline.replay`: a case with a
  * cassette replays it, a case without one is answered by the offline rule model, an invalid cassette is an error
  * case with the reason); online, the real model, recorded when `recorder` is given.
  */
-export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined, replay: ReturnType<typeof Provider.replay>) =>
+export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined, replay: ReturnType<typeof Offline.replay>) =>
   (evalCase: EvalCase.EvalCase): Layer.Layer<LanguageModel.LanguageModel, unknown, Emulator.Emulator> => {
     if (source._tag === "Offline") return replay.model(evalCase)
     const real = ModelSource.layer(source, undefined)
@@ -85,14 +85,14 @@ export const modelFor = (source: ModelSource.ModelSource, recorder: Recorder | u
  * The judge of one rubric of a case: offline its recorded verdict (`x-judge-cassette`), online the real model, its
  * turn recorded under `<case>#judge-<rubric>` when `recorder` is given.
  */
-export const judgeFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined, replay: ReturnType<typeof Provider.replay>) =>
+export const judgeFor = (source: ModelSource.ModelSource, recorder: Recorder | undefined, replay: ReturnType<typeof Offline.replay>) =>
   (evalCase: EvalCase.EvalCase, rubric: number): Layer.Layer<LanguageModel.LanguageModel, unknown, Emulator.Emulator> => {
     if (source._tag === "Offline") return replay.judge(evalCase, rubric)
     const real = ModelSource.layer(source, undefined)
     return recorder === undefined ? real : recorder.wrap(judgeKey(evalCase.id, rubric), real)
   }
 
-const runnerOptions = <R>(options: SuiteOptions<R>, replay: ReturnType<typeof Provider.replay>) => ({
+const runnerOptions = <R>(options: SuiteOptions<R>, replay: ReturnType<typeof Offline.replay>) => ({
   suite: "warranty",
   scenarios: options.scenarios,
   model: modelFor(options.source, options.recorder, replay),
@@ -105,7 +105,7 @@ const runnerOptions = <R>(options: SuiteOptions<R>, replay: ReturnType<typeof Pr
 
 /** Runs the suite and returns its report. */
 export const run = <R>(options: SuiteOptions<R>): Effect.Effect<EvalReport.Report, never, R> => {
-  const replay = Provider.replay(options.cases)
+  const replay = Offline.replay(options.cases)
   // Online runs never call the emulator; one idle local server is cheaper than a second code path.
   return EvalRunner.run(options.cases, runnerOptions(options, replay)).pipe(Effect.provide(replay.emulator))
 }
@@ -115,7 +115,7 @@ export const run = <R>(options: SuiteOptions<R>): Effect.Effect<EvalReport.Repor
  * at the first key the provider refuses with `progress.onRefusal`'s error.
  */
 export const runWithProgress = <R, E>(options: SuiteOptions<R>, progress: EvalProgress.Progress<E>): Effect.Effect<EvalReport.Report, E, R> => {
-  const replay = Provider.replay(options.cases)
+  const replay = Offline.replay(options.cases)
   return EvalProgress.run(options.cases, runnerOptions(options, replay), progress).pipe(Effect.provide(replay.emulator))
 }
 

@@ -6,7 +6,7 @@
  */
 import type { Agent, Tool } from "@agentfx/core"
 import { Approval, LanguageModel, Registry } from "@agentfx/core"
-import { Provider } from "@agentfx/cli"
+import { Offline } from "@agentfx/cli"
 import { DurableAgent } from "@agentfx/durable"
 import { Emulator, Policy } from "@agentfx/emulator"
 import type { Scenario } from "@agentfx/tools"
@@ -36,7 +36,7 @@ const modelFor = (source: ModelSource.ModelSource, cassette: Cassette.Cassette |
   if (source._tag === "Online") return Layer.succeed(LanguageModel.LanguageModel, source.model)
   const steps: ReadonlyArray<Policy.Reply> = cassette ?? []
   const policy = Policy.fromFunction((request) => steps[request.transcript.filter((turn) => turn.role === "model").length] ?? { text: "(no more recorded turns)" })
-  return Provider.onEmulator(Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy, record: false, signingKey: "agentfx-demo" })))
+  return Offline.onEmulator(Cassette.offlineModel).pipe(Layer.provide(Emulator.layer({ policy, record: false, signingKey: "agentfx-demo" })))
 }
 
 /** The scenario's tools, `create_ticket` needing approval. */

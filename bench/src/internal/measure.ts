@@ -1,11 +1,15 @@
 /**
- * How a comparison is measured: runners side by side in one process, interleaved, each timed block after a forced
- * GC and a warm-up, repeated; CPU time (user + system, all threads of the process, so garbage collection is
- * counted) rather than wall time, which other processes on the machine disturb far more.
+ * How a comparison is measured: runners side by side in one process, interleaved, repeated; CPU time (user +
+ * system, all threads of the process, so garbage collection is counted) rather than wall time, which other
+ * processes on the machine disturb far more. Every comparison is measured under two protocols, and both are
+ * reported, because the choice moves the figures:
  *
- * Why the warm-up comes after the GC: a full GC lets V8 drop optimised code that embedded objects of the runs before
- * (they died), so the first thousands of steps after one run up to several times slower for every toolkit. Warming
- * up after the GC measures each toolkit as it runs in a process that has been running it.
+ * - **steady** (no forced GC): each timed block follows a warm-up and nothing else; collections happen when V8
+ *   decides, as in a process that has been running the same work. No forced GC runs anywhere in this pass.
+ * - **after GC**: a forced full GC, then one untimed block of the timed block's size, then the timed block. A full
+ *   GC lets V8 drop optimised code that embedded objects of the runs before (they died), so the first thousands of
+ *   steps after one cost 2–8× more, and not alike for every toolkit; the untimed block pays that before the clock
+ *   starts. The heap each runner's last result keeps alive is measured in this pass, after its timed block.
  */
 import { performance } from "node:perf_hooks"
 
@@ -67,7 +71,7 @@ export interface Runner<Size> {
   readonly run: (size: Size) => Promise<Sample>
   /** A smaller size to warm up with, for contenders whose big runs are very slow (default: the size itself). */
   readonly warmUpSize?: (size: Size) => Size
-  /** Untimed units before each block, at the warm-up size (default: the plan's). */
+  /** Untimed units before each steady block, at the warm-up size (default: the plan's). */
   readonly warmUp?: (size: Size) => number
   /** Fewer repetitions at sizes where one unit takes minutes (default: the plan's). */
   readonly repetitions?: (size: Size) => number
@@ -77,20 +81,38 @@ export interface Plan<Size> {
   readonly size: Size
   /** Units of work per timed block, so that short units add up to something a clock can measure. */
   readonly perBlock: number
-  /** Untimed units run after the GC, before the block. */
+  /** Untimed units run before each steady block (the other protocol runs one untimed block instead). */
   readonly warmUp: number
   readonly repetitions: number
 }
 
+/** `steady`: no forced GC; `afterGc`: a forced GC, then one untimed block (see above). */
+export type Protocol = "steady" | "afterGc"
+
+/** The two protocols, as the tables name them. */
+export const protocols: ReadonlyArray<readonly [Protocol, string]> = [
+  ["steady", "steady (no forced GC)"],
+  ["afterGc", "after a forced GC and one untimed block"]
+]
+
 export interface Figures {
-  /** Per repetition: CPU and wall microseconds per unit of `per` (e.g. per model step). */
+  /** Per repetition: CPU and wall microseconds per unit of `per` (e.g. per model step), steady protocol. */
   readonly cpu: ReadonlyArray<number>
   readonly wall: ReadonlyArray<number>
+  /** The same, after a forced GC and one untimed block. */
+  readonly cpuAfterGc: ReadonlyArray<number>
+  readonly wallAfterGc: ReadonlyArray<number>
   /** Per repetition: heap bytes the last unit's result keeps alive, after a full GC. */
   readonly retained: ReadonlyArray<number>
   /** The same, with the model it ran against kept too. */
   readonly retainedWithModel: ReadonlyArray<number>
 }
+
+/** A runner's CPU figures under `protocol`. */
+export const cpuOf = (figures: Figures, protocol: Protocol): ReadonlyArray<number> => (protocol === "steady" ? figures.cpu : figures.cpuAfterGc)
+
+/** A runner's wall figures under `protocol`. */
+export const wallOf = (figures: Figures, protocol: Protocol): ReadonlyArray<number> => (protocol === "steady" ? figures.wall : figures.wallAfterGc)
 
 /**
  * One timed block, in a function of its own: a finished async frame holds nothing, whereas the caller's could still
@@ -111,9 +133,10 @@ const timedBlock = async <Size>(runner: Runner<Size>, plan: Plan<Size>): Promise
 }
 
 /**
- * Runs every runner `repetitions` times, interleaved (the order rotates each repetition, so no runner always
- * follows the same one), each block preceded by a forced GC and a warm-up, and followed by a measure of the heap its
- * last result keeps alive. `per` converts one unit into the count figures are divided by (model steps, calls).
+ * Runs every runner `repetitions` times under each protocol, interleaved (the order rotates each repetition, so no
+ * runner always follows the same one): first every repetition steady, with no forced GC in the whole pass, then
+ * every repetition after a forced GC and an untimed block, each followed by a measure of the heap its last result
+ * keeps alive. `per` converts one unit into the count figures are divided by (model steps, calls).
  */
 export const compare = async <Size>(
   runners: ReadonlyArray<Runner<Size>>,
@@ -124,28 +147,41 @@ export const compare = async <Size>(
   const figures = runners.map(() => ({
     cpu: [] as Array<number>,
     wall: [] as Array<number>,
+    cpuAfterGc: [] as Array<number>,
+    wallAfterGc: [] as Array<number>,
     retained: [] as Array<number>,
     retainedWithModel: [] as Array<number>
   }))
-  for (let repetition = 0; repetition < plan.repetitions; repetition++) {
-    for (let k = 0; k < runners.length; k++) {
-      const index = (k + repetition) % runners.length
-      const runner = runners[index]!
-      if (repetition >= (runner.repetitions?.(plan.size) ?? plan.repetitions)) continue
-      // No collection between the warm-up and the block: it would undo the warm-up (see above).
-      collect()
-      const warmUpSize = runner.warmUpSize?.(plan.size) ?? plan.size
-      const warmUp = runner.warmUp?.(plan.size) ?? plan.warmUp
-      for (let i = 0; i < warmUp; i++) await runner.run(warmUpSize)
-      const block = await timedBlock(runner, plan)
-      const { cpu, wall, kept } = block
-      const units = plan.perBlock * per(plan.size)
-      figures[index]!.cpu.push(cpu / units)
-      figures[index]!.wall.push(wall / units)
-      const held = heapHeldBy(kept)
-      figures[index]!.retained.push(held.result)
-      figures[index]!.retainedWithModel.push(held.withModel)
-      progress(`  ${runner.name}: repetition ${repetition + 1}/${plan.repetitions}, ${(cpu / units).toFixed(1)} µs CPU per unit`)
+  const units = plan.perBlock * per(plan.size)
+  for (const [protocol, name] of protocols) {
+    for (let repetition = 0; repetition < plan.repetitions; repetition++) {
+      for (let k = 0; k < runners.length; k++) {
+        const index = (k + repetition) % runners.length
+        const runner = runners[index]!
+        if (repetition >= (runner.repetitions?.(plan.size) ?? plan.repetitions)) continue
+        const into = figures[index]!
+        if (protocol === "afterGc") {
+          collect()
+          // No collection between this block and the timed one: it would undo it (see above).
+          await timedBlock(runner, plan)
+        } else {
+          const warmUpSize = runner.warmUpSize?.(plan.size) ?? plan.size
+          const warmUp = runner.warmUp?.(plan.size) ?? plan.warmUp
+          for (let i = 0; i < warmUp; i++) await runner.run(warmUpSize)
+        }
+        const { cpu, wall, kept } = await timedBlock(runner, plan)
+        if (protocol === "steady") {
+          into.cpu.push(cpu / units)
+          into.wall.push(wall / units)
+        } else {
+          into.cpuAfterGc.push(cpu / units)
+          into.wallAfterGc.push(wall / units)
+          const held = heapHeldBy(kept)
+          into.retained.push(held.result)
+          into.retainedWithModel.push(held.withModel)
+        }
+        progress(`  ${runner.name}, ${name}: repetition ${repetition + 1}/${plan.repetitions}, ${(cpu / units).toFixed(1)} µs CPU per unit`)
+      }
     }
   }
   return figures

@@ -12,13 +12,10 @@
  */
 import { LanguageModel } from "@agentfx/core"
 import type { ModelError } from "@agentfx/core"
-import { Emulator, Policy } from "@agentfx/emulator"
-import type { EvalCase } from "@agentfx/tools"
-import { Cassette, EvalJudge } from "@agentfx/tools"
+import type { Policy } from "@agentfx/emulator"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -33,7 +30,13 @@ export type Name = (typeof names)[number]
  * The provider layers and their SDKs, loaded when a real provider's layer is built: a command that ends before
  * (help, a bad argument) or runs offline never pays for @google/genai or openai.
  */
-const providers = Effect.promise(() => import("@agentfx/providers"))
+export const providers = Effect.promise(() => import("@agentfx/providers"))
+
+/**
+ * The offline model (the emulator, its policies, the eval cassettes), loaded when it is built: a chat shows its
+ * prompt while it loads, and a command with a real provider never loads it.
+ */
+const offline = Effect.promise(() => import("./Offline.js"))
 
 /** The provider and why it was chosen (a flag, or which variable was set). */
 export interface Choice {
@@ -140,40 +143,6 @@ export const baseUrlWithEmulator = (): UsageError =>
       "--base-url does not apply to the in-process emulator; to use an emulator started with `agentfx emulator`, pass --provider gemini (or glm, openai) with its base URL and set that provider's key to the emulator's"
   })
 
-/**
- * How the provider reaches the emulator: over 127.0.0.1 (`socket`, the default), or through its in-process
- * `fetch` (the same handler and answers without the socket, for suites that send thousands of requests).
- */
-export type Transport = "socket" | "in-process"
-
-/** How the provider layer reaches the emulator, and how much of one answer it reads. */
-export interface Reach {
-  readonly transport?: Transport
-  readonly maxResponseBytes?: number | undefined
-}
-
-const emulatedModel = (emulator: Emulator.Service, model: string, reach: Reach): Effect.Effect<LanguageModel.Service> =>
-  Effect.flatMap(providers, ({ Gemini }) =>
-    Gemini.make({
-      apiKey: Redacted.make(emulator.apiKey),
-      baseUrl: emulator.geminiBaseUrl,
-      model,
-      maxResponseBytes: reach.maxResponseBytes,
-      ...(reach.transport === "in-process" ? { fetch: emulator.fetch } : {})
-    })
-  )
-
-/** The Gemini provider layer pointed at a running emulator: the real client code, the emulator's wire. */
-export const emulated = (emulator: Emulator.Service, model: string, reach: Reach = {}): Layer.Layer<LanguageModel.LanguageModel> =>
-  Layer.effect(LanguageModel.LanguageModel, emulatedModel(emulator, model, reach))
-
-/**
- * The Gemini provider layer pointed at the emulator in context. One `Layer.effect`, not layers unwrapped from
- * effects: an eval suite builds one per case, and each unwrapping cost more than the SDK client.
- */
-export const onEmulator = (model: string, reach: Reach = {}): Layer.Layer<LanguageModel.LanguageModel, never, Emulator.Emulator> =>
-  Layer.effect(LanguageModel.LanguageModel, Effect.flatMap(Emulator.Emulator, (emulator) => emulatedModel(emulator, model, reach)))
-
 /** A real provider's layer from its configuration, a blank key and a bad setting each said in one line. */
 const configured = (
   name: Exclude<Name, "emulator">,
@@ -181,25 +150,20 @@ const configured = (
 ): Layer.Layer<LanguageModel.LanguageModel, ProviderError | UsageError> =>
   Layer.unwrapEffect(Effect.zipRight(blankKey(name), Effect.map(providers, (loaded) => Layer.mapError(build(loaded), notConfigured(name)))))
 
-/** One signing key for every offline emulator: a durable run or a saved session resumed by another process still has valid signatures. */
-const offlineSigningKey = "agentfx-offline"
-
 /**
  * The `LanguageModel` of a choice. The emulator runs in-process on 127.0.0.1 for as long as the layer is in use,
- * answering with `policy` (default `Policy.offline`) through the real Gemini provider layer.
+ * answering with `policy` (default the offline rule model) through the real Gemini provider layer (see `Offline`).
  */
 export const layer = (
   choice: Choice,
   settings: Settings,
-  policy: Policy.Policy = Policy.offline
+  policy?: Policy.Policy
 ): Layer.Layer<LanguageModel.LanguageModel, ProviderError | UsageError> => {
   const overrides = { model: settings.model, baseUrl: settings.baseUrl, maxResponseBytes: settings.maxResponseBytes }
   switch (choice.name) {
     case "emulator":
       if (settings.baseUrl !== undefined) return Layer.fail(baseUrlWithEmulator())
-      // Nothing here reads the emulator's record of requests, and each one of a chat carries the whole history:
-      // keeping the last hundred would hold a hundred copies of it.
-      return onEmulator(settings.model ?? Cassette.offlineModel, { maxResponseBytes: settings.maxResponseBytes }).pipe(Layer.provide(Emulator.layer({ policy, record: false, signingKey: offlineSigningKey })))
+      return Layer.unwrapEffect(Effect.map(offline, (Offline) => Offline.layer(settings, policy)))
     case "gemini":
       return configured("gemini", ({ Gemini }) => Gemini.layerConfig(overrides))
     case "glm":
@@ -241,27 +205,6 @@ export const refused = (choice: Choice, error: ModelError.ModelError, offline = 
     refused: true,
     message: `${choice.name} refused the API key${"status" in error && error.status !== undefined ? ` (${error.status})` : ""}: check ${which}, or run offline with ${offline}`
   })
-}
-
-/**
- * Eval cases replayed offline (see `Cassette.replay`: one key scheme, one rule for a case without a cassette):
- * the emulator that serves them all, each case's model on it, and what answers them, for the announcement.
- */
-export const replay = (cases: ReadonlyArray<EvalCase.EvalCase>, maxResponseBytes?: number) => {
-  const plan = Cassette.replay(cases)
-  const judged = EvalJudge.replay(cases)
-  const without = plan.total - plan.recorded
-  const onPlan = (model: Either.Either<string, Cassette.CassetteError>): Layer.Layer<LanguageModel.LanguageModel, Cassette.CassetteError, Emulator.Emulator> =>
-    // In-process: a suite's requests all go to this emulator, and a socket per request cost more than the rest.
-    Either.match(model, { onLeft: (error) => Layer.fail(error), onRight: (name) => onEmulator(name, { transport: "in-process", maxResponseBytes }) })
-  return {
-    emulator: Emulator.layer({ policy: Policy.byModel(new Map([...plan.scripts, ...judged.scripts]), Policy.offline), record: false }),
-    model: (evalCase: EvalCase.EvalCase) => onPlan(plan.modelOf(evalCase)),
-    /** The judge of a case's rubric: its recorded verdict (`x-judge-cassette`), through the same provider code. */
-    judge: (evalCase: EvalCase.EvalCase, rubric: number) => onPlan(judged.modelOf(evalCase, rubric)),
-    answers: `each case's ${Cassette.field} (${plan.recorded} of ${plan.total} cases have one${plan.invalid === 0 ? "" : `, ${plan.invalid} invalid: an error case each`}${without === 0 ? "" : "; the offline rule model answers the others"})`,
-    judgeAnswers: `each rubric's recorded verdict in ${EvalJudge.cassetteField} (${judged.recorded} of ${judged.total} rubrics have one${judged.recorded === judged.total ? "" : "; a case with a rubric that has none is an error"})`
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * @agentfx/cli — the `agentfx` command (`Cli.main`), and the pieces it is built from: the command line as data
- * (`Argv`, `HelpText`), the terminal service (`Io`), provider selection (`Provider`, `LiveProvider`), the built-in
+ * (`Argv`, `HelpText`), the terminal service (`Io`), provider selection (`Provider`, `LiveProvider`, and the emulator behind it offline: `Offline`), the built-in
  * tools (`Builtins`), the chat REPLs (`Repl`, and `LiveRepl` over a live connection), the terminal approval (`TerminalApproval`), run rendering (`Screen`),
  * session files and their locks (`SessionFile`, `SessionLock`), eval input checks (`EvalInput`) and eval runs with progress (`EvalProgress`).
  *
@@ -16,6 +16,7 @@ export * as HelpText from "./HelpText.js"
 export * as Io from "./Io.js"
 export * as LiveProvider from "./LiveProvider.js"
 export * as LiveRepl from "./LiveRepl.js"
+export * as Offline from "./Offline.js"
 export * as Provider from "./Provider.js"
 export * as Repl from "./Repl.js"
 export * as Screen from "./Screen.js"

@@ -239,6 +239,16 @@ export interface Options<R> {
    * (a stream has a fixed cost of several turns). It cannot fail; a slow one holds up its turn.
    */
   readonly onCallFinished?: ((call: CallRecord) => Effect.Effect<void, never, R>) | undefined
+  /**
+   * Receives every event of the run as it happens, text deltas included, then `Done` with the result: the same
+   * sequence `Agent.stream` emits, for a UI that needs no Stream (a Stream run has a fixed cost of several loop
+   * steps; this has none beyond building the events). With it the model is streamed unless `streaming` is false.
+   * It is called in the run's fiber and should return quickly. If it throws, it is called no more and the run dies
+   * with what it threw, at the next model turn, chunk of a model stream, or the run's end.
+   *
+   * @since 0.2.0
+   */
+  readonly onEvent?: ((event: AgentEvent) => void) | undefined
 }
 
 /**
@@ -283,8 +293,10 @@ export function run<R>(options: Options<R>): Effect.Effect<AgentResult, AgentErr
 }
 
 /**
- * The same run as a stream of events for UIs, ending with `Done`. The model is streamed, so text arrives as
- * `TextDelta`s. Stopping the stream early interrupts the run, including any running tools.
+ * The same run as an Effect Stream of events, ending with `Done`. The model is streamed, so text arrives as
+ * `TextDelta`s. Stopping the stream early interrupts the run, including any running tools. Running a Stream has a
+ * fixed cost of several loop steps, which weighs on short runs: a UI that only needs the events can take the same
+ * sequence through `onEvent` on `Agent.run`.
  *
  * @example
  * ```ts

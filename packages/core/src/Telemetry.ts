@@ -37,6 +37,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import type * as Tracer from "effect/Tracer"
+import { defaultTracer } from "./internal/tracer.js"
 
 /**
  * Attribute values a span accepts.
@@ -75,8 +76,6 @@ export const captureContent: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(fa
  */
 export const withContent = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.locally(effect, captureContent, true)
 
-/** The tracer every fiber has unless one is provided: spans made with it go nowhere. */
-const defaultTracer: Tracer.Tracer = Effect.runSync(Effect.tracer)
 
 const defined = (attributes: Readonly<Record<string, AttributeValue | undefined>>): Record<string, AttributeValue> => {
   const out: Record<string, AttributeValue> = {}

@@ -141,6 +141,37 @@ describe("Executor properties", () => {
   const order = Tool.make("order", { description: "", parameters: Order, handler: () => Effect.succeed("ok") })
   const orders = Registry.unsafeMake(order)
 
+  it.effect.prop(
+    "interrupting a batch at any moment ends every handler that started (its finalizer runs), starts no other, and each call started at most once",
+    [fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 0, max: 100 })],
+    ([count, bound, after]) =>
+      Effect.gen(function* () {
+        const started: Array<string> = []
+        const finalized: Array<string> = []
+        const block = Tool.make("block", {
+          description: "",
+          parameters: Schema.Struct({ ms: Schema.Number }),
+          handler: ({ ms }, ctx) =>
+            Effect.acquireUseRelease(
+              Effect.sync(() => started.push(ctx.callId)),
+              () => Effect.sleep(`${ms} millis`),
+              () => Effect.sync(() => finalized.push(ctx.callId))
+            )
+        })
+        // Waits of 10, 20 and 30 ms: workers take their next call at different moments.
+        const calls = Array.from({ length: count }, (_, i) => FunctionCall.make({ id: `b${i}`, name: "block", args: { ms: 10 * (1 + (i % 3)) } }))
+        const fiber = yield* Effect.fork(Executor.executeAll(Registry.unsafeMake(block), calls, { concurrency: bound }))
+        yield* TestClock.adjust(`${after} millis`)
+        yield* Fiber.interrupt(fiber)
+        const startedWhenInterrupted = started.length
+        yield* TestClock.adjust("1 second")
+        expect(started).toHaveLength(startedWhenInterrupted)
+        expect(new Set(started).size).toBe(started.length)
+        expect([...finalized].sort()).toEqual([...started].sort())
+      }),
+    { fastCheck: { numRuns: 60 } }
+  )
+
   it.effect.prop("arguments generated from a tool's parameters Schema always decode", [Arbitrary.make(Order)], ([args]) =>
     Effect.gen(function* () {
       const encoded = Schema.encodeSync(Order)(args)

@@ -79,7 +79,12 @@ describe("Telemetry: OpenTelemetry spans of a run", () => {
       // The failed attempt of the first turn is an event on its span, not a span of its own.
       expect(turns[0]!.events.map((event) => [event.name, event.attributes?.["error.type"]])).toEqual([["gen_ai.attempt_failed", "Unavailable"]])
       const weatherSpan = tools.find((span) => span.name === "execute_tool get_weather")!
-      expect(weatherSpan.attributes).toMatchObject({ "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": expect.any(String) })
+      expect(weatherSpan.attributes).toMatchObject({
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "get_weather",
+        "gen_ai.tool.call.id": expect.any(String),
+        "gen_ai.tool.type": "function"
+      })
       const brokenSpan = tools.find((span) => span.name === "execute_tool broken")!
       expect(brokenSpan.attributes["error.type"]).toBe("ExecutionFailed")
       expect(brokenSpan.status.code).toBe(2)

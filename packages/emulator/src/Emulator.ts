@@ -327,6 +327,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
     }
     const frameDelay = options.frameDelay === undefined ? 0 : Duration.toMillis(Duration.decode(options.frameDelay))
     const sign = signer(options.signingKey ?? randomBytes(16).toString("hex"))
+    // One real clock for every request and Live connection (see `handle`), not one made per request.
+    const realClock = Clock.make()
 
     /** The next injection for `protocol` at `stage`: a Live setup takes only injections of setup faults. */
     const takeInjection = (protocol: Policy.Protocol, stage: "setup" | "turn" = "turn"): ReadonlyArray<Fault.Fault> => {
@@ -421,7 +423,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
         return yield* respond.json(exchange, 404, { error: { code: 404, message: `agentfx emulator: no route for ${method} ${path}`, status: "NOT_FOUND" } })
       }).pipe(
         // The emulator keeps real time even when it is started from a test running on the TestClock.
-        Effect.withClock(Clock.make()),
+        Effect.withClock(realClock),
         Effect.catchAllDefect((defect) =>
           Effect.sync(() => {
             if (!res.headersSent) {
@@ -528,7 +530,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, never, Scope
           liveRoute.rejectKey(ws)
           return
         }
-        run(liveSession.serve(ws, record, liveContext).pipe(Effect.withClock(Clock.make())))
+        run(liveSession.serve(ws, record, liveContext).pipe(Effect.withClock(realClock)))
       })
     })
     const port = yield* Effect.acquireRelease(

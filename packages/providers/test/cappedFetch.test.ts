@@ -72,6 +72,48 @@ describe("capped fetch — a counted body", () => {
     expect((await response.arrayBuffer()).byteLength).toBe(3)
   })
 
+  it("hands on the source's chunks as they are: the same arrays, the same boundaries, read only as the reader asks", async () => {
+    const sent: Array<Uint8Array> = []
+    let pulls = 0
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => {
+          pulls++
+          if (sent.length === 3) return controller.close()
+          const chunk = new Uint8Array(sent.length + 2)
+          sent.push(chunk)
+          controller.enqueue(chunk)
+        }
+      },
+      { highWaterMark: 0 }
+    )
+    const response = await capped(100, () => Promise.resolve(new Response(body)))("http://x")
+    const reader = response.body!.getReader()
+    const first = await reader.read()
+    expect(first.value).toBe(sent[0])
+    // Nothing read ahead of the reader: one pull for the one chunk asked for.
+    expect(pulls).toBe(1)
+    const received = [first.value]
+    for (let next = await reader.read(); !next.done; next = await reader.read()) received.push(next.value)
+    expect(received).toHaveLength(3)
+    received.forEach((chunk, i) => expect(chunk).toBe(sent[i]))
+  })
+
+  it("a reader that stops early cancels the source with its reason", async () => {
+    let reason: unknown
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(new Uint8Array(1)),
+      cancel: (why) => {
+        reason = why
+      }
+    })
+    const response = await capped(100, () => Promise.resolve(new Response(body)))("http://x")
+    const reader = response.body!.getReader()
+    await reader.read()
+    await reader.cancel("the SDK was aborted")
+    expect(reason).toBe("the SDK was aborted")
+  })
+
   it("a response without a body is handed back as it is", async () => {
     const empty = new Response(null, { status: 204 })
     expect(await capped(10, () => Promise.resolve(empty))("http://x")).toBe(empty)

@@ -13,6 +13,7 @@ import type { Handler } from "../commands/Command.js"
 import * as EvalInput from "../EvalInput.js"
 import * as EvalProgress from "../EvalProgress.js"
 import { Io } from "../Io.js"
+import * as Offline from "../Offline.js"
 import * as Provider from "../Provider.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as EvalJudges from "../internal/evalJudge.js"
@@ -95,7 +96,7 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
     const judging = EvalJudges.judging(cases, choice, settings, options)
     const report = yield* Effect.scoped(
       Effect.gen(function* () {
-        const replay = Provider.replay(cases, settings.maxResponseBytes)
+        const replay = Offline.replay(cases, settings.maxResponseBytes)
         if (choice.name === "emulator" && settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
         const agent = choice.name === "emulator" ? undefined : yield* EvalJudges.service(choice, settings)
         yield* io.err(`${Provider.describe(agent === undefined ? { choice, answers: replay.answers } : agent.announcement)}\n`)

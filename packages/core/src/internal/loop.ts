@@ -18,6 +18,7 @@ import * as Telemetry from "../Telemetry.js"
 import * as Turn from "../Turn.js"
 import { answer } from "./answer.js"
 import { ask } from "./ask.js"
+import * as EventCallback from "./eventCallback.js"
 import * as Events from "./events.js"
 import { finish, stopped, withDeltas } from "./output.js"
 import type { Hooks } from "./run.js"
@@ -32,8 +33,13 @@ const decide = <R>(run: Run<R>, turn: number, calls: ReadonlyArray<FunctionCall>
   return Effect.succeed<Exclude<StopReason, { readonly _tag: "Finished" }> | undefined>(run.stop({ turn, calls }))
 }
 
-/** Runs the conversation to its end. */
+/** Runs the conversation to its end; with `onEvent`, streamed unless told otherwise, as `Agent.stream` is. */
 export const loop = <R>(options: Options<R>, hooks: Hooks = {}): Effect.Effect<AgentResult, AgentError, LanguageModel | R> =>
+  options.onEvent === undefined
+    ? runLoop(options, hooks)
+    : EventCallback.following(options.onEvent, hooks, (withCallback) => runLoop({ ...options, streaming: options.streaming ?? true }, withCallback))
+
+const runLoop = <R>(options: Options<R>, hooks: Hooks): Effect.Effect<AgentResult, AgentError, LanguageModel | R> =>
   Effect.flatMap(Run.start(options, hooks), (run) =>
     Telemetry.span(
       "invoke_agent agentfx",

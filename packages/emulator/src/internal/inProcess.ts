@@ -24,9 +24,14 @@ const abortError = (): DOMException => new DOMException("This operation was abor
 const refused = (): TypeError => new TypeError("fetch failed", { cause: new Error("other side closed") })
 const terminated = (): TypeError => new TypeError("terminated", { cause: new Error("other side closed") })
 
+/**
+ * The request's headers as a server reads them: names in lower case. A `Headers` (what the SDKs pass) is read as it
+ * is; anything else goes through one, which checks names and values as `fetch` would.
+ */
 const headersOf = (init: RequestInit | undefined): IncomingHttpHeaders => {
+  const given = init?.headers
   const headers: IncomingHttpHeaders = {}
-  new Headers(init?.headers).forEach((value, name) => {
+  ;(given instanceof Headers ? given : new Headers(given)).forEach((value, name) => {
     headers[name] = value
   })
   return headers
