@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import { createServer } from "node:net"
 import { Interrupted, RunFailed } from "../CliError.js"
 import type { Handler } from "../commands/Command.js"
+import * as Defaults from "../Defaults.js"
 import type * as EmulatorContract from "../contracts/emulator.js"
 import { Io } from "../Io.js"
 
@@ -51,7 +52,7 @@ export const handler: Handler = ({ options }) =>
   Effect.gen(function* () {
     const io = yield* Io
     const json = options.has("json")
-    const port = options.number("port") ?? 0
+    const port = options.number("port") ?? Defaults.emulatorPort.port
     yield* checkFree(port)
     yield* Effect.scoped(
       Effect.gen(function* () {
