@@ -4,7 +4,7 @@
  * through what they print; here every branch is, on both sides.
  */
 import { Io } from "@agentfx/cli"
-import { SystemError } from "@effect/platform/Error"
+import { BadArgument, SystemError } from "@effect/platform/Error"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -83,6 +83,11 @@ describe("a file system error in words", () => {
       ["WriteZero", "nothing could be written"]
     ]
     for (const [reason, words] of ours) expect(FileProblem.describe(system(reason)), reason).toBe(words)
+    // A bad argument (not the system's refusal) in its own words, or its message when it has none.
+    expect(FileProblem.describe(new BadArgument({ module: "FileSystem", method: "stat", description: "the path is empty" }))).toBe("the path is empty")
+    const bare = new BadArgument({ module: "FileSystem", method: "stat" })
+    expect(FileProblem.describe(bare)).toBe(bare.message)
+    expect(FileProblem.describe(bare)).not.toBe("the file system failed")
     expect(FileProblem.isNotFound(system("NotFound"))).toBe(true)
     expect(FileProblem.isNotFound(system("PermissionDenied"))).toBe(false)
   })
@@ -119,6 +124,11 @@ describe("a report's output target", () => {
       expect(yield* refusal([{ option: "--junit", path: fifo }])).toBe(`--junit ${fifo}: it is a named pipe, not a regular file (- writes to stdout)`)
       expect(yield* refusal([{ option: "--junit", path: at("missing/r.xml") }])).toBe(`--junit ${at("missing/r.xml")}: the directory ${at("missing")} does not exist`)
       expect(yield* refusal([{ option: "--junit", path: at("old.json/r.xml") }])).toBe(`--junit ${at("old.json/r.xml")}: ${at("old.json")} is not a directory`)
+      // A directory that is there but refuses writing (a process's folder under /proc refuses it even to root).
+      expect(yield* refusal([{ option: "--junit", path: "/proc/1/r.xml" }])).toMatch(/^--junit \/proc\/1\/r\.xml: the directory \/proc\/1 cannot be written in \(.+\)$/)
+      // A file whose name the system refuses: stat fails, and not because it is missing.
+      const long = at("x".repeat(300))
+      expect(yield* refusal([{ option: "--junit", path: long }])).toBe(`--junit ${long}: name too long`)
       expect(yield* refusal([{ option: "--report-json", path: at("a.json") }, { option: "--junit", path: at("a.json") }])).toBe(
         `--junit ${at("a.json")}: --report-json writes the same file: give each report its own`
       )
@@ -176,7 +186,7 @@ describe("text from outside, made safe for a terminal", () => {
     })
     const date = new Date(0)
     const made = Object.assign(Object.create({ inherited: true }) as object, { id: "x\n" })
-    expect(escapeAll({ when: date, made, none: null })).toEqual({ when: date, made, none: null })
+    expect(escapeAll({ when: date, made, none: null, missing: undefined, count: 3 })).toEqual({ when: date, made, none: null, missing: undefined, count: 3 })
     expect(escapeAll({ when: date }).when).toBe(date)
   })
 })
