@@ -2,13 +2,25 @@
 // Mutation testing (`pnpm mutation [package] [stryker options]`, see scripts/mutation.mjs and the README).
 const pkg = process.env.MUTATION_PACKAGE ?? "core"
 
+/**
+ * Sources that run only as a process of their own, never in a test's: the CLI's executable (bin.ts) and the runtime
+ * that ends the process with the exit code (internal/node.ts). The tests that spawn them (Executable.test.ts) run
+ * a bundle in a child, which no mutant reaches; their in-process counterparts (Cli.main, internal/main.ts) are mutated.
+ */
+const processOnly = { cli: ["bin.ts", "internal/node.ts"] }
+
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 const config = {
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutation.config.ts", related: false },
   plugins: ["@stryker-mutator/vitest-runner"],
   coverageAnalysis: "perTest",
-  mutate: [`packages/${pkg}/src/**/*.ts`, `!packages/${pkg}/src/index.ts`, `!packages/${pkg}/src/testing.ts`],
+  mutate: [
+    `packages/${pkg}/src/**/*.ts`,
+    `!packages/${pkg}/src/index.ts`,
+    `!packages/${pkg}/src/testing.ts`,
+    ...(processOnly[pkg] ?? []).map((file) => `!packages/${pkg}/src/${file}`)
+  ],
   // Two cores at most: the run shares the machine.
   concurrency: 2,
   incremental: true,

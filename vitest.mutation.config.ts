@@ -6,11 +6,15 @@ import base from "./vitest.config.js"
 // MUTATION_TESTS (comma-separated globs) narrows that further, to iterate quickly on one file.
 const pkg = process.env.MUTATION_PACKAGE ?? "core"
 const tests = process.env.MUTATION_TESTS?.split(",").filter((glob) => glob !== "")
+// The CLI's executable tests and its --json contracts' bundle the sources and spawn the bundle: no mutant is active in
+// that child, and each bundle costs seconds. The same behaviour is tested in-process (Cli.main) by the package's other
+// tests.
+const spawnedOnly = ["packages/cli/test/Executable.test.ts", "packages/cli/test/Contracts.test.ts"]
 
 // Stryker runs several of these at once, one per core: each keeps Vitest's own worker count, not the suite's.
 // Each test file gets a fresh process (Vitest's default), in one project: the suite's shared workers and its
 // projects of isolated files would override the narrowed include.
 export default defineConfig({
   ...base,
-  test: { ...base.test, maxWorkers: undefined, poolOptions: undefined, projects: undefined, include: tests ?? [`packages/${pkg}/test/**/*.test.ts`] }
+  test: { ...base.test, maxWorkers: undefined, poolOptions: undefined, projects: undefined, include: tests ?? [`packages/${pkg}/test/**/*.test.ts`], exclude: [...(base.test?.exclude ?? []), ...spawnedOnly] }
 })

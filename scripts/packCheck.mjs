@@ -183,6 +183,28 @@ try {
   check("agentfx run --durable, offline: exit 0, an answer on stdout, the run in its store", durable.status === 0 && durable.stdout.includes("5"), `${durable.status}\n${durable.stdout}${durable.stderr}`)
   const dashes = agentfx("--", "--version")
   check("agentfx -- --version (as a package script passes it): agentfx 0.1.0", dashes.status === 0 && dashes.stdout === "agentfx 0.1.0\n", `${dashes.status}\n${dashes.stdout}${dashes.stderr}`)
+  // The --json contracts: each JSON Schema the package publishes resolves by its public name, and the installed
+  // agentfx's own output has the keys its schema requires and no other (at the top: the Effect Schemas, read
+  // exactly, check the rest in the tests).
+  const contracts = JSON.parse(readFileSync(join(root, "packages", "cli", "package.json"), "utf8")).publishConfig.exports
+  const schemaOf = (subpath) => {
+    const resolved = spawnSync(process.execPath, ["--input-type=module", "-e", `process.stdout.write(import.meta.resolve(${JSON.stringify(`@agentfx/cli/${subpath.slice(2)}`)}))`], { cwd: app, env, encoding: "utf8" })
+    return resolved.status === 0 ? JSON.parse(readFileSync(fileURLToPath(resolved.stdout), "utf8")) : undefined
+  }
+  const published = Object.keys(contracts).filter((subpath) => subpath.startsWith("./contracts/"))
+  check(
+    `@agentfx/cli/contracts/*.schema.json: ${published.length} JSON Schemas resolve from the installed package`,
+    published.length > 0 && published.every((subpath) => schemaOf(subpath)?.$schema === "http://json-schema.org/draft-07/schema#"),
+    published.join("\n")
+  )
+  const toolsSchema = schemaOf("./contracts/tools.schema.json")
+  const toolSchema = toolsSchema?.$defs?.Tool
+  const firstTool = tools.status === 0 ? JSON.parse(tools.stdout)[0] : undefined
+  check(
+    "agentfx tools --json: each tool has the keys tools.schema.json requires, and no other",
+    toolSchema !== undefined && firstTool !== undefined && JSON.stringify(Object.keys(firstTool).sort()) === JSON.stringify([...toolSchema.required].sort()) && toolSchema.additionalProperties === false,
+    JSON.stringify({ toolSchema, firstTool }, null, 2)
+  )
   const typo = agentfx("run", "--jsno", "hi")
   check("agentfx run --jsno: exit 2, did you mean --json", typo.status === 2 && typo.stderr.includes("did you mean --json"), `${typo.status}\n${typo.stderr}`)
 

@@ -8,7 +8,7 @@
  *
  *   node packages/cli/scripts/bundle.mjs [OUTDIR [PROGRAM …]]   (part of `npx -y pnpm@10 build`; OUTDIR defaults to dist)
  *
- * Naming programs (`run chat`, …) builds those alone besides bin.js and catalogue.json.
+ * Naming programs (`run chat`, …) builds those alone besides bin.js, catalogue.json and contracts/.
  */
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
@@ -94,6 +94,29 @@ const catalogue = async (outdir) => {
   await writeFile(`${outdir}/catalogue.json`, json)
 }
 
+/**
+ * dist/contracts/NAME.schema.json: the JSON Schema of each `--json` document (`Contracts.jsonSchemas`), published
+ * as `@agentfx/cli/contracts/NAME.schema.json` so that a script can check what it reads without this package's code.
+ */
+const contracts = async (outdir) => {
+  const result = await build({
+    ...common,
+    metafile: false,
+    write: false,
+    stdin: {
+      contents: 'import { jsonSchemas } from "./src/Contracts.ts"\nprocess.stdout.write(JSON.stringify(jsonSchemas()))\n',
+      resolveDir: cli,
+      sourcefile: "contracts.js",
+      loader: "js"
+    },
+    outfile: "contracts.mjs"
+  })
+  const schemas = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-"], { input: result.outputFiles[0].text, encoding: "utf8" }))
+  await rm(`${outdir}/contracts`, { recursive: true, force: true })
+  await mkdir(`${outdir}/contracts`, { recursive: true })
+  for (const [name, schema] of Object.entries(schemas)) await writeFile(`${outdir}/contracts/${name}.schema.json`, `${JSON.stringify(schema, null, 2)}\n`)
+}
+
 export const bundle = async (outdir = `${cli}dist`, only = []) => {
   const handlers = (await readdir(`${cli}src/handlers`)).filter((file) => file.endsWith(".ts")).map((file) => file.slice(0, -3))
   const all = [...handlers, "completions"]
@@ -102,7 +125,7 @@ export const bundle = async (outdir = `${cli}dist`, only = []) => {
   await rm(`${outdir}/programs`, { recursive: true, force: true })
   await rm(`${outdir}/chunks`, { recursive: true, force: true })
   await mkdir(outdir, { recursive: true })
-  const results = [await build(programs(outdir, only.length === 0 ? all : only)), await catalogue(outdir)]
+  const results = [await build(programs(outdir, only.length === 0 ? all : only)), await catalogue(outdir), await contracts(outdir)]
   await chmod(`${outdir}/bin.js`, 0o755)
   if (process.env.AGENTFX_BUNDLE_META !== undefined) {
     await writeFile(process.env.AGENTFX_BUNDLE_META, JSON.stringify(results.flatMap((result) => (result?.metafile === undefined ? [] : [result.metafile]))))

@@ -23,6 +23,7 @@ import * as Redacted from "effect/Redacted"
 import type { UsageError } from "./CliError.js"
 import { ProviderError, RunFailed } from "./CliError.js"
 import type { liveProviderNames } from "./commands/live.js"
+import * as Defaults from "./Defaults.js"
 import { detailsOf } from "./internal/withModel.js"
 import * as Provider from "./Provider.js"
 
@@ -40,7 +41,7 @@ const keyVariables = ["GEMINI_API_KEY", "GOOGLE_API_KEY"]
  * @since 0.3.0
  * @category constants
  */
-export const defaultConnectTimeout: Duration.Duration = Duration.seconds(15)
+export const defaultConnectTimeout: Duration.Duration = Duration.millis(Defaults.connectTimeout.millis)
 
 /**
  * The variable the Gemini Live layer reads its key from (the first of GEMINI_API_KEY, GOOGLE_API_KEY that holds

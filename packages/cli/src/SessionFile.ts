@@ -20,6 +20,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InputError, OutputError, UsageError } from "./CliError.js"
+import * as Defaults from "./Defaults.js"
 import * as FileProblem from "./internal/fileProblem.js"
 
 /** What a session file may hold. */
@@ -68,7 +69,7 @@ export const beyondLimits = (text: string, bounds: Limits = limits): string | un
   return depth > bounds.maxDepth ? `it is nested ${depth} levels deep (at most ${bounds.maxDepth})` : undefined
 }
 
-export const defaultDirectory = ".agentfx/sessions"
+export const defaultDirectory = Defaults.sessions.value
 
 /** Where named sessions live: AGENTFX_SESSIONS_DIR, else `.agentfx/sessions` under the current directory. */
 export const directory: Config.Config<string> = Config.withDefault(Config.string("AGENTFX_SESSIONS_DIR"), defaultDirectory)

@@ -61,6 +61,36 @@ describe("Argv", () => {
     })
   )
 
+  it("every checked value is read on both sides of each of its bounds and at it", () => {
+    const run = (option: string, value: string) => ["run", option, value, "hi"]
+    const evals = (option: string, value: string) => ["eval", "cases", "--scenarios", "scenarios", option, value]
+    const emulator = (option: string, value: string) => ["emulator", option, value]
+    const cases: ReadonlyArray<{
+      readonly argv: (option: string, value: string) => ReadonlyArray<string>
+      readonly option: string
+      readonly accepted: ReadonlyArray<string>
+      readonly refused: ReadonlyArray<string>
+    }> = [
+      { argv: run, option: "--max-turns", accepted: ["1", "9007199254740991"], refused: ["0", "-1", "1.5", "9007199254740992"] },
+      { argv: run, option: "--concurrency", accepted: ["1", "2"], refused: ["0", "-1"] },
+      { argv: evals, option: "--concurrency", accepted: ["1"], refused: ["0"] },
+      { argv: emulator, option: "--port", accepted: ["0", "65535"], refused: ["-1", "65536"] },
+      { argv: run, option: "--temperature", accepted: ["0", "2", "2.0", ".5"], refused: ["-0.1", "2.01", "2.1"] },
+      { argv: evals, option: "--threshold", accepted: ["0", "1", "0.99", "1.0"], refused: ["1.01", "-0.1", "2"] },
+      // A timer holds at most 2^31 - 1 ms (about 24.8 days).
+      { argv: run, option: "--turn-timeout", accepted: ["1ms", "0.001", "2147483647ms"], refused: ["0", "0ms", "0.0001", "2147483648ms"] },
+      { argv: run, option: "--max-response-bytes", accepted: ["1", "1b", "1.9"], refused: ["0", "0.5", "9007199254740992"] },
+      { argv: run, option: "--mcp-max-bytes", accepted: ["1"], refused: ["0"] }
+    ]
+    for (const { argv, option, accepted, refused } of cases) {
+      for (const value of accepted) expect(Argv.parse(Cli.commands, argv(option, value))._tag, `${option} ${value}`).toBe("Run")
+      for (const value of refused) {
+        const parsed = Argv.parse(Cli.commands, argv(option, value))
+        expect(parsed._tag === "Invalid" ? parsed.message.startsWith(`${option} ${value}: `) : parsed._tag, `${option} ${value}`).toBe(true)
+      }
+    }
+  })
+
   it("an error never quotes a URL's password: a value, --name=VALUE, an argument, the rest of the line in a hint (issue 35, item 7)", () => {
     const url = "http://user:PASS@127.0.0.1:9"
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [

@@ -41,6 +41,10 @@ interface Spawn {
   readonly cwd?: string
   /** Called once the process runs; may signal it. */
   readonly whileRunning?: (child: ReturnType<typeof spawn>) => void
+  /** Variables of the base environment left out. */
+  readonly unset?: ReadonlyArray<string>
+  /** Another program to start with `args` (one that starts agentfx itself); agentfx otherwise. */
+  readonly program?: string
 }
 
 /** The environment of a newcomer's shell: no key, no colour settings, nothing of the test runner's. */
@@ -48,7 +52,9 @@ const baseEnv = (): Record<string, string> => ({ PATH: process.env.PATH ?? "", H
 
 const agentfx = (args: ReadonlyArray<string>, options: Spawn = {}): Promise<Outcome> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? repo, env: { ...baseEnv(), ...options.env }, stdio: "pipe" })
+    const env: Record<string, string> = { ...baseEnv(), ...options.env }
+    for (const name of options.unset ?? []) delete env[name]
+    const child = spawn(options.program ?? process.execPath, options.program === undefined ? [bin, ...args] : args, { cwd: options.cwd ?? repo, env, stdio: "pipe" })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
@@ -103,6 +109,44 @@ describe.concurrent("the agentfx executable", () => {
     expect((await agentfx(["--help"], { env: { FORCE_COLOR: "1" } })).stdout).toMatch(ansi)
     expect((await agentfx(["--help"], { env: { NO_COLOR: "1" } })).stdout).not.toMatch(ansi)
     expect((await agentfx(["--help"], { env: { FORCE_COLOR: "0" } })).stdout).not.toMatch(ansi)
+  })
+
+  it("FORCE_COLOR wins over NO_COLOR, which wins over a terminal", async () => {
+    expect((await agentfx(["--help"], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } })).stdout).toMatch(ansi)
+    expect((await agentfx(["--help"], { env: { NO_COLOR: "" } })).stdout).not.toMatch(ansi)
+    // On a terminal (script(1) gives the command one): colour, unless NO_COLOR says otherwise.
+    const onTerminal = (env: Record<string, string>) =>
+      agentfx(["-qec", `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} --help`, "/dev/null"], { env, program: "script" })
+    expect((await onTerminal({})).stdout).toMatch(ansi)
+    expect((await onTerminal({ NO_COLOR: "1" })).stdout).not.toMatch(ansi)
+    expect((await onTerminal({ NO_COLOR: "1", FORCE_COLOR: "1" })).stdout).toMatch(ansi)
+  })
+
+  it("the exit codes: 0 done, 1 failed, 2 nothing run, 130 Ctrl-C, 141 the reader went away", async () => {
+    expect((await agentfx(["tools", "--json"])).code).toBe(0)
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve))
+    try {
+      expect((await agentfx(["emulator", "--port", String((busy.address() as AddressInfo).port)])).code).toBe(1)
+    } finally {
+      busy.close()
+    }
+    expect((await agentfx(["run", "--jsno", "hi"])).code).toBe(2)
+    const stopped = await agentfx(["emulator"], { whileRunning: (child) => child.stdout!.once("data", () => child.kill("SIGINT")) })
+    expect(stopped.code).toBe(130)
+    const gone = await agentfx(["chat"], { input: "what is 6 * 7?\n".repeat(200), whileRunning: (child) => child.stdout!.once("data", () => child.stdout!.destroy()) })
+    expect(gone.code).toBe(141)
+  })
+
+  it("where files go by default: durable runs in .agentfx/runs.db, sessions in .agentfx/sessions, under the current directory", async () => {
+    const cwd = fs.mkdtempSync(path.join(work, "defaults-"))
+    const durable = await agentfx(["--log-level", "error", "run", "--durable", "what is 2 + 3?"], { cwd })
+    expect(durable.code).toBe(0)
+    expect(durable.stderr).toMatch(/^run run-\S+ in \.agentfx\/runs\.db$/m)
+    const session = await agentfx(["chat", "--session", "notes"], { cwd, input: "what is 6 * 7?\n", unset: ["AGENTFX_SESSIONS_DIR"] })
+    expect(session.code).toBe(0)
+    expect(fs.readdirSync(path.join(cwd, ".agentfx")).sort()).toEqual(["runs.db", "sessions"])
+    expect(fs.readdirSync(path.join(cwd, ".agentfx", "sessions"))).toEqual(["notes.json"])
   })
 
   it("an unknown command or option is one line on stderr with a suggestion, exit 2, nothing on stdout", async () => {

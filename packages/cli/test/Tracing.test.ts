@@ -462,6 +462,15 @@ describe("issue 35 item 18: the standard variables are honoured or refused, neve
       expect(lines(result.stderr).at(-1)).toBe(`agentfx: traces were not delivered to ${url}/v1/traces: the collector did not answer within 300ms`)
     }))
 
+  it.scopedLive("a collector that never answers, no timeout set: the wait at exit ends after 2s, and the line says so", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector("never")
+      const result = yield* agentfx(["run", "what is 1 + 1"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url } })
+      expect(result.code).toBe(0)
+      expect(received).toHaveLength(1)
+      expect(lines(result.stderr).at(-1)).toBe(`agentfx: traces were not delivered to ${url}/v1/traces: the collector did not answer within 2s`)
+    }))
+
   it.scopedLive("a collector that cannot be reached, in-process: the same line, after the command's own output", () =>
     Effect.gen(function* () {
       const port = yield* closedPort

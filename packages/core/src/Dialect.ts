@@ -140,11 +140,9 @@ const inline = (root: JsonObject, keepRecursive: boolean, field: GeminiField = "
   }
   const object = <A>(depth: number, entries: ReadonlyArray<readonly [string, A]>, make: (key: string, value: A, depth: number) => unknown): JsonObject => {
     const values = container(depth, entries, make)
-    const out: Record<string, unknown> = {}
-    entries.forEach(([key], index) => {
-      out[key] = values[index]
-    })
-    return out
+    // Each key defined as the object's own: an assignment to a property or keyword called "__proto__" would set the
+    // prototype instead, and the parameter would vanish from the declaration.
+    return Object.fromEntries(entries.map(([key], index) => [key, values[index]]))
   }
   const schemaMember = (key: string, value: unknown, depth: number): unknown => (isSchemaMap(key, value) ? visitMap(value, depth) : visit(value, depth))
   const visit = (node: unknown, depth: number): unknown => {
@@ -179,14 +177,13 @@ const inline = (root: JsonObject, keepRecursive: boolean, field: GeminiField = "
   // line is already counted). Visiting one may keep more, which the loop then reaches (a Set is iterated in
   // insertion order, new members included).
   charge(memberLine(1, 1, "$defs") + 1)
-  const $defs: Record<string, unknown> = {}
-  let index = 0
+  const $defs: Array<readonly [string, unknown]> = []
   for (const name of kept) {
-    charge(memberLine(index++, 2, name))
-    $defs[name] = visit(definitions[name], 2)
+    charge(memberLine($defs.length, 2, name))
+    $defs.push([name, visit(definitions[name], 2)])
   }
   charge(closing(kept.size, 1))
-  return { ...schema, $defs }
+  return { ...schema, $defs: Object.fromEntries($defs) }
 }
 
 /** A schema object's entries, less the keywords dropped everywhere. */

@@ -23,4 +23,18 @@ describe("Spelling", () => {
     expect(Spelling.didYouMean("serial_numbr", ["serial_number", "model"])).toBe(' (did you mean "serial_number"?)')
     expect(Spelling.didYouMean("zzz", ["serial_number"])).toBe("")
   })
+
+  it("a suggestion comes within 1 edit for a word under 5 letters, 2 from 5 on, and for a prefix of 3 letters or more", () => {
+    const names = ["json", "verbose", "concurrency"]
+    expect(Spelling.closest("jsn", names)).toBe("json")
+    expect(Spelling.closest("jn", names)).toBeUndefined()
+    expect(Spelling.closest("verbos", names)).toBe("verbose")
+    expect(Spelling.closest("vrbse", names)).toBe("verbose")
+    expect(Spelling.closest("vrbs", names)).toBeUndefined()
+    expect(Spelling.closest("concurency", names)).toBe("concurrency")
+    expect(Spelling.closest("cncurrncy", names)).toBe("concurrency")
+    expect(Spelling.closest("cncrrncy", names)).toBeUndefined()
+    expect(Spelling.closest("con", names)).toBe("concurrency")
+    expect(Spelling.closest("co", names)).toBeUndefined()
+  })
 })

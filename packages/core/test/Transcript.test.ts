@@ -40,6 +40,7 @@ describe("Transcript.validate", () => {
 
   it.each([
     ["fewer responses than calls", [Turn.user("hi"), modelCalls("a", "b"), responses("a")], "transcript turn 2: 2 calls answered by 1 responses"],
+    ["more responses than calls", [Turn.user("hi"), modelCalls("a"), responses("a", "b")], "transcript turn 2: 1 calls answered by 2 responses"],
     ["responses in another order", [Turn.user("hi"), modelCalls("a", "b"), responses("b", "a")], 'transcript turn 2: response 0 answers id "b", expected "a"'],
     ["a call left unanswered", [Turn.user("hi"), modelCalls("a")], "transcript turn 1: 1 calls are unanswered"],
     ["text between a call and its response", [Turn.user("hi"), modelCalls("a"), Turn.user("hm"), responses("a")], "transcript turn 2: a function call turn is not followed by its response turn"],

@@ -52,6 +52,11 @@ describe("Emulator — Gemini REST strictness (through @google/genai)", () => {
       "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
     ],
     [
+      "more responses than calls",
+      [{ role: "user", parts: [{ text: "hi" }] }, { role: "model", parts: [call("a")] }, { role: "user", parts: [answer("a"), answer("b")] }],
+      "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
+    ],
+    [
       "responses split across two turns",
       [
         { role: "user", parts: [{ text: "hi" }] },
@@ -316,6 +321,11 @@ describe("Emulator — chat completions strictness (through the openai SDK)", ()
       "a user message between the assistant and its tool messages",
       history([{ role: "user", content: "wait" }, { role: "tool", tool_call_id: "c1", content: "{}" }, { role: "tool", tool_call_id: "c2", content: "{}" }]),
       "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: c1, c2"
+    ],
+    [
+      "a tool_call answered twice",
+      history([{ role: "tool", tool_call_id: "c1", content: "{}" }, { role: "tool", tool_call_id: "c1", content: "{}" }, { role: "tool", tool_call_id: "c2", content: "{}" }]),
+      "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
     ],
     [
       "a tool message with no assistant before it",

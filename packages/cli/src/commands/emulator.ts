@@ -1,4 +1,5 @@
 import * as Argv from "../Argv.js"
+import * as Defaults from "../Defaults.js"
 import * as options from "./options.js"
 
 export const spec: Argv.Spec = {
@@ -9,7 +10,7 @@ export const spec: Argv.Spec = {
   ],
   args: [],
   options: [
-    { name: "port", value: "PORT", description: "The port on 127.0.0.1 (default 0: any free port).", check: Argv.integer(0, 65535) },
+    { name: "port", value: "PORT", description: `The port on 127.0.0.1 (default ${Defaults.emulatorPort.value}).`, check: Argv.integer(0, 65535) },
     options.json("the base URLs and key, on one line, once it listens")
   ]
 }

@@ -1,5 +1,6 @@
 import * as Argv from "../Argv.js"
 import * as EvalOptions from "./evalOptions.js"
+import * as Defaults from "../Defaults.js"
 import * as options from "./options.js"
 
 const fraction = (value: string): string | undefined =>
@@ -34,9 +35,9 @@ export const spec: Argv.Spec = {
       description:
         "Approve the calls of tools that ask first: an MCP tool its server does not mark read-only or non-destructive, and closed-world. An eval asks nobody, so without --yes such a call is refused and the model is told."
     },
-    { name: "concurrency", value: "N", description: "Cases running at once (default 4).", check: Argv.integer(1) },
+    { name: "concurrency", value: "N", description: `Cases running at once (default ${Defaults.evalConcurrency.value}).`, check: Argv.integer(1) },
     ...EvalOptions.options,
-    { name: "threshold", value: "FRACTION", description: "The pass rate (0 to 1) below which the command exits with 1 (default 0.99).", check: fraction },
+    { name: "threshold", value: "FRACTION", description: `The pass rate (0 to 1) below which the command exits with 1 (default ${Defaults.threshold.value}).`, check: fraction },
     options.json("the report (the same as --report-json -)"),
     { name: "report-json", value: "FILE", description: "Also write the report as JSON to FILE (- for stdout)." },
     { name: "junit", value: "FILE", description: "Also write the report as JUnit XML to FILE (- for stdout)." }

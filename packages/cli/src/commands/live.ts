@@ -1,4 +1,5 @@
 import * as Argv from "../Argv.js"
+import * as Defaults from "../Defaults.js"
 import * as options from "./options.js"
 
 /** The providers that speak a live protocol. */
@@ -33,7 +34,7 @@ export const spec: Argv.Spec = {
     {
       name: "connect-timeout",
       value: "DURATION",
-      description: "How long to wait for the live connection to be set up, retries included, before the command fails (default 15s). Ctrl-C stops the wait.",
+      description: `How long to wait for the live connection to be set up, retries included, before the command fails (default ${Defaults.connectTimeout.value}). Ctrl-C stops the wait.`,
       check: Argv.duration
     },
     {

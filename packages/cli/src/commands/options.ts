@@ -4,6 +4,7 @@
  */
 import * as HttpUrl from "@agentfx/core/HttpUrl"
 import * as Argv from "../Argv.js"
+import * as Defaults from "../Defaults.js"
 import * as McpScoped from "../internal/mcpScoped.js"
 
 /** The providers `--provider` accepts. */
@@ -46,14 +47,14 @@ export const system: Argv.OptionSpec = { name: "system", value: "TEXT", descript
 export const maxTurns: Argv.OptionSpec = {
   name: "max-turns",
   value: "N",
-  description: "Model turns per message before the run stops (default 10).",
+  description: `Model turns per message before the run stops (default ${Defaults.maxTurns.value}).`,
   check: Argv.integer(1)
 }
 
 export const toolConcurrency: Argv.OptionSpec = {
   name: "concurrency",
   value: "N",
-  description: "Tool calls of one model turn that run at once (default 10; 1 runs them one by one).",
+  description: `Tool calls of one model turn that run at once (default ${Defaults.toolConcurrency.value}; 1 runs them one by one).`,
   check: Argv.integer(1)
 }
 
@@ -119,7 +120,7 @@ export const mcpMaxBytes: Argv.OptionSpec = {
   name: "mcp-max-bytes",
   value: "SIZE",
   description:
-    "The most one message from an MCP server may hold, a tool's result or a page of its tool list (default 10MiB; e.g. 1MiB, 500KB). A larger result is not read: its call fails with an error naming the server, the tool and the size, and the server goes on serving.",
+    `The most one message from an MCP server may hold, a tool's result or a page of its tool list (default ${Defaults.mcpMaxBytes.value}; e.g. 1MiB, 500KB). A larger result is not read: its call fails with an error naming the server, the tool and the size, and the server goes on serving.`,
   check: Argv.bytes
 }
 
@@ -140,7 +141,7 @@ export const firstByteTimeout: Argv.OptionSpec = {
   name: "first-byte-timeout",
   value: "DURATION",
   description:
-    "How long to wait for the first part of a streamed answer before the attempt fails and is retried (default 2m; e.g. 30s, 500ms).",
+    `How long to wait for the first part of a streamed answer before the attempt fails and is retried (default ${Defaults.firstByteTimeout.value}; e.g. 30s, 500ms).`,
   check: Argv.duration
 }
 
@@ -148,14 +149,14 @@ export const idleTimeout: Argv.OptionSpec = {
   name: "idle-timeout",
   value: "DURATION",
   description:
-    "How long a streamed answer may pause between two parts before the attempt fails and is retried (default 1m): a stalled stream is cut, a slow steady one goes on.",
+    `How long a streamed answer may pause between two parts before the attempt fails and is retried (default ${Defaults.idleTimeout.value}): a stalled stream is cut, a slow steady one goes on.`,
   check: Argv.duration
 }
 
 export const turnTimeout: Argv.OptionSpec = {
   name: "turn-timeout",
   value: "DURATION",
-  description: "The most one model answer may take, streamed or not, before the attempt fails and is retried (default 10m).",
+  description: `The most one model answer may take, streamed or not, before the attempt fails and is retried (default ${Defaults.turnTimeout.value}).`,
   check: Argv.duration
 }
 
@@ -163,14 +164,14 @@ export const runTimeout: Argv.OptionSpec = {
   name: "run-timeout",
   value: "DURATION",
   description:
-    "The most a run may wait on the model in all — every answer and every wait between retries, over all its turns — before it fails (default 15m; chat: per message; eval: per case). Time tools run does not count.",
+    `The most a run may wait on the model in all — every answer and every wait between retries, over all its turns — before it fails (default ${Defaults.runTimeout.value}; chat: per message; eval: per case). Time tools run does not count.`,
   check: Argv.duration
 }
 
 export const maxResponseBytes: Argv.OptionSpec = {
   name: "max-response-bytes",
   value: "SIZE",
-  description: "The most read from one model response, streamed or not; a larger one fails the attempt (default 32MiB; e.g. 4MiB, 500KB, 1048576).",
+  description: `The most read from one model response, streamed or not; a larger one fails the attempt (default ${Defaults.maxResponseBytes.value}; e.g. 4MiB, 500KB, 1048576).`,
   check: Argv.bytes
 }
 

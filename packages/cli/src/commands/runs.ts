@@ -1,8 +1,9 @@
 import type * as Argv from "../Argv.js"
+import * as Defaults from "../Defaults.js"
 import * as options from "./options.js"
 
 /** Where durable runs are kept when `--store` is not given. */
-export const defaultStore = ".agentfx/runs.db"
+export const defaultStore = Defaults.store.value
 
 /** `--store`: where durable runs are kept (shared by `run --durable` and `chat --durable`). */
 export const store: Argv.OptionSpec = {

@@ -4,6 +4,8 @@ import * as Effect from "effect/Effect"
 import { createServer } from "node:net"
 import { Interrupted, RunFailed } from "../CliError.js"
 import type { Handler } from "../commands/Command.js"
+import * as Defaults from "../Defaults.js"
+import type * as EmulatorContract from "../contracts/emulator.js"
 import { Io } from "../Io.js"
 
 /** Fails with a clear message when the port is taken (the emulator would otherwise crash on it). */
@@ -34,7 +36,7 @@ export const banner = (emulator: Emulator.Service): string =>
     `  API key         ${emulator.apiKey}    (as GEMINI_API_KEY, OPENAI_API_KEY or ZAI_API_KEY)`
   ].join("\n")
 
-/** The same, as `--json` prints it (one line, so a script can read it as soon as it appears). */
+/** The same, as `--json` prints it (one line, so a script can read it as soon as it appears): `Contracts.Emulator`. */
 export const bannerJson = (emulator: Emulator.Service): string =>
   JSON.stringify({
     url: emulator.url,
@@ -44,13 +46,13 @@ export const bannerJson = (emulator: Emulator.Service): string =>
     glm: emulator.glmBaseUrl("general"),
     glmCoding: emulator.glmBaseUrl("coding"),
     apiKey: emulator.apiKey
-  })
+  } satisfies typeof EmulatorContract.Emulator.Encoded)
 
 export const handler: Handler = ({ options }) =>
   Effect.gen(function* () {
     const io = yield* Io
     const json = options.has("json")
-    const port = options.number("port") ?? 0
+    const port = options.number("port") ?? Defaults.emulatorPort.port
     yield* checkFree(port)
     yield* Effect.scoped(
       Effect.gen(function* () {

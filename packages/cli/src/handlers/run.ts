@@ -11,6 +11,7 @@ import { UsageError } from "../CliError.js"
 import type { Handler } from "../commands/Command.js"
 import { Io } from "../Io.js"
 import type * as Provider from "../Provider.js"
+import type * as RunContract from "../contracts/run.js"
 import * as Screen from "../Screen.js"
 import * as TerminalApproval from "../TerminalApproval.js"
 import * as AgentOptions from "../internal/agentOptions.js"
@@ -19,29 +20,10 @@ import * as OutputSchema from "../internal/outputSchema.js"
 import { untilInterrupted } from "../internal/untilInterrupted.js"
 import { runFailed, withModel } from "../internal/withModel.js"
 
-/** The result as `--json` prints it. */
-export interface RunJson {
-  readonly provider: string
-  readonly model: string
-  readonly text: string
-  readonly turns: number
-  readonly stopReason: Agent.StopReason
-  readonly usage: LanguageModel.Usage
-  readonly calls: ReadonlyArray<{
-    readonly id: string
-    readonly name: string
-    readonly args: unknown
-    readonly turn: number
-    readonly durationMs: number
-    readonly isError: boolean
-    readonly response: unknown
-  }>
-  readonly transcript: unknown
-  /** The decoded final answer, with `--output-schema`. */
-  readonly output?: unknown
-}
+/** The result as `--json` prints it: the contract `Contracts.Run.Run` (contracts/run.ts). */
+export type RunJson = typeof RunContract.Run.Encoded
 
-export const toJson = (result: Agent.AgentResult, provider: string, model: LanguageModel.Service): RunJson => ({
+export const toJson = (result: Agent.AgentResult, provider: Provider.Name, model: LanguageModel.Service): RunJson => ({
   provider,
   model: model.model,
   text: result.text,

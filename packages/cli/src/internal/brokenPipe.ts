@@ -5,8 +5,11 @@
  */
 export const brokenPipeCode = 141
 
+// Stryker disable next-line ArrowFunction: it ends the process, which no test may
+const exitProcess = (code: number): void => process.exit(code)
+
 /** Ends the process with `brokenPipeCode` when `stream`'s reader has gone; any other write error is thrown as before. */
-export const exitWhenReaderGoes = (stream: NodeJS.WritableStream, exit: (code: number) => void = (code) => process.exit(code)): void => {
+export const exitWhenReaderGoes = (stream: NodeJS.WritableStream, exit: (code: number) => void = exitProcess): void => {
   stream.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code !== "EPIPE") throw error
     exit(brokenPipeCode)

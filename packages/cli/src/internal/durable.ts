@@ -17,6 +17,7 @@ import * as Builtins from "../Builtins.js"
 import type { CliError } from "../CliError.js"
 import { RunFailed, UsageError } from "../CliError.js"
 import { Io } from "../Io.js"
+import type * as RunsContract from "../contracts/runs.js"
 import type { AgentArgs } from "./agentOptions.js"
 import { describeAgentError } from "./withModel.js"
 
@@ -82,23 +83,30 @@ const showResult = (result: Agent.AgentResult): string =>
     result.text
   ].join("\n") + "\n"
 
-/** A status as `--json` prints it. */
-export const statusJson = (status: RunStatus.RunStatus): Record<string, unknown> => {
-  const { _tag, ...rest } = status
-  if (status._tag === "Finished") {
-    const { result } = status
-    return {
-      runId: status.runId,
-      state: _tag,
-      text: result.text,
-      turns: result.turns,
-      stopReason: result.stopReason,
-      usage: result.usage,
-      calls: result.calls.map((call) => ({ id: call.id, name: call.name, args: call.args, turn: call.turn, isError: call.response.isError, response: call.response.response }))
+/** A status as `--json` prints it: the contract `Contracts.Runs.Outcome` (contracts/runs.ts). */
+export const statusJson = (status: RunStatus.RunStatus): typeof RunsContract.Outcome.Encoded => {
+  const summary = { runId: status.runId, agent: status.agent, createdAt: status.createdAt, updatedAt: status.updatedAt }
+  switch (status._tag) {
+    case "Finished": {
+      const { result } = status
+      return {
+        runId: status.runId,
+        state: status._tag,
+        text: result.text,
+        turns: result.turns,
+        stopReason: result.stopReason,
+        usage: result.usage,
+        calls: result.calls.map((call) => ({ id: call.id, name: call.name, args: call.args, turn: call.turn, isError: call.response.isError, response: call.response.response }))
+      }
     }
+    case "Failed":
+      return { runId: status.runId, state: status._tag, error: { type: status.error._tag, message: status.error.message } }
+    case "Waiting":
+      return { state: status._tag, ...summary, pending: status.pending }
+    case "Running":
+    case "Cancelled":
+      return { state: status._tag, ...summary }
   }
-  if (status._tag === "Failed") return { runId: status.runId, state: _tag, error: { type: status.error._tag, message: status.error.message } }
-  return { state: _tag, ...rest }
 }
 
 /**

@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { UsageError } from "../CliError.js"
+import * as Defaults from "../Defaults.js"
 import { Io } from "../Io.js"
 import { displayUrl } from "./displayUrl.js"
 import { version } from "./immediate.js"
@@ -79,7 +80,7 @@ export interface Settings {
 }
 
 /** The export timeout when none is set: the specification's 10 s is meant for services, not for a command's exit. */
-export const defaultTimeout = Duration.seconds(2)
+export const defaultTimeout = Duration.millis(Defaults.traceTimeout.millis)
 
 /** Where the specification sends traces when only `OTEL_TRACES_EXPORTER=otlp` is set. */
 const defaultUrl = "http://localhost:4318/v1/traces"

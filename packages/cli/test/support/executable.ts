@@ -3,7 +3,7 @@
  * scripts/bundle.mjs into a temporary folder with the programs asked for, and spawned with piped streams and a
  * newcomer's environment (no key, nothing of the test runner's).
  */
-import { spawn } from "node:child_process"
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -23,6 +23,8 @@ export interface Outcome {
 export interface Spawn {
   readonly env?: Readonly<Record<string, string>>
   readonly cwd?: string
+  /** Called once the process runs, its output streams set to text; may signal it. */
+  readonly whileRunning?: (child: ChildProcessWithoutNullStreams) => void
 }
 
 export interface Executable {
@@ -38,6 +40,8 @@ export interface Executable {
  */
 export const build = async (programs: ReadonlyArray<string>): Promise<Executable> => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "agentfx-exe-"))
+  // What the bundles leave outside (better-sqlite3, native) is found as from the package's own folder.
+  fs.symlinkSync(path.join(cli, "node_modules"), path.join(work, "node_modules"))
   const bundler = spawn(process.execPath, [path.join(cli, "scripts", "bundle.mjs"), path.join(work, "dist"), ...programs], { stdio: ["ignore", "ignore", "pipe"] })
   let errors = ""
   bundler.stderr.setEncoding("utf8").on("data", (chunk: string) => (errors += chunk))
@@ -60,6 +64,7 @@ export const build = async (programs: ReadonlyArray<string>): Promise<Executable
         child.on("error", reject)
         child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
         child.stdin.end("")
+        options.whileRunning?.(child)
       }),
     remove: () => fs.rmSync(work, { recursive: true, force: true })
   }

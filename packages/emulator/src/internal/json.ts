@@ -11,6 +11,7 @@ const decodeJson = Schema.decodeUnknownEither(Schema.parseJson())
 
 /** Parses untrusted text as JSON, or says why it is not JSON. */
 export const parse = (text: string): Either.Either<unknown, string> =>
+  // Stryker disable next-line OptionalChaining,StringLiteral: a ParseError lists one issue at least, so the first one is always there
   Either.mapLeft(decodeJson(text), (error) => ArrayFormatter.formatErrorSync(error)[0]?.message ?? "invalid JSON")
 
 export const isPlainObject: (value: unknown) => value is Json.JsonObject = Json.isPlainObject
