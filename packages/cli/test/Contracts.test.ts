@@ -66,6 +66,11 @@ describe("the --json contracts, read exactly from the spawned agentfx", () => {
     const capped = Contracts.decode(Contracts.Run.Run)((await exe.run(["run", "--json", "--max-turns", "1", "what is 2 + 3?"], { cwd })).stdout)
     expect([capped.turns, capped.stopReason]).toEqual([1, { _tag: "MaxTurns", maxTurns: 1 }])
 
+    fs.writeFileSync(path.join(cwd, "answer.json"), JSON.stringify({ type: "object", properties: { sum: { type: "number" } }, required: ["sum"] }))
+    const typed = Contracts.decode(Contracts.Run.Run)((await exe.run(["run", "--json", "--output-schema", "answer.json", "what is 2 + 3?"], { cwd })).stdout)
+    expect(typed.output).toEqual({ sum: expect.any(Number) })
+    expect("output" in run).toBe(false)
+
     // Exact both ways: each key the document has is one the contract needs, and one more anywhere is refused.
     const document = JSON.parse(answered.stdout) as Record<string, unknown> & { calls: Array<Record<string, unknown>>; usage: Record<string, unknown> }
     for (const key of Object.keys(document)) {
@@ -248,12 +253,14 @@ describe("the --json contracts, read exactly from the spawned agentfx", () => {
 })
 
 describe("the eval contract holds every kind of mismatch the validator reports", () => {
-  it("each of the nine kinds, in a report as --json prints it", () => {
+  it("each of the twelve kinds, in a report as --json prints it, with a case's verdicts, output and expected calls and a bailed run's cases not run", () => {
     const evalCase = Either.getOrThrow(
       EvalCase.make({
         id: "all-kinds",
         scenario: "mail",
         input: "hi",
+        answer_contains: ["ticket"],
+        expected_output: { category: "repair" },
         expected_function_calls: [
           { function_name: "lookup", arguments: { id: 1 }, result_contains: { found: true } },
           { function_name: "send_email", body_contains: ["thanks"] },
@@ -265,17 +272,23 @@ describe("the eval contract holds every kind of mismatch the validator reports",
       })
     )
     const call = (name: string, args: Record<string, unknown>, turn: number) => ({ name, args, response: { error: { message: "no" } }, isError: true, durationMs: 1, turn })
-    const mismatches = EvalValidator.validate(evalCase, {
+    const validated = EvalValidator.validate(evalCase, {
       scenario: "other",
-      calls: [call("archive", {}, 1), call("lookup", { id: 2 }, 2), call("send_email", { to: "a" }, 3), call("send_email", { body: "hello" }, 4), call("ping", {}, 5), call("close", {}, 6), call("ping", {}, 7)]
+      calls: [call("archive", {}, 1), call("lookup", { id: 2 }, 2), call("send_email", { to: "a" }, 3), call("send_email", { body: "hello" }, 4), call("ping", {}, 5), call("close", {}, 6), call("ping", {}, 7)],
+      text: "done",
+      output: { category: "refund" }
     })
+    const mismatches = [...validated, EvalValidator.JudgeMismatch.make({ rubric: "names the ticket", reason: "it names none", score: 0.1 })]
     expect([...new Set(mismatches.map((mismatch) => mismatch._tag))].sort()).toEqual([
+      "AnswerMismatch",
       "ArgumentMismatch",
       "BodyMissing",
       "BodyPhraseMissing",
       "CallCountMismatch",
+      "JudgeMismatch",
       "MissingCall",
       "OutOfOrder",
+      "OutputMismatch",
       "ResultMismatch",
       "ScenarioMismatch",
       "UnexpectedCall"
@@ -283,9 +296,32 @@ describe("the eval contract holds every kind of mismatch the validator reports",
     const report = EvalReport.make({
       suite: "kinds",
       durationMs: 3,
-      cases: [{ id: "all-kinds", description: "", expectedScenario: "mail", status: "failed", calls: [], mismatches, text: "", turns: 6, stopReason: "Finished", durationMs: 2 }]
+      cases: [
+        {
+          id: "all-kinds",
+          description: "",
+          expectedScenario: "mail",
+          expectedCalls: evalCase.expected_function_calls,
+          status: "failed",
+          calls: [],
+          mismatches,
+          text: "done",
+          verdicts: [{ rubric: "names the ticket", pass: false, reason: "it names none", score: 0.1 }],
+          output: { category: "refund" },
+          turns: 6,
+          stopReason: "Finished",
+          durationMs: 2
+        }
+      ]
     })
-    expect(Contracts.decode(Contracts.Eval.Report)(EvalReport.json(report)).cases[0]!.mismatches).toHaveLength(mismatches.length)
+    const decoded = Contracts.decode(Contracts.Eval.Report)(EvalReport.json({ ...report, stopped: { bail: 1, notRun: ["next"] } }))
+    expect(decoded.cases[0]!.mismatches).toHaveLength(mismatches.length)
+    expect([decoded.cases[0]!.verdicts, decoded.cases[0]!.output, decoded.cases[0]!.expectedCalls?.length, decoded.stopped]).toEqual([
+      [{ rubric: "names the ticket", pass: false, reason: "it names none", score: 0.1 }],
+      { category: "refund" },
+      6,
+      { bail: 1, notRun: ["next"] }
+    ])
   })
 })
 
