@@ -115,6 +115,15 @@ export const retryHint: Default = {
   test: test(defaults, "a provider's retry hint is obeyed up to 60 s; a longer one ends the run at once")
 }
 
+/** @since 0.2.0 */
+export const outputCorrections: Default = {
+  name: "output corrections",
+  value: "2 (3 answers in all)",
+  setBy: [],
+  what: "with --output-schema, final answers that do not match the schema, each sent back with what failed, before the run fails (exit 1)",
+  test: test(defaults, "a final answer that never matches --output-schema is sent back twice, and the run fails after the third")
+}
+
 /** @since 0.1.0 */
 export const maxResponseBytes: Default = {
   name: "answer size",
@@ -268,6 +277,7 @@ export const all: ReadonlyArray<Default> = [
   runTimeout,
   retries,
   retryHint,
+  outputCorrections,
   maxResponseBytes,
   temperature,
   models,

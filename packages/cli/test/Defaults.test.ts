@@ -78,6 +78,19 @@ describe("the defaults, read from the wire or the output", () => {
     })
   )
 
+  it.scopedLive("a final answer that never matches --output-schema is sent back twice, and the run fails after the third", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.fromFunction(() => ({ text: "not JSON at all" })) })
+      const { env, flags } = viaGemini(server)
+      const dir = yield* tempDir
+      writeFiles(dir, { "answer.json": JSON.stringify({ type: "object", properties: { sum: { type: "number" } }, required: ["sum"] }) })
+      const result = yield* agentfx(["run", "--json", ...flags, "--output-schema", path.join(dir, "answer.json"), "what is 2 + 3?"], { env })
+      expect([result.code, result.stdout]).toEqual([1, ""])
+      expect(result.stderr).toContain("after 3 attempts")
+      expect(yield* server.received).toBe(3)
+    })
+  )
+
   it.scoped("10 calls of one turn run at once: the 11th starts only once one of the first 10 has answered", () =>
     Effect.gen(function* () {
       // The first 10 are held until fetch_url's own timeout (10s) ends them; only then do the last 2 start.
