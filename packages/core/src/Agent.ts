@@ -2,6 +2,8 @@
  * The agent loop: send the transcript and declarations, execute the calls the model asks for, answer them, and
  * repeat until the model answers without calls (or a stop condition, or `maxTurns`).
  *
+ * Given `output` (an Effect Schema), the run's final answer is JSON decoded by it: `result.output` is typed (see `Output`).
+ *
  * @example
  * ```ts
  * import { Agent, Registry, Tool } from "@agentfx/core"
@@ -25,8 +27,6 @@
  * const model = Scripted.layer([{ calls: [{ name: "get_weather", args: { city: "Oslo" } }] }, { text: "7 °C in Oslo." }])
  * Effect.runPromise(program.pipe(Effect.provide(model))).then(console.log) // ["7 °C in Oslo.", 1, "Finished"]
  * ```
- *
- * Given `output` (an Effect Schema), the run's final answer is JSON decoded by it: `result.output` is typed (see `Output`).
  *
  * @since 0.1.0
  */
@@ -262,7 +262,8 @@ export interface Options<R> {
 export type AgentError = ModelError | TranscriptViolation | ToolError | OutputInvalid | OutputMissing
 
 /**
- * Runs the conversation to its end and returns the result.
+ * Runs the conversation to its end and returns the result. With `output` (an Effect Schema) the result also carries
+ * `output`, the final answer decoded and typed (`Typed`).
  *
  * @example
  * ```ts
@@ -278,8 +279,6 @@ export type AgentError = ModelError | TranscriptViolation | ToolError | OutputIn
  * const model = Scripted.layer([{ calls: [{ name: "add", args: { a: 2, b: 3 } }] }, { text: "5" }])
  * Effect.runPromise(program.pipe(Effect.provide(model))).then((result) => console.log(result.text)) // "5"
  * ```
- *
- * With `output: Triage` (an Effect Schema) the result also carries `output`, the final answer decoded and typed.
  *
  * @since 0.1.0
  * @category running

@@ -76,8 +76,21 @@ export interface AgentResult {
  * What `Agent.run` returns when given `output`: the result, with the final answer decoded by the output Schema.
  *
  * @example
- * const result: Agent.Typed<Triage> = yield* Agent.run({ registry, prompt, output: Triage })
- * result.output.category
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect, Schema } from "effect"
+ *
+ * const Answer = Schema.Struct({ city: Schema.String, celsius: Schema.Number })
+ *
+ * const program = Effect.gen(function* () {
+ *   const result: Agent.Typed<typeof Answer.Type> = yield* Agent.run({ registry: Registry.empty, prompt: "Weather in Oslo?", output: Answer })
+ *   return [result.output.celsius, result.turns] as const
+ * })
+ *
+ * const model = Scripted.layer([{ text: '{"city": "Oslo", "celsius": 7}' }])
+ * Effect.runPromise(program.pipe(Effect.provide(model))).then(console.log) // [ 7, 1 ]
+ * ```
  *
  * @since 0.2.0
  * @category models

@@ -307,7 +307,20 @@ const outputError = (declaration: OutputDeclaration, dialect: string, reason: st
  * Gemini's `responseJsonSchema` for an output: every reference inlined; a recursive schema cannot be, and is a
  * `DeclarationError` (the bound tools have too).
  *
- * @example Dialect.geminiOutput({ name: "triage", schema }) // Right(schema with references inlined)
+ * @example
+ * ```ts
+ * import { Dialect } from "@agentfx/core"
+ * import { Either } from "effect"
+ *
+ * const schema = {
+ *   type: "object",
+ *   properties: { item: { $ref: "#/$defs/Item" } },
+ *   required: ["item"],
+ *   $defs: { Item: { type: "object", properties: { serial: { type: "string" } }, required: ["serial"] } }
+ * }
+ * console.log(JSON.stringify(Either.getOrThrow(Dialect.geminiOutput({ name: "triage", schema }))))
+ * // {"type":"object","properties":{"item":{"type":"object","properties":{"serial":{"type":"string"}},"required":["serial"]}},"required":["item"]}
+ * ```
  *
  * @since 0.2.0
  */
@@ -337,7 +350,19 @@ export interface OpenAIResponseFormat {
  * OpenAI's strict `response_format` for an output (see the module's header); what strict mode cannot express is a
  * `DeclarationError` naming the path, e.g. `at properties/tags: the keyword "uniqueItems" is not supported in strict mode`.
  *
- * @example Dialect.openAIOutput({ name: "triage", schema }) // Right({ type: "json_schema", json_schema: { name, schema, strict: true } })
+ * @example
+ * ```ts
+ * import { Dialect } from "@agentfx/core"
+ * import { Either } from "effect"
+ *
+ * const schema = { type: "object", properties: { serial: { type: "string" } }, required: ["serial"] }
+ * console.log(JSON.stringify(Either.getOrThrow(Dialect.openAIOutput({ name: "triage", schema }))))
+ * // {"type":"json_schema","json_schema":{"name":"triage","schema":{"type":"object","properties":{"serial":{"type":"string"}},"required":["serial"],"additionalProperties":false},"strict":true}}
+ *
+ * const tags = Dialect.openAIOutput({ name: "tags", schema: { type: "array", items: { type: "string" }, uniqueItems: true } })
+ * if (Either.isLeft(tags)) console.log(tags.left.message)
+ * // output "tags" cannot be declared for OpenAI strict mode: at <root>: the keyword "uniqueItems" is not supported in strict mode
+ * ```
  *
  * @since 0.2.0
  */

@@ -16,9 +16,22 @@
  * without a final answer (`maxTurns` reached, a stop condition) fails with `OutputMissing`.
  *
  * @example
+ * ```ts
+ * import { Agent, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect, Schema } from "effect"
+ *
  * const Triage = Schema.Struct({ category: Schema.Literal("repair", "refund"), serials: Schema.Array(Schema.String) })
- * const result = yield* Agent.run({ registry, prompt: email, output: Triage })
- * result.output.category // "repair" | "refund"
+ *
+ * const program = Effect.gen(function* () {
+ *   const result = yield* Agent.run({ registry: Registry.empty, prompt: "My kettle SN-1 stopped heating.", output: Triage })
+ *   return result.output // typed: { category: "repair" | "refund"; serials: ReadonlyArray<string> }
+ * })
+ *
+ * // the first answer does not decode: the model is told what failed, at which path, and answers again
+ * const model = Scripted.layer([{ text: '{"category": "broken"}' }, { text: '{"category": "repair", "serials": ["SN-1"]}' }])
+ * Effect.runPromise(program.pipe(Effect.provide(model))).then(console.log) // { category: 'repair', serials: [ 'SN-1' ] }
+ * ```
  *
  * @since 0.2.0
  */
@@ -183,7 +196,16 @@ const declared = new WeakMap<Schema.Schema.AnyNoContext, Either.Either<Declarati
  * Schema's identifier or title, else `output`). A Schema with no JSON Schema form, or made by another copy of effect,
  * is a `DeclarationError`. Kept per Schema, so every request of a run (and of a chat) shares one declaration.
  *
- * @example Output.declare(Triage) // Right({ name: "output", schema: { type: "object", ... } })
+ * @example
+ * ```ts
+ * import { Output } from "@agentfx/core"
+ * import { Either, Schema } from "effect"
+ *
+ * const Triage = Schema.Struct({ category: Schema.Literal("repair", "refund") }).annotations({ identifier: "Triage" })
+ *
+ * const declaration = Output.declare(Triage)
+ * if (Either.isRight(declaration)) console.log(declaration.right.name, declaration.right.schema.type) // Triage object
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -211,8 +233,23 @@ export const declare = (schema: Schema.Schema.AnyNoContext): Either.Either<Decla
  * Schema as it was given. Keywords it would not check are an `InvalidOutputSchema` naming the path, never skipped.
  *
  * @example
+ * ```ts
+ * import { Agent, Output, Registry } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Effect, Either } from "effect"
+ *
  * const output = Output.fromJsonSchema({ type: "object", properties: { city: { type: "string" } }, required: ["city"] })
- * // Right(Schema) — then Agent.run({ registry, prompt, output: output.right })
+ * if (Either.isRight(output)) {
+ *   const program = Agent.run({ registry: Registry.empty, prompt: "Where is it sunny?", output: output.right })
+ *   const model = Scripted.layer([{ text: '{"city": "Lisbon"}' }])
+ *   Effect.runPromise(program.pipe(Effect.provide(model))).then((result) => console.log(result.output)) // { city: 'Lisbon' }
+ * }
+ *
+ * // a keyword whose check would not be made is refused, with where it is
+ * const refused = Output.fromJsonSchema({ type: "object", properties: { tags: { type: "array", uniqueItems: true } } })
+ * if (Either.isLeft(refused)) console.log(refused.left.message)
+ * // at properties/tags: the keyword "uniqueItems" is not supported (it would not be checked)
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -272,7 +309,15 @@ const tryParse = (text: string): Either.Either<unknown, string> => {
  * The JSON of a final answer: the whole text, else the content of its first code fence, else the first object or
  * array in it (prose before or after it is left out). `Left` says why none is there.
  *
- * @example Output.extractJson('Here you are:\n```json\n{"a": 1}\n```') // Right({ a: 1 })
+ * @example
+ * ```ts
+ * import { Output } from "@agentfx/core"
+ * import { Either } from "effect"
+ *
+ * console.log(Either.getOrThrow(Output.extractJson('Here you are:\n```json\n{"a": 1}\n```'))) // { a: 1 }
+ * console.log(Either.getOrThrow(Output.extractJson("The answer is [1, 2], as asked."))) // [ 1, 2 ]
+ * console.log(Either.isLeft(Output.extractJson("no JSON here"))) // true
+ * ```
  *
  * @since 0.2.0
  * @category decoding
@@ -297,7 +342,20 @@ const decoders = new WeakMap<Schema.Schema.AnyNoContext, (value: unknown) => Eit
  * strict form, then decoded (excess properties are issues, as for tool arguments). `Left`: one issue per failing
  * path, as the correction tells them.
  *
- * @example Output.decode(Triage, declaration, '```json\n{"category": "repair", "serials": []}\n```') // Right({ category: "repair", serials: [] })
+ * @example
+ * ```ts
+ * import { Output } from "@agentfx/core"
+ * import { Either, Schema } from "effect"
+ *
+ * const Triage = Schema.Struct({ category: Schema.Literal("repair", "refund"), serials: Schema.Array(Schema.String) })
+ * const declaration = Either.getOrThrow(Output.declare(Triage))
+ *
+ * const good = Output.decode(Triage, declaration, '```json\n{"category": "repair", "serials": ["SN-1"]}\n```')
+ * console.log(Either.getOrThrow(good)) // { category: 'repair', serials: [ 'SN-1' ] }
+ *
+ * const bad = Output.decode(Triage, declaration, '{"category": "repair", "serials": [1]}')
+ * if (Either.isLeft(bad)) console.log(bad.left) // [ { path: 'serials[0]', message: 'Expected string, actual 1' } ]
+ * ```
  *
  * @since 0.2.0
  * @category decoding

@@ -107,7 +107,20 @@ const nowhere = (): Effect.Effect<void> => Effect.void
  * tool's `run` or `handler` directly passes.
  *
  * @example
- * const result = yield* getWeather.handler({ city: "Oslo" }, Tool.context("call_1", "get_weather"))
+ * ```ts
+ * import { Tool } from "@agentfx/core"
+ * import { Effect, Schema } from "effect"
+ *
+ * const getWeather = Tool.make("get_weather", {
+ *   description: "Current temperature of a city in °C",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   success: Schema.Struct({ celsius: Schema.Number }),
+ *   handler: ({ city }, { progress }) => progress({ looking: city }).pipe(Effect.as({ celsius: city === "Oslo" ? 7 : 20 }))
+ * })
+ *
+ * // a test calls the handler directly; the progress it reports goes nowhere
+ * Effect.runPromise(getWeather.handler({ city: "Oslo" }, Tool.context("call_1", "get_weather"))).then(console.log) // { celsius: 7 }
+ * ```
  *
  * @since 0.3.0
  * @category constructors
