@@ -27,7 +27,16 @@ import { offlineReply } from "./internal/offline.js"
 import type { OutputRequest } from "./internal/output.js"
 import type * as Fault from "./Fault.js"
 
-export type { OutputRequest } from "./internal/output.js"
+export type {
+  /**
+   * What a request asks of the final answer's form (`Request.output`): JSON (`json`: a JSON mime type,
+   * `json_object`, `json_schema`), following `schema` when the wire carries one, under `name` when it gives one.
+   *
+   * @since 0.2.0
+   * @category models
+   */
+  OutputRequest
+} from "./internal/output.js"
 
 /**
  * The wire protocol a request came in on (`gemini-live`: a model turn of a Live session).

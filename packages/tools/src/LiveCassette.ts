@@ -38,7 +38,12 @@ import { CassetteError } from "./Cassette.js"
 import type { EvalCase } from "./EvalCase.js"
 import * as YamlSource from "./internal/yamlSource.js"
 
-/** The case field a Live cassette is stored under. */
+/**
+ * The case field a Live cassette is stored under.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
 export const field = "x-live-cassette"
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000 }
@@ -69,7 +74,12 @@ const CloseCode = Schema.Number.pipe(
   )
 )
 
-/** What the model said up to a point where it waited for us, and what the server did around it. */
+/**
+ * What the model said up to a point where it waited for us, and what the server did around it.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
 export const Step = Schema.Struct({
   text: Schema.optional(Schema.String),
   calls: Schema.optional(Schema.Array(Call)),
@@ -85,14 +95,36 @@ export const Step = Schema.Struct({
     return true
   })
 )
+/**
+ * @since 0.3.0
+ * @category models
+ */
 export type Step = typeof Step.Type
 
-/** The steps of one connection. */
+/**
+ * The steps of one connection.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
 export const Connection = Schema.NonEmptyArray(Step)
+/**
+ * @since 0.3.0
+ * @category models
+ */
 export type Connection = typeof Connection.Type
 
-/** A Live cassette: the steps of each connection, in order. */
+/**
+ * A Live cassette: the steps of each connection, in order.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
 export const LiveCassette = Schema.NonEmptyArray(Connection)
+/**
+ * @since 0.3.0
+ * @category models
+ */
 export type LiveCassette = typeof LiveCassette.Type
 
 const decodeFrom = (
@@ -111,14 +143,29 @@ const decodeFrom = (
       })
   )
 
-/** Decodes a stored Live cassette; `source` names it in errors, which give the path of the offending field. */
+/**
+ * Decodes a stored Live cassette; `source` names it in errors, which give the path of the offending field.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
 export const decode = (value: unknown, source: string): Either.Either<LiveCassette, CassetteError> =>
   decodeFrom({ value, lineOf: () => undefined, textOf: () => undefined }, { source })
 
-/** A Live cassette as it is stored (durations as text). */
+/**
+ * A Live cassette as it is stored (durations as text).
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
 export const encode = (cassette: LiveCassette): unknown => Schema.encodeSync(LiveCassette)(cassette)
 
-/** The case's Live cassette: `undefined` when it has none, else the decoded cassette or why it is invalid. */
+/**
+ * The case's Live cassette: `undefined` when it has none, else the decoded cassette or why it is invalid.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
 export const ofCase = (evalCase: EvalCase): Either.Either<LiveCassette, CassetteError> | undefined => {
   const value = evalCase.extensions[field]
   if (value === undefined) return undefined
@@ -126,7 +173,12 @@ export const ofCase = (evalCase: EvalCase): Either.Either<LiveCassette, Cassette
   return decodeFrom({ value, lineOf, textOf: () => undefined }, { source: evalCase.file, caseId: evalCase.id, prefix: [field] })
 }
 
-/** The steps in the order a replay serves them: the connections' one after the other. */
+/**
+ * The steps in the order a replay serves them: the connections' one after the other.
+ *
+ * @since 0.3.0
+ * @category accessors
+ */
 export const steps = (cassette: LiveCassette): ReadonlyArray<Step> => cassette.flat()
 
 /** What a recording has seen of one connection so far. */
@@ -142,6 +194,9 @@ interface Taking {
  * then read `cassette`. Text up to a `ToolCall` or a `TurnComplete` is a step; a cancellation of a step's calls is
  * its `cancel_after`, a `GoAway` the last step's `go_away`, a connection the server closes (but with 1000) right
  * after answering calls is the `drop_after_responses` of the step that asked them.
+ *
+ * @since 0.3.0
+ * @category models
  */
 export interface Recorder {
   readonly wrap: (live: LiveModel.Service) => LiveModel.Service
@@ -149,6 +204,12 @@ export interface Recorder {
   readonly cassette: Effect.Effect<LiveCassette | undefined>
 }
 
+/**
+ * A new `Recorder`, with no connection recorded yet.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
 export const recorder: Effect.Effect<Recorder> = Effect.sync(() => {
   const connections: Array<Taking> = []
   const close = (taking: Taking) => {

@@ -29,10 +29,20 @@ import * as BoundedText from "./internal/boundedText.js"
 import { contains, show } from "./internal/jsonValue.js"
 import * as YamlSource from "./internal/yamlSource.js"
 
-/** Per function, its mock entries (always a list once decoded). */
+/**
+ * Per function, its mock entries (always a list once decoded).
+ *
+ * @since 0.3.0
+ * @category models
+ */
 export type Mocks = typeof MockFunctionResponses.Type
 
-/** A mocks file cannot be read, is not valid YAML, or an entry is invalid: where, which field, why. */
+/**
+ * A mocks file cannot be read, is not valid YAML, or an entry is invalid: where, which field, why.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
 export class MocksFileError extends Schema.TaggedError<MocksFileError>()("MocksFileError", {
   file: Schema.String,
   line: Schema.optional(Schema.Number),
@@ -44,13 +54,21 @@ export class MocksFileError extends Schema.TaggedError<MocksFileError>()("MocksF
   }
 }
 
-/** The mock entry that answers these arguments: the first whose `when` the arguments contain (any, without one). */
+/**
+ * The mock entry that answers these arguments: the first whose `when` the arguments contain (any, without one).
+ *
+ * @since 0.3.0
+ * @category matching
+ */
 export const entry = (entries: ReadonlyArray<MockResponse>, args: Json.JsonObject): MockResponse | undefined =>
   entries.find((candidate) => candidate.when === undefined || contains(candidate.when, args))
 
 /**
  * What the mocks answer for these arguments: the first entry whose `when` the arguments contain. `from` says where
  * the mocks were given, for arguments none answers.
+ *
+ * @since 0.3.0
+ * @category matching
  */
 export const outcome = (
   functionName: string,
@@ -67,6 +85,9 @@ export const outcome = (
 /**
  * The tool with its handler replaced by the mock. Arguments are still decoded by the tool (so invalid arguments
  * fail as they would for real), but the mock matches the raw arguments.
+ *
+ * @since 0.3.0
+ * @category constructors
  */
 export const tool = <R>(implementation: Tool.Tool<R>, entries: ReadonlyArray<MockResponse>, from?: string): Tool.Tool<R> => ({
   ...implementation,
@@ -81,7 +102,47 @@ export const tool = <R>(implementation: Tool.Tool<R>, entries: ReadonlyArray<Moc
     })
 })
 
-/** The registry with the tools `mocks` names mocked (in place, in order); the others as they are. */
+/**
+ * The registry with the tools `mocks` names mocked (in place, in order); the others as they are.
+ *
+ * @example
+ * ```ts
+ * import { Agent, Registry, Tool } from "@agentfx/core"
+ * import { Scripted } from "@agentfx/core/testing"
+ * import { Mocks } from "@agentfx/tools"
+ * import { Effect, Schema } from "effect"
+ *
+ * const getStatus = Tool.make("get_device_status", {
+ *   description: "The status of a device",
+ *   parameters: Schema.Struct({ device_name: Schema.String }),
+ *   handler: ({ device_name }) => Effect.die(`no real ${device_name} here`)
+ * })
+ *
+ * const yaml = `
+ * get_device_status:
+ *   - when: { device_name: lamp }
+ *     response: { status: "off" }
+ *   - error: there is no such device   # no when: the fallback
+ * `
+ *
+ * const program = Effect.gen(function* () {
+ *   const mocks = yield* Mocks.parse(yaml, "mocks.yaml")
+ *   const registry = Mocks.apply(yield* Registry.make(getStatus), mocks)
+ *   const result = yield* Agent.run({ registry, prompt: "Are the lamp and the oven on?" })
+ *   return result.calls.map((call) => call.response.response) // what the model was answered
+ * })
+ *
+ * const model = Scripted.layer([
+ *   { calls: [{ name: "get_device_status", args: { device_name: "lamp" } }, { name: "get_device_status", args: { device_name: "oven" } }] },
+ *   { text: "The lamp is off; there is no oven." }
+ * ])
+ * Effect.runPromise(program.pipe(Effect.provide(model))).then(console.log)
+ * // [ { status: 'off' }, { error: { type: 'ExecutionFailed', message: '"get_device_status" failed: there is no such device' } } ]
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
 export const apply = <R>(registry: Registry.Registry<R>, mocks: Mocks, from?: string): Registry.Registry<R> =>
   Registry.unsafeMake(
     ...registry.names.map((name) => {
@@ -92,7 +153,12 @@ export const apply = <R>(registry: Registry.Registry<R>, mocks: Mocks, from?: st
     })
   )
 
-/** Parses a mocks file's text: a mapping of function names to their entries. */
+/**
+ * Parses a mocks file's text: a mapping of function names to their entries.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
 export const parse = (text: string, file: string): Either.Either<Mocks, MocksFileError> =>
   Either.flatMap(
     Either.mapLeft(YamlSource.parse(text), (problem) => new MocksFileError({ file, ...defined(problem) })),
@@ -102,7 +168,12 @@ export const parse = (text: string, file: string): Either.Either<Mocks, MocksFil
         : Either.left(new MocksFileError({ file, line: source.lineOf([]), reason: "a mocks file is a mapping of function names to their responses" }))
   )
 
-/** Reads and parses a mocks file (at most 4 MiB, a regular file). */
+/**
+ * Reads and parses a mocks file (at most 4 MiB, a regular file).
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
 export const load = (file: string): Effect.Effect<Mocks, MocksFileError, FileSystem.FileSystem> =>
   Telemetry.span("Mocks.load", { file }, () =>
     Effect.flatMap(
