@@ -113,6 +113,15 @@ try {
     check(`${name}: attw finds no problem${untyped ? " (a command: no types to check)" : ""}`, attw.status === 0 && (untyped ? name === "cli" : attw.stdout.includes("🟢")), `${attw.stdout}${attw.stderr}`)
   }
 
+  // The build leaves tsc's contract modules beside their JSON Schemas (the workspace's index imports them); the
+  // tarball holds the schemas alone.
+  const cliListing = execFileSync("tar", ["-tzf", tarball.cli], { encoding: "utf8" }).split("\n").filter((path) => path.startsWith("package/dist/contracts/"))
+  check(
+    `cli: dist/contracts/ holds the ${cliListing.length} JSON Schemas and nothing else`,
+    cliListing.length > 0 && cliListing.every((path) => path.endsWith(".schema.json")),
+    cliListing.join("\n")
+  )
+
   // The CLI is one self-contained package: what it bundles it does not depend on.
   const cliManifest = JSON.parse(execFileSync("tar", ["-xzOf", tarball.cli, "package/package.json"], { encoding: "utf8" }))
   check(

@@ -112,8 +112,10 @@ const contracts = async (outdir) => {
     outfile: "contracts.mjs"
   })
   const schemas = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-"], { input: result.outputFiles[0].text, encoding: "utf8" }))
-  await rm(`${outdir}/contracts`, { recursive: true, force: true })
+  // The folder is also where tsc puts the contracts' modules (dist/contracts/*.js, which the package's index
+  // imports): only the JSON Schemas of an earlier build are replaced, and only they are published (see `files`).
   await mkdir(`${outdir}/contracts`, { recursive: true })
+  for (const file of await readdir(`${outdir}/contracts`)) if (file.endsWith(".schema.json")) await rm(`${outdir}/contracts/${file}`)
   for (const [name, schema] of Object.entries(schemas)) await writeFile(`${outdir}/contracts/${name}.schema.json`, `${JSON.stringify(schema, null, 2)}\n`)
 }
 

@@ -248,7 +248,7 @@ describe("the --json contracts, read exactly from the spawned agentfx", () => {
     }
     const published = Object.fromEntries(names.map((name) => [`./contracts/${name}.schema.json`, `./dist/contracts/${name}.schema.json`]))
     expect(manifest.publishConfig.exports).toEqual({ "./package.json": "./package.json", ...published })
-    expect(manifest.files).toContain("dist/contracts")
+    expect(manifest.files).toContain("dist/contracts/*.schema.json")
   })
 })
 
