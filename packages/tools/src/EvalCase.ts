@@ -34,7 +34,9 @@
  * expected_output:                             # optional: the run's decoded final answer (a run given `output`),
  *   category: repair                           #   partial like arguments_contain: every field named must match,
  *   ticketIds: [T-100]                         #   each mismatch reported with its path
- * mode: live                                   # optional: run as a Live session (default: the scenario's mode)
+ * mode: live                                   # optional: run as a Live session (default: the scenario's mode);
+ *                                              #   its answer_* and judge check the text of its answers, one per line,
+ *                                              #   and expected_output is refused (a Live session gives no typed answer)
  * follow_up: [And the kitchen?]                # optional, Live only: further messages, each after the last answer
  * ```
  *
@@ -264,11 +266,22 @@ const fromSource = (source: YamlSource.Source, path: ReadonlyArray<number>, file
   for (const [key, field] of Object.entries(value)) (key.startsWith("x-") ? extensions : fields)[key] = field
   const lineOf = (inner: ReadonlyArray<PropertyKey>) => source.lineOf([...path, ...inner])
   const textOf = (inner: ReadonlyArray<PropertyKey>) => source.textOf([...path, ...inner])
-  return Either.map(
+  return Either.flatMap(
     Either.mapLeft(YamlSource.decodeAll(CaseFields, { value: fields, lineOf, textOf }), ([first, ...rest]): Problems => [fail(first), ...rest.map(fail)]),
-    (decoded) => ({ ...decoded, file, line, lineOf, extensions })
+    (decoded): Either.Either<EvalCase, Problems> =>
+      // A check that could never pass: a Live session answers in text, and only a run given `output` decodes one.
+      decoded.mode === "live" && Object.hasOwn(decoded, "expected_output")
+        ? Either.left([fail({ line: lineOf(["expected_output"]), field: "expected_output", reason: `a Live session ${liveGivesText}` })])
+        : Either.right({ ...decoded, file, line, lineOf, extensions })
   )
 }
+
+/**
+ * Why `expected_output` cannot be checked on a Live case (`mode: live`, its own or its scenario's), after what says it runs live.
+ *
+ * @since 0.3.0
+ */
+export const liveGivesText = "gives text, not a typed answer: check its text with answer_* or judge instead"
 
 /** The first of a case's problems, saying how many more it has. */
 const firstOf = ([first, ...rest]: Problems): EvalCaseError =>

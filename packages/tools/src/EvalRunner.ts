@@ -14,7 +14,9 @@
  * functions it offers (the others cannot be called there), and the case is `failed` with a `ScenarioMismatch`.
  *
  * A case whose `mode` (or its scenario's) is `live` runs as a Live session on `live.model` instead: its `input`, then
- * each `follow_up`, sent in turn; its calls are checked the same way, in the order the model asked for them.
+ * each `follow_up`, sent in turn; its calls are checked the same way, in the order the model asked for them, and its
+ * `answer_*` checks and `judge` rubrics read the text of its answers, one per line. A Live session gives no typed
+ * answer: a Live case with `expected_output` is an `error`, before its session starts.
  *
  * @example
  * ```ts
@@ -73,7 +75,7 @@ import type { LanguageModel, Turn } from "@agentfx/core"
 import { Json, Registry, Telemetry } from "@agentfx/core"
 import type { Agent } from "@agentfx/core"
 import * as Dispatcher from "./Dispatcher.js"
-import type { EvalCase, MockResponse } from "./EvalCase.js"
+import { type EvalCase, liveGivesText, type MockResponse } from "./EvalCase.js"
 import * as EvalJudge from "./EvalJudge.js"
 import * as EvalReport from "./EvalReport.js"
 import * as EvalSelection from "./EvalSelection.js"
@@ -313,6 +315,10 @@ export const runCase = <R = never, RM = never, RD = never, RL = never>(
   /** The case as a Live session, validated as a REST run is. */
   const live = (name: string, scenario: Scenario.Scenario<R>, reached: Reached) =>
     Effect.gen(function* () {
+      if (Object.hasOwn(evalCase, "expected_output")) {
+        const whose = evalCase.mode === undefined ? ` of scenario "${scenario.name}"` : ""
+        return errored(name, `expected_output: the case runs as a Live session (mode: live${whose}), which ${liveGivesText}`)
+      }
       if (options.live === undefined) return errored(name, "the case runs as a Live session (mode: live), and the runner was given no live model (`live`)")
       const outcome = yield* Effect.either(
         LiveEval.run(evalCase, withMocks(scenario, evalCase), options.live, (calls) => (reached.live = calls)).pipe(
@@ -321,7 +327,10 @@ export const runCase = <R = never, RM = never, RD = never, RL = never>(
       )
       if (Either.isLeft(outcome)) return errored(name, outcome.left, yield* (reached.live ?? Effect.succeed([])))
       const { calls, text, turns } = outcome.right
-      const mismatches = EvalValidator.validate(evalCase, { scenario: name, calls })
+      // The answer of a Live case is the text of its answers, one per line: its answer_* checks and rubrics read it.
+      const judged = yield* Effect.either(EvalJudge.judgeCase(evalCase, { text, calls }, options.judge))
+      if (Either.isLeft(judged)) return errored(name, judged.left, calls)
+      const mismatches = [...EvalValidator.validate(evalCase, { scenario: name, calls, text }), ...judged.right.mismatches]
       return {
         ...base,
         scenario: name,
@@ -329,6 +338,7 @@ export const runCase = <R = never, RM = never, RD = never, RL = never>(
         calls,
         mismatches,
         text,
+        ...(judged.right.verdicts.length === 0 ? {} : { verdicts: judged.right.verdicts }),
         turns,
         stopReason: "finished"
       }

@@ -119,6 +119,41 @@ describe("EvalRunner, Live cases", () => {
       ])
     }))
 
+  it.effect("a Live case's answer checks and judge rubrics are checked on its answers' text, as a REST case's are: failed ones are mismatches, the verdicts recorded", () =>
+    Effect.gen(function* () {
+      const fields = { follow_up: ["Open a ticket."], mock_function_responses: { create_ticket: { response: { ticket_id: "T-9" } } }, expected_function_calls: expected }
+      const passing = caseOf({ ...fields, id: "passing", answer_contains: ["covered", "ticket opened"], judge: "says it is covered" })
+      const failing = caseOf({ ...fields, id: "failing", answer_contains: "refund", answer_max_chars: 10, judge: "apologises" })
+      const judge = (evalCase: EvalCase.EvalCase) =>
+        Scripted.layer([{ text: evalCase.id === "failing" ? '{"pass": false, "score": 0, "reason": "no apology"}' : '{"pass": true, "score": 1, "reason": "covered"}' }])
+      const live = { model: () => ScriptedLive.layer(twoMessages) }
+      const report = yield* EvalRunner.run([passing, failing], { scenarios: [scenario("warranty")], model: noRest, judge, live })
+      expect(report.cases.map((result) => result.status)).toEqual(["passed", "failed"])
+      expect(report.cases[0]!.verdicts).toEqual([{ rubric: "says it is covered", pass: true, score: 1, reason: "covered" }])
+      expect(report.cases[1]!.mismatches.map((mismatch) => [mismatch._tag, "rule" in mismatch ? mismatch.rule : undefined])).toEqual([
+        ["AnswerMismatch", "answer_contains"],
+        ["AnswerMismatch", "answer_max_chars"],
+        ["JudgeMismatch", undefined]
+      ])
+      const unjudged = yield* EvalRunner.run([passing], { scenarios: [scenario("warranty")], model: noRest, live })
+      expect(unjudged.cases[0]).toMatchObject({ status: "error", error: "the case has a judge rubric, and no judge model was given" })
+    }))
+
+  it.effect("expected_output on a Live case is refused: by the case file when the case says mode: live, else by the runner before the session starts", () =>
+    Effect.gen(function* () {
+      const own = EvalCase.parse("id: typed\ninput: hi\nscenario: warranty\nmode: live\nexpected_output: { category: repair }\nexpected_function_calls: []\n", "typed.yaml")
+      expect(Either.flip(own).pipe(Either.getOrThrow).message).toBe(
+        'typed.yaml:5: case "typed": expected_output: a Live session gives text, not a typed answer: check its text with answer_* or judge instead'
+      )
+      const ofScenario = Either.getOrThrow(EvalCase.make({ id: "typed", input: "hi", scenario: "warranty", expected_output: { category: "repair" }, expected_function_calls: [] }))
+      const report = yield* EvalRunner.run([ofScenario], { scenarios: [scenario("warranty", "live")], model: noRest, live: { model: ScriptedLive.layer(twoMessages) } })
+      expect(report.cases[0]).toMatchObject({
+        status: "error",
+        calls: [],
+        error: 'expected_output: the case runs as a Live session (mode: live of scenario "warranty"), which gives text, not a typed answer: check its text with answer_* or judge instead'
+      })
+    }))
+
   it.effect("a session that fails is the case's error, with the calls made so far", () =>
     Effect.gen(function* () {
       const script: ScriptedLive.Script = {
