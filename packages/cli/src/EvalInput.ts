@@ -3,7 +3,8 @@
  * read (a broken one does not hide the next), then every case is checked against the scenarios — a scenario that
  * does not exist, an expected call or a mock for a function the scenario does not declare, an expected call to a
  * declared function that is not built in and not mocked. All problems come back at once, each with its file,
- * line and field, as one `InputError` (exit 2). The MCP servers of the scenarios some case uses are started here,
+ * line and field, as one `InputError` (exit 2). A selected case that would run as a Live session (`mode: live`, its own
+ * or its scenario's) is a problem too: the command has no live model to give it. The MCP servers of the scenarios some case uses are started here,
  * once every file and every check that does not need their tools has passed, for as long as the scope lasts: their
  * tools are declared functions like the others (run for real unless a case mocks them), and a server that cannot
  * start or lacks a listed tool is a problem of its scenario file. A program a scenario names is started only with
@@ -215,6 +216,21 @@ export const checkCase = (evalCase: EvalCase.EvalCase, scenarios: ReadonlyArray<
   return problems
 }
 
+const noLive = "agentfx eval does not run Live cases yet (EvalRunner.run does, given a live model)"
+
+/** Each case that would run as a Live session (its own `mode: live`, or its scenario's), as a problem. */
+const liveCases = (cases: ReadonlyArray<EvalCase.EvalCase>, scenarios: ReadonlyArray<Scenario.Scenario<unknown>>): Array<string> =>
+  cases.flatMap((evalCase) => {
+    const named = `case "${evalCase.id}"`
+    if (evalCase.mode !== undefined) {
+      return evalCase.mode === "live" ? [`${at(evalCase, ["mode"])}: ${named}: mode: the case runs as a Live session, and ${noLive}: leave it out with --filter or --tag`] : []
+    }
+    const scenario = scenarios.find((candidate) => candidate.name === evalCase.scenario)
+    return scenario?.mode === "live"
+      ? [`${at(evalCase, ["scenario"])}: ${named}: scenario: scenario "${scenario.name}" says mode: live, and ${noLive}: give the case mode: rest, or leave it out with --filter or --tag`]
+      : []
+  })
+
 /** `a.b[2].c`, as case files' problems name a field. */
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.reduce<string>((text, key) => (typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`), "")
@@ -259,6 +275,9 @@ export const load = (
     const withServers = (name: string) => loaded.some((scenario) => scenario.name === name && scenario.mcp.length > 0)
     // Every check that needs no server's tools first: a broken input starts nothing.
     checked(loaded, all, (evalCase) => !withServers(evalCase.scenario))
+    // Live cases of the cases selected (all of them when the selection is itself wrong: it is said next).
+    const chosen = select(all)
+    problems.push(...liveCases(Either.isRight(chosen) ? chosen.right : all, loaded))
     if (problems.length > 0) return yield* fail
     const cases = yield* select(all)
     const used = new Set(cases.map((evalCase) => evalCase.scenario))

@@ -117,4 +117,52 @@ describe("issue 39 item 1: agentfx eval lists every input problem at once", () =
       })
   })
   )
+
+  it.scopedLive("a Live case (its own mode: live, or its scenario's) is a problem listed with the others, before any case runs: exit 2; a case not selected is not", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const liveScenario = mathScenario.replace("name: math", "name: spoken").replace("available_functions:", "mode: live\navailable_functions:")
+      const cases = `- id: rest
+  tags: [rest]
+  scenario: math
+  input: what is 2 + 2?
+  expected_function_calls: [{ function_name: calculator }]
+- id: own
+  scenario: math
+  mode: live
+  input: what is 2 + 2?
+  expected_function_calls: []
+- id: inherited
+  scenario: spoken
+  input: what is 2 + 2?
+  expected_function_calls: []
+- id: typo
+  scenario: math
+  input: what is 2 + 2?
+  expected_function_calls:
+    - functon_name: calculator
+`
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "scenarios/spoken.md": liveScenario, "cases/mixed.yaml": cases })
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      const file = path.join(dir, "cases", "mixed.yaml")
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), ...flags], { env })
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: [
+          "agentfx: 3 problems in the eval input; nothing was run:",
+          `  ${file}:8: case "own": mode: the case runs as a Live session, and agentfx eval does not run Live cases yet (EvalRunner.run does, given a live model): leave it out with --filter or --tag`,
+          `  ${file}:12: case "inherited": scenario: scenario "spoken" says mode: live, and agentfx eval does not run Live cases yet (EvalRunner.run does, given a live model): give the case mode: rest, or leave it out with --filter or --tag`,
+          `  ${file}:19: case "typo": expected_function_calls[0].functon_name: unknown field (did you mean "function_name"?); expected one of function_name | arguments | arguments_contain | result_contains | body_contains`,
+          ""
+        ].join("\n")
+      })
+      expect(yield* server.requests).toEqual([])
+      // Without the broken case, the REST case alone is selected and runs.
+      writeFiles(dir, { "cases/mixed.yaml": cases.slice(0, cases.indexOf("- id: typo")) })
+      const selected = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--tag", "rest", ...flags], { env })
+      expect([selected.code, selected.stderr.split("\n")[0]]).toEqual([0, "eval: 1 of 3 cases selected"])
+    })
+  )
 })
