@@ -1,7 +1,7 @@
 /**
  * `agentfx run --output-schema FILE.json`: the final answer must match a JSON Schema file; with --json the decoded
  * answer is the result's `output`, stdout holding the JSON alone; a file that cannot be used is one line, exit 2,
- * before anything runs.
+ * before anything runs. `chat` and `live` give text: they refuse a scenario with `output_schema`.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -72,6 +72,28 @@ describe("agentfx run --output-schema", () => {
         expect(result.stdout).toBe("")
         expect(result.stderr.startsWith(`agentfx: --output-schema ${path.join(dir, file)}: ${why}`)).toBe(true)
         expect(result.stderr.trimEnd().split("\n")).toHaveLength(1)
+      }
+    }))
+})
+
+describe("chat and live give text answers", () => {
+  it.scopedLive("a --scenario with output_schema is refused, naming the file (exit 2, nothing starts); chat and live take no --output-schema", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const typed = `---\nname: s\ndescription: d\navailable_functions: [{ name: calculator, description: Calculates, parameters: { type: object, properties: { expression: { type: string } }, required: [expression] } }]\noutput_schema: { type: object, properties: { result: { type: string } }, required: [result] }\n---\nCalculate.\n`
+      writeFiles(dir, { "s.md": typed, "plain.md": typed.replace(/output_schema: .*\n/, ""), "answer.json": JSON.stringify(answer) })
+      const file = path.join(dir, "s.md")
+      for (const command of ["chat", "live"]) {
+        const result = yield* agentfx([command, "--scenario", file])
+        expect(result).toEqual({
+          code: 2,
+          stdout: "",
+          stderr: `agentfx: ${file}: output_schema: scenario "s" says what its final answer is, and agentfx ${command} gives text answers: use the scenario with agentfx run (--json prints the decoded answer)\n`
+        })
+        const plain = yield* agentfx([command, "--scenario", path.join(dir, "plain.md")])
+        expect(plain.code).toBe(0)
+        const flag = yield* agentfx([command, "--output-schema", path.join(dir, "answer.json")])
+        expect([flag.code, flag.stderr]).toEqual([2, expect.stringMatching(/--output-schema/)])
       }
     }))
 })

@@ -45,7 +45,7 @@ const prepare = (options: Argv.Values, args: AgentOptions.AgentArgs) =>
     // A session that cannot be resumed ends the command before the provider is even chosen.
     const named = name === undefined || path === undefined ? undefined : { name, path, saved: yield* SessionFile.load(path) }
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
-    const scenario = yield* McpTools.scenario(options, builtins, true)
+    const scenario = yield* McpTools.scenario(options, builtins, true, "chat")
     const registry = scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry
     return { named, scenario, registry }
   })

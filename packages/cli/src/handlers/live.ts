@@ -25,7 +25,7 @@ export const handler: Handler = ({ options }) =>
         const builtins = Builtins.tools({ root, allowHosts, approval: !autoApprove })
         // Files are read before anything connects: a scenario or mocks file that cannot be used is a usage error.
         // Starting MCP servers can take a while, and nothing reads Ctrl-C yet: it stops the command (exit 130).
-        const scenario = yield* untilInterrupted(McpTools.scenario(options, builtins, true, true))
+        const scenario = yield* untilInterrupted(McpTools.scenario(options, builtins, true, "live"))
         yield* io.err(`${yield* LiveProvider.announce(choice, settings)}\n`)
         const registry = scenario === undefined ? yield* untilInterrupted(McpTools.registry(options, builtins)) : scenario.registry
         yield* LiveRepl.run({

@@ -75,7 +75,7 @@ export const handler: Handler = ({ options, args: words }) =>
     if (options.has("durable")) return yield* durable(text, options, args, json)
     const builtins = Builtins.tools({ root: args.root, allowHosts: args.allowHost, approval: !args.yes })
     // --json asks nobody: a scenario's programs start there only with --allow-scenario-commands.
-    const scenario = yield* McpTools.scenario(options, builtins, !json)
+    const scenario = yield* McpTools.scenario(options, builtins, !json, "run")
     const registry = scenario === undefined ? yield* McpTools.registry(options, builtins) : scenario.registry
     // --output-schema, else the scenario's output_schema.
     const output = fromFile ?? scenario?.output

@@ -35,14 +35,18 @@ export interface FromScenario {
  * `--scenario FILE`: the scenario read and resolved against the built-in tools (a function that is not one is an
  * error: nothing here could answer it), and its MCP servers started for as long as the scope lasts. The programs it
  * names start only with `--allow-scenario-commands`, or once the user said yes on the terminal (when `ask`). With
- * `--mocks FILE` (`live`), the functions it names answer as the file says, built-in or not.
+ * `--mocks FILE` (`live`), the functions it names answer as the file says, built-in or not. Only `run` gives a typed
+ * answer: `chat` and `live` refuse a scenario with `output_schema`, before any server starts.
  */
 export const scenario = (
   options: Argv.Values,
   builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>,
   ask: boolean,
-  /** The command takes `--mocks` (`live`): a function that is not built in is an error that points to it. */
-  mocking = false
+  /**
+   * The command: `live` takes `--mocks` (a function that is not built in is an error that points to it); `chat` and
+   * `live` give text answers (a scenario with `output_schema` is refused there rather than its schema left unused).
+   */
+  command: "run" | "chat" | "live"
 ): Effect.Effect<FromScenario | undefined, UsageError, FileSystem.FileSystem | Scope.Scope | Io> =>
   Effect.gen(function* () {
     const file = options.text("scenario")
@@ -59,7 +63,7 @@ export const scenario = (
     const implementations = (definition: ScenarioDefinition) =>
       Registry.unsafeMake(...builtins, ...definition.functions.filter((f) => !builtinNames.has(f.name) && Object.hasOwn(mocks, f.name)).map(Builtins.standIn))
     const resolved = yield* Effect.mapError(Scenario.load(file, implementations), (error) =>
-      mocking && error._tag === "MissingImplementation"
+      command === "live" && error._tag === "MissingImplementation"
         ? new UsageError({
             message: `${error.line === undefined ? error.file : `${error.file}:${error.line}`}: scenario "${error.scenario}" declares function "${error.function}", which is not a built-in tool (${Builtins.names.join(", ")}): ${
               mocksFile === undefined ? "give its responses with --mocks FILE" : `give its responses in ${mocksFile}`
@@ -67,6 +71,13 @@ export const scenario = (
           })
         : new UsageError({ message: error.message })
     )
+    if (command !== "run" && resolved.output !== undefined) {
+      return yield* Effect.fail(
+        new UsageError({
+          message: `${file}: output_schema: scenario "${resolved.name}" says what its final answer is, and agentfx ${command} gives text answers: use the scenario with agentfx run (--json prints the decoded answer)`
+        })
+      )
+    }
     const foreign = Object.keys(mocks).filter((name) => !resolved.registry.tools.has(name))
     if (foreign.length > 0) {
       return yield* Effect.fail(
