@@ -190,6 +190,24 @@ describe("typed output: Agent.stream", () => {
       expect(done?._tag === "Done" && done.result.output).toEqual({ total: 3, note: "three" })
     }))
 
+  it.effect("Agent.run's onEvent receives the sequence Agent.stream emits, OutputDelta included, and so does a stream's own onEvent", () =>
+    Effect.gen(function* () {
+      const script = [{ text: "Thinking about it" }, { text: '{"total": 3, "note": "three"}' }]
+      const streamed = Chunk.toReadonlyArray(yield* Stream.runCollect(Agent.stream({ registry, prompt: "go", output: Sum })).pipe(Effect.provide(Scripted.layer(script))))
+      const received: Array<Agent.AgentEvent> = []
+      const result = yield* Agent.run({ registry, prompt: "go", output: Sum, onEvent: (event) => received.push(event) }).pipe(Effect.provide(Scripted.layer(script)))
+      expect(result.output).toEqual({ total: 3, note: "three" })
+      // Durations and the result's objects aside, the same events in the same order.
+      const shape = (events: ReadonlyArray<Agent.AgentEvent>) => events.map((event) => (event._tag === "OutputDelta" ? [event._tag, event.partial] : [event._tag]))
+      expect(shape(received)).toEqual(shape(streamed))
+      expect(received.filter((event) => event._tag === "OutputDelta")).toHaveLength(4)
+      const alongside: Array<Agent.AgentEvent> = []
+      const both = Chunk.toReadonlyArray(
+        yield* Stream.runCollect(Agent.stream({ registry, prompt: "go", output: Sum, onEvent: (event) => alongside.push(event) })).pipe(Effect.provide(Scripted.layer(script)))
+      )
+      expect(shape(alongside)).toEqual(shape(both))
+    }))
+
   /** A model that streams `attempts[n]` on its n-th request: text and reasoning deltas, then an error or the answer. */
   const streaming = (attempts: ReadonlyArray<ReadonlyArray<LanguageModel.StreamPart | ModelError.ModelError>>): LanguageModel.Service => {
     let request = 0

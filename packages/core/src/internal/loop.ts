@@ -33,11 +33,16 @@ const decide = <R>(run: Run<R>, turn: number, calls: ReadonlyArray<FunctionCall>
   return Effect.succeed<Exclude<StopReason, { readonly _tag: "Finished" }> | undefined>(run.stop({ turn, calls }))
 }
 
-/** Runs the conversation to its end; with `onEvent`, streamed unless told otherwise, as `Agent.stream` is. */
+/**
+ * Runs the conversation to its end; with `onEvent`, streamed unless told otherwise, as `Agent.stream` is, and given
+ * the same events (with `output`, its `OutputDelta`s: they are made from the deltas, outside the loop).
+ */
 export const loop = <R>(options: Options<R>, hooks: Hooks = {}): Effect.Effect<AgentResult, AgentError, LanguageModel | R> =>
   options.onEvent === undefined
     ? runLoop(options, hooks)
-    : EventCallback.following(options.onEvent, hooks, (withCallback) => runLoop({ ...options, streaming: options.streaming ?? true }, withCallback))
+    : EventCallback.following(options.output === undefined ? options.onEvent : withDeltas(options.onEvent), hooks, (withCallback) =>
+      runLoop({ ...options, streaming: options.streaming ?? true }, withCallback)
+    )
 
 const runLoop = <R>(options: Options<R>, hooks: Hooks): Effect.Effect<AgentResult, AgentError, LanguageModel | R> =>
   Effect.flatMap(Run.start(options, hooks), (run) =>
