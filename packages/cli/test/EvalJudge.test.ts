@@ -1,8 +1,10 @@
+import { Contracts } from "@agentfx/cli"
 import { EvalJudge, EvalReport } from "@agentfx/tools"
 import { Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, writeFiles } from "./support/cli.js"
 
@@ -110,4 +112,64 @@ describe("issue 39 item 3: agentfx eval with answer checks and judge: rubrics", 
       expect(body.contents[0]!.parts[0]!.text).toContain("<rubric>\nThe answer thanks the user\n</rubric>")
     })
   )
+})
+
+const typedScenario = mathScenario.replace(
+  "---\nCompute",
+  "output_schema: { type: object, properties: { result: { type: number }, words: { type: string } }, required: [result, words] }\n---\nCompute"
+)
+
+/** A case of the typed scenario whose agent answers `answer` (JSON), with a judged rubric and an expected output. */
+const typedCase = (id: string, answer: object, verdict: boolean) => `- id: ${id}
+  scenario: math
+  input: what is 2 + 2?
+  expected_function_calls:
+    - function_name: calculator
+  expected_output: { result: 4 }
+  judge: The answer says the result in words
+  x-judge-cassette:
+    - text: '${JSON.stringify({ pass: verdict, score: verdict ? 1 : 0, reason: verdict ? "It says four." : "No words." })}'
+  x-cassette:
+    - calls: [{ name: calculator, args: { expression: "2 + 2" } }]
+    - text: '${JSON.stringify(answer)}'
+`
+
+describe("agentfx eval: typed output, judges and --bail together", () => {
+  it.scopedLive("offline: the decoded output and the verdicts are checked; --json decodes with the eval contract exactly, the HTML report shows both, and --baseline compares with a report that had neither", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/math.md": typedScenario,
+        "cases/typed.yaml": [
+          typedCase("right", { result: 4, words: "four" }, true),
+          typedCase("wrong", { result: 5, words: "five" }, false),
+          typedCase("after", { result: 4, words: "four" }, true)
+        ].join("")
+      })
+      const args = ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--concurrency", "1"]
+      const html = path.join(dir, "report.html")
+      const bailed = yield* agentfx([...args, "--json", "--bail", "--report-html", html])
+      expect(bailed.code).toBe(1)
+      const report = Contracts.decode(Contracts.Eval.Report)(bailed.stdout)
+      expect(report.cases.map((c) => [c.id, c.status, c.output, c.verdicts?.map((v) => v.pass)])).toEqual([
+        ["right", "passed", { result: 4, words: "four" }, [true]],
+        ["wrong", "failed", { result: 5, words: "five" }, [false]]
+      ])
+      expect(report.cases[1]!.mismatches.map((m) => m._tag)).toEqual(["OutputMismatch", "JudgeMismatch"])
+      expect(report.stopped).toEqual({ bail: 1, notRun: ["after"] })
+      const page = fs.readFileSync(html, "utf8")
+      expect(page).toContain("output.result: expected 4, got 5")
+      expect(page).toContain("judge: the answer fails &quot;The answer says the result in words&quot; (score 0): No words.")
+      expect(page).toContain("<td>No words.</td>")
+
+      // The baseline: the same cases before the scenario had an output Schema or the cases a rubric.
+      writeFiles(dir, { "earlier/typed.yaml": ["right", "wrong", "after"].map((id) => `- id: ${id}\n  scenario: math\n  input: what is 2 + 2?\n  expected_function_calls: [{ function_name: calculator }]\n  x-cassette:\n    - calls: [{ name: calculator, args: { expression: "2 + 2" } }]\n    - text: four\n`).join(""), "plain/math.md": mathScenario })
+      const earlier = path.join(dir, "earlier.json")
+      const before = yield* agentfx(["eval", path.join(dir, "earlier"), "--scenarios", path.join(dir, "plain"), "--report-json", earlier])
+      expect(before.code).toBe(0)
+      const compared = yield* agentfx([...args, "--threshold", "0", "--baseline", earlier, "--json"])
+      expect(compared.code).toBe(0)
+      expect(Contracts.decode(Contracts.Eval.Report)(compared.stdout).cases.map((c) => c.status)).toEqual(["passed", "failed", "passed"])
+      expect(compared.stderr).toContain("  newly failing  wrong  passed → failed")
+    }))
 })

@@ -154,3 +154,25 @@ describe("typed output on the wire", () => {
       }
     }))
 })
+
+describe("typed output — the emulator's in-process fetch", () => {
+  it.scoped("a JSON-mode request (responseJsonSchema) through the emulator's fetch is answered as over the socket: the offline rule model's JSON decodes, plain and streamed", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.offline })
+      const make = (inProcess: boolean) =>
+        Gemini.make({ apiKey: Redacted.make(emulator.apiKey), baseUrl: emulator.geminiBaseUrl, model: "gemini-3-flash-preview", ...(inProcess ? { fetch: emulator.fetch } : {}) })
+      const outputs = []
+      for (const inProcess of [false, true]) {
+        for (const streaming of [false, true]) {
+          const result = yield* Effect.provideServiceEffect(Agent.run({ registry: Registry.empty, prompt: "Weather in Oslo?", output: Report, streaming }), LanguageModel.LanguageModel, make(inProcess))
+          outputs.push(result.output)
+        }
+      }
+      const records = yield* emulator.requests
+      expect(records.map((record, i) => [record.status, bodyOf(records, i).generationConfig])).toEqual(
+        Array.from({ length: 4 }, () => [200, { responseMimeType: "application/json", responseJsonSchema: declaration.schema }])
+      )
+      expect(outputs[0]).toEqual(expect.objectContaining({ city: expect.any(String), celsius: expect.any(Number) }))
+      expect(outputs).toEqual([outputs[0], outputs[0], outputs[0], outputs[0]])
+    }))
+})
