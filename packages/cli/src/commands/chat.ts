@@ -12,7 +12,7 @@ export const spec: Argv.Spec = {
   args: [],
   options: [
     ...options.agent,
-    options.scenario,
+    { ...options.scenario, description: `${options.scenario.description} A scenario with output_schema is refused: the chat answers in text.` },
     options.allowScenarioCommands,
     {
       name: "session",

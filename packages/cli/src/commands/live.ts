@@ -40,7 +40,7 @@ export const spec: Argv.Spec = {
     {
       ...options.scenario,
       description:
-        "A scenario file (Markdown with YAML front matter): its instructions are the system instruction (unless --system) and its functions the tools — built-in ones run for real, the others answer as --mocks says — with the tools of the MCP servers it names, started first. Not with --mcp / --mcp-url."
+        "A scenario file (Markdown with YAML front matter): its instructions are the system instruction (unless --system) and its functions the tools — built-in ones run for real, the others answer as --mocks says — with the tools of the MCP servers it names, started first. Not with --mcp / --mcp-url. A scenario with output_schema is refused: a Live session answers in text."
     },
     {
       name: "mocks",
