@@ -68,13 +68,14 @@ import type { Row } from "./RunStore.js"
 import { RunStore } from "./RunStore.js"
 
 /**
- * What a durable agent is defined with: `Agent.Options` less the prompt and history (each run brings its own),
- * plus `nonIdempotent` (tools never run twice) and `approvalTimeout`.
+ * What a durable agent is defined with: `Agent.Options` less the prompt and history (each run brings its own) and
+ * `output` (a durable run's result is stored and read back as text, calls and usage: a decoded answer would be lost
+ * on the way), plus `nonIdempotent` (tools never run twice) and `approvalTimeout`.
  *
  * @since 0.3.0
  * @category models
  */
-export interface Options<R> extends Omit<Agent.Options<R>, "prompt" | "history"> {
+export interface Options<R> extends Omit<Agent.Options<R>, "prompt" | "history" | "output"> {
   /**
    * Tools whose calls must never run twice (a ticket opened, an e-mail sent). Such a call is marked started before
    * its handler runs; a run resumed after a crash answers a call that was started and never finished to the model
@@ -150,6 +151,10 @@ const fingerprintOf = (input: Input): string =>
  * @category constructors
  */
 export const make = <R>(name: string, options: Options<R>): DurableAgent<R> => {
+  // A configuration bug (the type has no `output`): refused at once rather than the decoded answer lost in the store.
+  if ((options as Agent.Options<R>).output !== undefined) {
+    throw new TypeError(`durable agent "${name}": a durable run gives a text answer, and takes no output Schema`)
+  }
   const workflow = workflowOf(name)
   const payloadOf = (input: Input) => ({ runId: input.runId, prompt: input.prompt, history: input.history })
   const claim = (input: Input) =>

@@ -6,7 +6,7 @@ import { Agent, Approval, ModelError, Retry } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Either, Exit } from "effect"
+import { Duration, Effect, Either, Exit, Schema } from "effect"
 import { DurableAgent } from "../src/index.js"
 import { freshStore, registry, runtime } from "./support/inProcess.js"
 
@@ -28,6 +28,13 @@ describe("DurableAgent.run", () => {
         plain.calls.map((call) => [call.id, call.name, call.args, Either.getOrNull(call.result), call.response, call.turn])
       )
     }))
+
+  it("takes no output Schema: a run's result is stored as text, so make refuses one rather than lose the decoded answer", () => {
+    // @ts-expect-error: the definition has no `output`
+    expect(() => DurableAgent.make("typed", { registry, output: Schema.Struct({ total: Schema.Number }) })).toThrow(
+      new TypeError('durable agent "typed": a durable run gives a text answer, and takes no output Schema')
+    )
+  })
 
   it.live("a run id names one run: starting it again attaches to it, and the model is asked once per turn", () =>
     Effect.gen(function* () {
