@@ -218,17 +218,19 @@ export const checkCase = (evalCase: EvalCase.EvalCase, scenarios: ReadonlyArray<
 
 const noLive = "agentfx eval does not run Live cases yet (EvalRunner.run does, given a live model)"
 
-/** Each case that would run as a Live session (its own `mode: live`, or its scenario's), as a problem. */
+/**
+ * Each case that would run as a Live session (its own `mode: live`, or its scenario's), as a problem; and each case
+ * that runs as a REST run with `follow_up`, which only a Live session sends.
+ */
 const liveCases = (cases: ReadonlyArray<EvalCase.EvalCase>, scenarios: ReadonlyArray<Scenario.Scenario<unknown>>): Array<string> =>
   cases.flatMap((evalCase) => {
     const named = `case "${evalCase.id}"`
-    if (evalCase.mode !== undefined) {
-      return evalCase.mode === "live" ? [`${at(evalCase, ["mode"])}: ${named}: mode: the case runs as a Live session, and ${noLive}: leave it out with --filter or --tag`] : []
-    }
     const scenario = scenarios.find((candidate) => candidate.name === evalCase.scenario)
-    return scenario?.mode === "live"
-      ? [`${at(evalCase, ["scenario"])}: ${named}: scenario: scenario "${scenario.name}" says mode: live, and ${noLive}: give the case mode: rest, or leave it out with --filter or --tag`]
-      : []
+    if (evalCase.mode === "live") return [`${at(evalCase, ["mode"])}: ${named}: mode: the case runs as a Live session, and ${noLive}: leave it out with --filter or --tag`]
+    if (evalCase.mode === undefined && scenario?.mode === "live") {
+      return [`${at(evalCase, ["scenario"])}: ${named}: scenario: scenario "${scenario.name}" says mode: live, and ${noLive}: give the case mode: rest, or leave it out with --filter or --tag`]
+    }
+    return evalCase.follow_up === undefined ? [] : [`${at(evalCase, ["follow_up"])}: ${named}: follow_up: only a Live session sends further messages, and the case runs as a REST run`]
   })
 
 /** `a.b[2].c`, as case files' problems name a field. */

@@ -118,7 +118,7 @@ describe("issue 39 item 1: agentfx eval lists every input problem at once", () =
   })
   )
 
-  it.scopedLive("a Live case (its own mode: live, or its scenario's) is a problem listed with the others, before any case runs: exit 2; a case not selected is not", () =>
+  it.scopedLive("a Live case (its own mode: live, or its scenario's) and a REST case with follow_up are problems listed with the others, before any case runs: exit 2; a case not selected is not", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
       const liveScenario = mathScenario.replace("name: math", "name: spoken").replace("available_functions:", "mode: live\navailable_functions:")
@@ -141,6 +141,11 @@ describe("issue 39 item 1: agentfx eval lists every input problem at once", () =
   input: what is 2 + 2?
   expected_function_calls:
     - functon_name: calculator
+- id: followed
+  scenario: math
+  input: what is 2 + 2?
+  follow_up: [and 3 + 3?]
+  expected_function_calls: []
 `
       writeFiles(dir, { "scenarios/math.md": mathScenario, "scenarios/spoken.md": liveScenario, "cases/mixed.yaml": cases })
       const server = yield* emulator()
@@ -151,10 +156,11 @@ describe("issue 39 item 1: agentfx eval lists every input problem at once", () =
         code: 2,
         stdout: "",
         stderr: [
-          "agentfx: 3 problems in the eval input; nothing was run:",
+          "agentfx: 4 problems in the eval input; nothing was run:",
           `  ${file}:8: case "own": mode: the case runs as a Live session, and agentfx eval does not run Live cases yet (EvalRunner.run does, given a live model): leave it out with --filter or --tag`,
           `  ${file}:12: case "inherited": scenario: scenario "spoken" says mode: live, and agentfx eval does not run Live cases yet (EvalRunner.run does, given a live model): give the case mode: rest, or leave it out with --filter or --tag`,
           `  ${file}:19: case "typo": expected_function_calls[0].functon_name: unknown field (did you mean "function_name"?); expected one of function_name | arguments | arguments_contain | result_contains | body_contains`,
+          `  ${file}:23: case "followed": follow_up: only a Live session sends further messages, and the case runs as a REST run`,
           ""
         ].join("\n")
       })
