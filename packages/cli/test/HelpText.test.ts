@@ -50,3 +50,130 @@ describe("HelpText (issue 35, item 18)", () => {
     }
   })
 })
+
+const go: Argv.Spec = {
+  name: "go",
+  summary: "Goes somewhere.",
+  description: ["The first paragraph, long enough that it wraps at forty columns.", "A second one."],
+  options: [
+    { name: "yes", alias: "y", description: "Answer yes." },
+    { name: "bail", value: "N", optionalValue: (next) => /^\d+$/.test(next), description: "Stop after N failures (1 when N is left out)." },
+    { name: "tag", value: "TAG", repeated: true, description: "A tag." },
+    // Its term is 25 columns: too long for two spaces before the description column (28, the most it may be).
+    { name: "twenty-one-characters", value: "X", description: "Printed below its term." }
+  ],
+  args: [{ name: "dir", description: "Where." }, { name: "words", variadic: true, description: "What to say." }],
+  examples: ["agentfx go here hello", "agentfx go --yes there"]
+}
+
+const stay: Argv.Spec = { name: "stay", summary: "Stays.", description: [], options: [], args: [], examples: [] }
+
+describe("HelpText: the exact layout", () => {
+  it("wrap: words split on any run of white space, none empty, and a word longer than the room on a line of its own", () => {
+    expect(HelpText.wrap("  one \t two\n\nthree  ", 40)).toBe("one two three")
+    expect(HelpText.wrap("one two three", 9, 2)).toBe("one two\n  three")
+    expect(HelpText.wrap("unbreakable word", 5, 1, 3)).toBe("unbreakable\n word")
+    expect(HelpText.wrap(" \n ", 10, 4)).toBe("")
+  })
+
+  it("a command's help: title, usage, paragraphs, arguments, each kind of option (alias, flag, [optional value], repeatable), a long term, examples", () => {
+    expect(HelpText.command(go, Argv.globalOptions, Argv.usage(go), { color: false, width: 60 }).split("\n")).toEqual(
+      [
+        "agentfx go — Goes somewhere.",
+        "",
+        "Usage: agentfx go [options] [--] <dir> <words>...",
+        "",
+        "The first paragraph, long enough that it wraps at forty",
+        "columns.",
+        "",
+        "A second one.",
+        "",
+        "Arguments:",
+        "  <dir>       Where.",
+        "  <words>...  What to say.",
+        "",
+        "Options:",
+        "  -y, --yes                 Answer yes.",
+        "  --bail [N]                Stop after N failures (1 when N",
+        "                            is left out).",
+        "  --tag TAG (repeatable)    A tag.",
+        "  --twenty-one-characters X",
+        "                            Printed below its term.",
+        "  --verbose                 On an error, print its details",
+        "                            (the cause, each problem) after",
+        "                            the one-line message.",
+        "  --log-level LEVEL         The least severe log messages",
+        "                            printed on stderr (the",
+        "                            libraries' own logging; default",
+        "                            info).",
+        "  -h, --help                Show this help.",
+        "",
+        "Examples:",
+        "  agentfx go here hello",
+        "  agentfx go --yes there",
+        ""
+      ]
+    )
+  })
+
+  it("a command with no arguments and no examples has neither heading; headings are bold with colour; the width is 100 by default", () => {
+    expect(HelpText.command(stay, Argv.globalOptions, Argv.usage(stay), { color: true }).split("\n")).toEqual(
+      [
+        "agentfx stay — Stays.",
+        "",
+        "\u001b[1mUsage:\u001b[0m agentfx stay [options]",
+        "",
+        "\u001b[1mOptions:\u001b[0m",
+        "  --verbose          On an error, print its details (the cause, each problem) after the one-line",
+        "                     message.",
+        "  --log-level LEVEL  The least severe log messages printed on stderr (the libraries' own logging;",
+        "                     default info).",
+        "  -h, --help         Show this help.",
+        ""
+      ]
+    )
+  })
+
+  it("the root help: what agentfx is, the commands, the root options, the exit codes, where a command's help is", () => {
+    expect(HelpText.root([go, stay], Argv.rootOptions, { color: false, width: 60 }).split("\n")).toEqual(
+      [
+        "agentfx — function-calling LLM agents from the terminal",
+        "",
+        "Usage: agentfx COMMAND [options]",
+        "",
+        "With no API key set, every command runs offline against the",
+        "built-in emulator and says so. GEMINI_API_KEY (or",
+        "GOOGLE_API_KEY), ZAI_API_KEY or OPENAI_API_KEY choose a real",
+        "provider; --provider overrides.",
+        "",
+        "Commands:",
+        "  go    Goes somewhere.",
+        "  stay  Stays.",
+        "",
+        "Options:",
+        "  -h, --help           Show this help (agentfx COMMAND",
+        "                       --help for a command's).",
+        "  --version            Print the version.",
+        "  --completions SHELL  Print a completion script for bash,",
+        "                       zsh, fish or sh (see the README:",
+        "                       Shell completions).",
+        "",
+        "Exit codes:",
+        "  0    success",
+        "  1    the command ran and failed (a model error, an eval",
+        "       below its threshold)",
+        "  2    bad arguments, files or configuration: nothing was",
+        "       run",
+        "  130  stopped with Ctrl-C",
+        "  141  the reader of its output went away (| head): stopped",
+        "       quietly",
+        "",
+        "agentfx COMMAND --help describes a command.",
+        ""
+      ]
+    )
+    const bold = HelpText.root([go, stay], Argv.rootOptions, { color: true })
+    for (const heading of ["Usage:", "Commands:", "Options:", "Exit codes:"]) expect(bold).toContain(`\u001b[1m${heading}\u001b[0m`)
+    expect(bold.replaceAll("\u001b[1m", "").replaceAll("\u001b[0m", "")).toBe(HelpText.root([go, stay], Argv.rootOptions, { color: false, width: 100 }))
+  })
+})
