@@ -107,4 +107,168 @@ describe("Argv", () => {
       expect(parsed._tag === "Invalid" ? parsed.message : parsed._tag).toBe(message)
     }
   })
+
+  describe("what comes before the command", () => {
+    const names = Cli.commands.map((spec) => spec.name).join(", ")
+
+    it("--help, -h and help alone: the root help; help COMMAND: the command's; --help with more after it: still the root's", () => {
+      for (const argv of [["--help"], ["-h"], ["help"], ["--help", "run"], ["-h", "run"]]) {
+        expect(Argv.parse(Cli.commands, argv), argv.join(" ")).toEqual({ _tag: "Help", spec: undefined })
+      }
+      expect(Argv.parse(Cli.commands, ["help", "eval"])).toEqual({ _tag: "Help", spec: Cli.commands.find((spec) => spec.name === "eval") })
+    })
+
+    it("help with an unknown command: the commands, and the one meant when one is close", () => {
+      expect(message(["help", "rnu"])).toBe(`unknown command 'rnu' (did you mean 'run'?); the commands are ${names}`)
+      expect(message(["help", "zzzzzzzz"])).toBe(`unknown command 'zzzzzzzz'; the commands are ${names}`)
+    })
+
+    it("--version alone prints the version; anything after it is an error", () => {
+      expect(Argv.parse(Cli.commands, ["--version"])).toEqual({ _tag: "Version" })
+      expect(message(["--version", "run"])).toBe("--version takes nothing after it")
+    })
+
+    it("--completions SHELL and --completions=SHELL; without a shell, or an unknown one, an error", () => {
+      expect(Argv.parse(Cli.commands, ["--completions", "fish"])).toEqual({ _tag: "Completions", shell: "fish" })
+      expect(Argv.parse(Cli.commands, ["--completions=zsh"])).toEqual({ _tag: "Completions", shell: "zsh" })
+      expect(message(["--completions"])).toBe("--completions needs a shell: bash, zsh, fish or sh")
+      expect(message(["--completions=tcsh"])).toBe("--completions tcsh: the choices are bash, zsh, fish, sh")
+    })
+
+    it("--log-level=LEVEL and --verbose before the command are the command's; with no command after them, an error listing the commands", () => {
+      for (const argv of [["--log-level=debug", "run", "hi"], ["--verbose", "--log-level=debug", "run", "hi"]]) {
+        const parsed = Argv.parse(Cli.commands, argv)
+        expect(parsed._tag === "Run" ? [parsed.options.text("log-level"), parsed.args, parsed.verbose] : parsed, argv.join(" ")).toEqual([
+          "debug",
+          ["hi"],
+          argv[0] === "--verbose"
+        ])
+      }
+      for (const argv of [["--log-level", "debug"], ["--log-level=debug"], ["--verbose"], ["--log-level"]]) {
+        expect(message(argv), argv.join(" ")).toBe(`a command is needed: ${names} (agentfx --help describes them)`)
+      }
+    })
+
+    it("an option before the command that is not one of those: the one meant when close, and that the command comes first", () => {
+      expect(message(["--verison"])).toBe("unknown option --verison for agentfx (did you mean --version?); the command comes first: agentfx COMMAND [options]")
+      expect(message(["--completion=bash"])).toBe(
+        "unknown option --completion=bash for agentfx (did you mean --completions?); the command comes first: agentfx COMMAND [options]"
+      )
+      expect(message(["-x", "run"])).toBe("unknown option -x for agentfx; the command comes first: agentfx COMMAND [options]")
+    })
+  })
+
+  describe("a command's arguments", () => {
+    it("--verbose counts only before --: after it, it is a word of the prompt", () => {
+      const after = Argv.parse(Cli.commands, ["run", "--", "explain", "--verbose"])
+      expect(after._tag === "Run" ? [after.verbose, after.args] : after).toEqual([false, ["explain", "--verbose"]])
+      const before = Argv.parse(Cli.commands, ["run", "--verbose", "--", "explain"])
+      expect(before._tag === "Run" ? [before.verbose, before.args] : before).toEqual([true, ["explain"]])
+    })
+
+    it("a lone - is an argument, not an option", () => {
+      const parsed = Argv.parse(Cli.commands, ["run", "-"])
+      expect(parsed._tag === "Run" ? parsed.args : parsed).toEqual(["-"])
+    })
+
+    it("an unknown short option of a command that takes no arguments: no hint about --", () => {
+      expect(message(["emulator", "-x"])).toBe("unknown option -x for agentfx emulator")
+    })
+
+    it("a flag given twice is no error and holds no value", () => {
+      const parsed = Argv.parse(Cli.commands, ["run", "--verbose", "--verbose", "hi"])
+      expect(parsed._tag === "Run" ? parsed.options.list("verbose") : parsed).toEqual(["", ""])
+    })
+
+    it("a URL with a password in a prompt is kept as given (only errors hide it)", () => {
+      const parsed = Argv.parse(Cli.commands, ["run", "fetch", "http://user:PASS@127.0.0.1:9/"])
+      expect(parsed._tag === "Run" ? parsed.args : parsed).toEqual(["fetch", "http://user:PASS@127.0.0.1:9/"])
+    })
+
+    it("a URL without a password is quoted as given", () => {
+      expect(message(["emulator", "http://127.0.0.1:9"])).toBe("unexpected argument 'http://127.0.0.1:9' for agentfx emulator, which takes none: agentfx emulator [options]")
+    })
+
+    it("a single argument takes one word: a second is unexpected", () => {
+      expect(message(["eval", "cases", "more", "--scenarios", "scenarios"])).toBe(
+        "unexpected argument 'more' for agentfx eval: agentfx eval --scenarios DIR [options] <cases-dir>"
+      )
+    })
+
+    it("an option whose value may be left out (eval --bail [N]): a number after it is its value, anything else the next argument", () => {
+      const bail = (argv: ReadonlyArray<string>) => {
+        const parsed = Argv.parse(Cli.commands, ["eval", "--scenarios", "scenarios", ...argv])
+        return parsed._tag === "Run" ? [parsed.options.text("bail"), parsed.args] : parsed._tag === "Invalid" ? parsed.message : parsed
+      }
+      expect(bail(["cases", "--bail"])).toEqual(["", ["cases"]])
+      expect(bail(["--bail", "cases"])).toEqual(["", ["cases"]])
+      expect(bail(["--bail", "3", "cases"])).toEqual(["3", ["cases"]])
+      expect(bail(["--bail=2", "cases"])).toEqual(["2", ["cases"]])
+      expect(bail(["--bail", "0", "cases"])).toBe("--bail 0: a whole number of at least 1 is needed")
+      expect(bail(["--bail=", "cases"])).toBe("--bail : a whole number of at least 1 is needed")
+    })
+
+    it("an empty value is checked like any other", () => {
+      for (const argv of [["run", "--log-level", "", "hi"], ["run", "--log-level=", "hi"]]) {
+        expect(message(argv)).toBe("--log-level : the choices are all, trace, debug, info, warning, error, fatal, none")
+      }
+    })
+
+    it("a required flag and a required option whose value may be left out, in the usage line", () => {
+      const spec: Argv.Spec = {
+        name: "go",
+        summary: "Goes.",
+        description: [],
+        options: [
+          { name: "force", required: true, description: "Force." },
+          { name: "bail", value: "N", required: true, optionalValue: () => false, description: "Bail." },
+          { name: "to", value: "DIR", required: true, description: "Where." }
+        ],
+        args: []
+      }
+      expect(Argv.usage(spec)).toBe("agentfx go --force --bail [N] --to DIR [options]")
+    })
+  })
+
+  describe("durations, sizes and numbers", () => {
+    const read = (option: string, value: string) => {
+      const parsed = Argv.parse(Cli.commands, ["run", option, value, "hi"])
+      return parsed._tag === "Run" ? parsed.options : parsed._tag === "Invalid" ? parsed.message : parsed._tag
+    }
+    const millis = (value: string) => {
+      const options = read("--turn-timeout", value)
+      return typeof options === "string" ? options : options.millis("turn-timeout")
+    }
+    const size = (value: string) => {
+      const options = read("--max-response-bytes", value)
+      return typeof options === "string" ? options : options.bytes("max-response-bytes")
+    }
+
+    it("a duration: a fraction with no whole part, white space around it; nothing before the number", () => {
+      expect(millis(".25s")).toBe(250)
+      expect(millis(" 30s ")).toBe(30_000)
+      expect(millis("x5s")).toBe("--turn-timeout x5s: a duration is needed: a number with ms, s, m or h, e.g. 30s, 500ms, 2m")
+    })
+
+    it("a size: K, M, G alone are binary, a fraction of a unit, white space around it; nothing before or after", () => {
+      expect(size("2k")).toBe(2048)
+      expect(size("1m")).toBe(1024 ** 2)
+      expect(size("1.25KiB")).toBe(1280)
+      expect(size(" 2KiB ")).toBe(2048)
+      for (const value of ["x5", "5x"]) {
+        expect(size(value)).toBe(`--max-response-bytes ${value}: a size is needed: a number of bytes, or with KiB, MiB, GiB (or KB, MB, GB), e.g. 32MiB`)
+      }
+    })
+
+    it("a number in a range: whole, with several digits after the point or none, white space around it; no exponent", () => {
+      const check = Argv.decimal(0, 100)
+      for (const value of ["50", "1.25", "1.", ".25", " 1 "]) expect(check(value), value).toBeUndefined()
+      for (const value of ["1e1", "x1", "1x"]) expect(check(value), value).toBe("a number from 0 to 100 is needed")
+    })
+  })
 })
+
+const message = (argv: ReadonlyArray<string>): string => {
+  const parsed = Argv.parse(Cli.commands, argv)
+  return parsed._tag === "Invalid" ? parsed.message : `not invalid: ${parsed._tag}`
+}
