@@ -154,6 +154,7 @@ describe("Argv", () => {
       expect(message(["--completion=bash"])).toBe(
         "unknown option --completion=bash for agentfx (did you mean --completions?); the command comes first: agentfx COMMAND [options]"
       )
+      expect(message(["--hel"])).toBe("unknown option --hel for agentfx (did you mean --help?); the command comes first: agentfx COMMAND [options]")
       expect(message(["-x", "run"])).toBe("unknown option -x for agentfx; the command comes first: agentfx COMMAND [options]")
     })
   })
