@@ -6,6 +6,7 @@ import type { Argv } from "@agentfx/cli"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { script } from "../src/internal/completions.js"
+import { spawnSync } from "node:child_process"
 import { agentfx } from "./support/cli.js"
 
 const go: Argv.Spec = {
@@ -44,13 +45,23 @@ describe("completions", () => {
       expect(fish.endsWith(`${seen("-r -f")}\n`)).toBe(true)
     }))
 
+  it.effect("bash offers each word of a choice as its own candidate (compgen splits on white space, not commas)", () =>
+    Effect.gen(function* () {
+      const bash = yield* script([go], "bash")
+      const all = lines(bash)
+      const line = all[all.findIndex((text) => text.trim() === "--pick)") + 1]!
+      const words = /compgen -W "([^"]*)"/.exec(line)![1]!
+      const offered = spawnSync("bash", ["-c", `compgen -W "${words}" -- ""`], { encoding: "utf8" })
+      expect(offered.stdout.split("\n").filter((word) => word !== "")).toEqual(["aa", "bb"])
+    }))
+
   it.effect("bash and sh (the same script): a flag completes nothing, a choice its words, DIR directories, FILE files", () =>
     Effect.gen(function* () {
       const bash = yield* script([go], "bash")
       expect(yield* script([go], "sh")).toBe(bash)
       const text = bash.replace(/\n {16}/g, "\n")
       expect(text).toContain(`-f|--flag)\n    COMPREPLY=( "\${cur}" )\n`)
-      expect(text).toContain(`--pick)\n    COMPREPLY=( $(compgen -W "aa,bb" -- "\${cur}") )\n`)
+      expect(text).toContain(`--pick)\n    COMPREPLY=( $(compgen -W "aa bb" -- "\${cur}") )\n`)
       expect(text).toContain(`--where)\n    COMPREPLY=( $(compgen -d "\${cur}") )\n`)
       expect(text).toContain(`--input)\n    COMPREPLY=( $(compgen -f "\${cur}") )\n`)
       expect(text).toContain(`-t|--text)\n    COMPREPLY=( $(compgen -f "\${cur}") )\n`)

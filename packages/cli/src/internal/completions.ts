@@ -46,5 +46,12 @@ export const script = (specs: ReadonlyArray<Argv.Spec>, shell: string): Effect.E
     : shell === "fish"
       ? Command.getFishCompletions(command, "agentfx")
       : Command.getBashCompletions(command, "agentfx")
-  return Effect.map(lines, (all) => `${all.join("\n")}\n`)
+  return Effect.map(lines, (all) => `${(shell === "zsh" || shell === "fish" ? all : all.map(bashWordList)).join("\n")}\n`)
 }
+
+/**
+ * @effect/cli writes a choice's words for bash as `compgen -W "a,b"`, and compgen splits its word list on white space
+ * only: `--log-level <TAB>` offered one candidate, `all,trace,…`. A choice is a word (no comma, no space), so the
+ * commas are the separators.
+ */
+const bashWordList = (line: string): string => line.replace(/compgen -W "([^"]*)"/g, (_, words: string) => `compgen -W "${words.split(",").join(" ")}"`)
