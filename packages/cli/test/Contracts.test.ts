@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url"
 import * as Builtins from "../src/Builtins.js"
 import * as Executable from "./support/executable.js"
 import { repeating } from "./support/mcpServers.js"
+import { mathScenario } from "./support/scenarios.js"
 
 let exe: Executable.Executable
 // Not execFileSync: bundling can take a minute on a busy machine (see support/executable.ts).
@@ -324,21 +325,6 @@ describe("the eval contract holds every kind of mismatch the validator reports",
     ])
   })
 })
-
-const mathScenario = `---
-name: math
-description: Arithmetic
-available_functions:
-  - name: calculator
-    description: Evaluates an arithmetic expression
-    parameters:
-      type: object
-      properties:
-        expression: { type: string }
-      required: [expression]
----
-Compute with the calculator.
-`
 
 const passing = `- id: adds
   scenario: math

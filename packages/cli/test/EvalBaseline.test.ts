@@ -5,21 +5,7 @@ import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
-
-const mathScenario = `---
-name: math
-description: Arithmetic
-available_functions:
-  - name: calculator
-    description: Evaluates an arithmetic expression
-    parameters:
-      type: object
-      properties:
-        expression: { type: string }
-      required: [expression]
----
-Compute with the calculator.
-`
+import { mathScenario } from "./support/scenarios.js"
 
 const caseText = (id: string, expression: string, called: string) => `- id: ${id}
   scenario: math

@@ -6,21 +6,7 @@ import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, tempDir, writeFiles } from "./support/cli.js"
-
-const mathScenario = `---
-name: math
-description: Arithmetic
-available_functions:
-  - name: calculator
-    description: Evaluates an arithmetic expression
-    parameters:
-      type: object
-      properties:
-        expression: { type: string }
-      required: [expression]
----
-Compute with the calculator.
-`
+import { mathScenario } from "./support/scenarios.js"
 
 /** A case asking for `expression`; its cassette calls the calculator with `called` (a different one fails it). */
 const caseText = (id: string, expression: string, called: string, extra = "") => `- id: ${id}

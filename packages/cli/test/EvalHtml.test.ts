@@ -3,21 +3,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
-
-const mathScenario = `---
-name: math
-description: Arithmetic
-available_functions:
-  - name: calculator
-    description: Evaluates an arithmetic expression
-    parameters:
-      type: object
-      properties:
-        expression: { type: string }
-      required: [expression]
----
-Compute with the calculator.
-`
+import { mathScenario } from "./support/scenarios.js"
 
 const caseText = (id: string, called: string, answer: string) => `- id: ${id}
   scenario: math
