@@ -373,7 +373,8 @@ export const openAIOutput: (declaration: OutputDeclaration) => Either.Either<Ope
       return Either.right({ type: "json_schema" as const, json_schema: { name: declaration.name, schema, strict: true as const } })
     } catch (error) {
       if (error instanceof StrictProblem) return outputError(declaration, "OpenAI strict mode", `at ${error.where}: ${error.reason}`)
-      return outputError(declaration, "OpenAI strict mode", String(error instanceof Error ? error.message : error))
+      // Inlining's bounds refuse with a reason, as for tools (it is not an Error: String() of it said "[object Object]").
+      return outputError(declaration, "OpenAI strict mode", error instanceof Refused ? error.reason : String(error instanceof Error ? error.message : error))
     }
   }
 )

@@ -95,4 +95,10 @@ describe("Dialect: bounds on inlining", () => {
     expect(printed($defs)).toBeGreaterThan(Dialect.bounds.characters)
     expect(reasonOf(Dialect.openAI(declare({ type: "object", properties: { a: { $ref: "#/$defs/C0" } }, $defs })))).toBe(tooLarge)
   })
+
+  it("a run's output schema past the bound is refused with the bound's reason in both output forms, never '[object Object]'", () => {
+    const schema = fanOut(24)
+    expect(reasonOf(Dialect.geminiOutput({ name: "triage", schema }))).toBe(tooLarge)
+    expect(reasonOf(Dialect.openAIOutput({ name: "triage", schema }))).toBe(tooLarge)
+  })
 })
