@@ -2,7 +2,9 @@
  * Cold start of the built `agentfx` executable beside Node processes that do nothing: the CPU time and the wall
  * time from spawning the process to its exit (`--help`, `tools`, against `node -e ''`) or to the chat's first prompt
  * on stdout (`chat`, then `/exit`, against a Node process that prints the same prompt at once), and the peak memory
- * (maximum resident set) of the whole process.
+ * (maximum resident set) of the whole process. A plain chat shows its first screen before its program loads; the
+ * same chat with `--root .` cannot (it reads the root first), so the two side by side show what that early screen
+ * saves to the prompt, and (to the answer of a message written at once) what it costs in all.
  *
  * CPU is what the load of a shared machine disturbs least: to a process's exit, the CPU its run used (user +
  * system of the finished child, as the shell's `times` reads it, to the millisecond); to a prompt, the CPU every
@@ -30,8 +32,11 @@ const prompt = "you> "
 interface Case {
   readonly name: string
   readonly args: ReadonlyArray<string>
-  /** When the run counts as started: at exit, or when stdout shows the chat prompt. */
-  readonly until: "exit" | "prompt"
+  /**
+   * When the run counts as started: at exit, when stdout shows the chat prompt, or when it shows the answer to a
+   * message written at once (the chat then loads its program, starts the emulator and answers).
+   */
+  readonly until: "exit" | "prompt" | "answer"
   /** The case its CPU is paired with (by index), for the ratio. */
   readonly baseline?: number
   readonly goal?: { readonly wallMs?: number; readonly rssMiB?: number; readonly cpuRatio?: number }
@@ -46,8 +51,15 @@ const cases: ReadonlyArray<Case> = [
   },
   { name: "agentfx --help", args: [bin, "--help"], until: "exit", baseline: 0, goal: { wallMs: 150, rssMiB: 60 } },
   { name: "agentfx tools", args: [bin, "tools"], until: "exit", baseline: 0, goal: { wallMs: 150, rssMiB: 60 } },
-  { name: "agentfx chat (first prompt)", args: [bin, "chat"], until: "prompt", baseline: 1, goal: { wallMs: 300, cpuRatio: 2 } }
+  { name: "agentfx chat (first prompt)", args: [bin, "chat"], until: "prompt", baseline: 1, goal: { wallMs: 300, cpuRatio: 2 } },
+  // --root reads the root before the prompt, so this chat has no early screen: its prompt waits for its program.
+  { name: "agentfx chat --root . (first prompt, no early screen)", args: [bin, "chat", "--root", "."], until: "prompt", baseline: 1 },
+  { name: "agentfx chat (first answer)", args: [bin, "chat"], until: "answer", baseline: 7 },
+  { name: "agentfx chat --root . (first answer, no early screen)", args: [bin, "chat", "--root", "."], until: "answer" }
 ]
+
+const message = "what is 6 * 7?\n"
+const answer = "6 * 7 = 42."
 
 // No key: the chat starts offline, as a newcomer's first one does.
 const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
@@ -98,10 +110,11 @@ const once = (c: Case): Promise<Sample> =>
     let seen = ""
     let times = ""
     let atPrompt: Sample | undefined
+    if (c.until === "answer") child.stdin!.write(message)
     child.stdout?.on("data", (chunk: Buffer) => {
       if (atPrompt !== undefined) return
       seen += chunk.toString("utf8")
-      if (seen.includes(prompt)) {
+      if (seen.includes(c.until === "answer" ? answer : prompt)) {
         atPrompt = { wall: elapsed(), cpu: cpuSoFar(child.pid!) }
         child.stdin!.end("/exit\n")
       }
@@ -121,7 +134,8 @@ const once = (c: Case): Promise<Sample> =>
 /** Peak resident memory in MiB of one whole run, by GNU time; `undefined` without it. */
 const peakMiB = (c: Case): number | undefined => {
   if (!existsSync(gnuTime)) return undefined
-  const result = spawnSync(gnuTime, ["-f", "%M", process.execPath, ...c.args], { env, input: c.until === "prompt" ? "/exit\n" : "", encoding: "utf8" })
+  const input = c.until === "exit" ? "" : c.until === "answer" ? `${message}/exit\n` : "/exit\n"
+  const result = spawnSync(gnuTime, ["-f", "%M", process.execPath, ...c.args], { env, input, encoding: "utf8" })
   const kib = Number(result.stderr.trim().split("\n").at(-1))
   return Number.isFinite(kib) ? kib / 1024 : undefined
 }
@@ -184,8 +198,8 @@ print({
     ]
   }),
   notes: [
-    `Median (min–max) of ${runs} runs of each after 2 warm-ups, taken in turn. To exit: CPU = user + system of the finished process (the shell's times, 1 ms resolution), wall = spawn to exit through that shell. To the prompt: CPU = what every thread had used when the prompt reached stdout (schedstat, ns), wall = spawn to the prompt. Peak = maximum resident set of the whole process (GNU time, 5 runs).`,
-    "CPU × its reference: each run's CPU over its reference's in the same round (--help and tools: node -e ''; chat: a Node process printing the prompt), then the median and spread of those ratios.",
+    `Median (min–max) of ${runs} runs of each after 2 warm-ups, taken in turn. To exit: CPU = user + system of the finished process (the shell's times, 1 ms resolution), wall = spawn to exit through that shell. To the prompt: CPU = what every thread had used when the prompt reached stdout (schedstat, ns), wall = spawn to the prompt (or to the answer: "6 * 7 = 42." for "what is 6 * 7?" written at spawn). Peak = maximum resident set of the whole process (GNU time, 5 runs).`,
+    "CPU × its reference: each run's CPU over its reference's in the same round (--help and tools: node -e ''; chat: a Node process printing the prompt; chat's answer: the chat with no early screen), then the median and spread of those ratios.",
     "On a shared machine the absolute figures drift: read the paired ratios first.",
     machine()
   ]

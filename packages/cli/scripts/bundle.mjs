@@ -48,7 +48,7 @@ const common = {
 const programSource = (name) =>
   name === "completions"
     ? 'import { run } from "./src/internal/node.ts"\nexport const start = (argv) => run(argv, () => Promise.reject(new Error("no command")))\n'
-    : `import { handler } from "./src/handlers/${name}.ts"\nimport { run } from "./src/internal/node.ts"\nexport const start = (argv) => run(argv, () => Promise.resolve({ handler }))\n`
+    : `import { handler } from "./src/handlers/${name}.ts"\nimport { run } from "./src/internal/node.ts"\nexport const start = (argv, shown) => run(argv, () => Promise.resolve({ handler }), shown)\n`
 
 const programsPlugin = {
   name: "agentfx-programs",

@@ -97,6 +97,10 @@ export class Values {
   has(name: string): boolean {
     return this.values.has(name)
   }
+  /** The names of the options given, in the order first given. */
+  names(): ReadonlyArray<string> {
+    return [...this.values.keys()]
+  }
   /** The value of a single option, or `undefined`. */
   text(name: string): string | undefined {
     return this.values.get(name)?.[0]

@@ -22,6 +22,7 @@ import * as readline from "node:readline"
 import { Writable } from "node:stream"
 import { format } from "node:util"
 import * as Color from "./internal/color.js"
+import * as EarlyScreen from "./internal/earlyScreen.js"
 
 /** What reading a line can give: a line, a Ctrl-C (with what had been typed so far), or the end of input. */
 export type Input =
@@ -117,17 +118,23 @@ class Inputs {
 }
 
 /**
- * The real terminal. Ctrl-C (SIGINT, or readline's own when stdin is a terminal in raw mode) becomes an input
- * event while this layer is in scope, so the program is never killed half-way: commands decide. stdin is only
- * opened when a line is first read, so commands that never read leave it alone.
+ * The real terminal, after what the executable printed before this program was loaded (`shown`: a chat's first
+ * screen, see `internal/earlyScreen.ts`). That text printed again is skipped, and the first prompt that is already
+ * up is not shown twice; anything else printed first takes the early prompt back (clears its line on a terminal,
+ * ends it elsewhere), so nothing is lost and nothing runs together.
+ *
+ * Ctrl-C (SIGINT, or readline's own when stdin is a terminal in raw mode) becomes an input event while this layer
+ * is in scope, so the program is never killed half-way: commands decide. stdin is only opened when a line is first
+ * read, so commands that never read leave it alone.
  */
-export const layerNode: Layer.Layer<Io> = Layer.scoped(
+export const layerNodeAfter = (shown: EarlyScreen.Shown | undefined): Layer.Layer<Io> => Layer.scoped(
   Io,
   Effect.gen(function* () {
     const inputs = new Inputs()
     const isTTY = process.stdout.isTTY === true
     const interactive = process.stdin.isTTY === true
     const stderrTTY = process.stderr.isTTY === true
+    const early = new EarlyScreen.Takeover(shown, isTTY)
     let statusShown = false
     let rl: readline.Interface | undefined
     const open = (): readline.Interface => {
@@ -164,6 +171,9 @@ export const layerNode: Layer.Layer<Io> = Layer.scoped(
     }
     const write = (stream: NodeJS.WriteStream) => (text: string) =>
       Effect.async<void>((resume) => {
+        const before = early.print(stream === process.stdout ? "stdout" : "stderr", text)
+        if (before === undefined) return resume(Effect.void)
+        if (before !== "") process.stdout.write(before)
         clearStatus()
         stream.write(text, () => resume(Effect.void))
       })
@@ -174,10 +184,11 @@ export const layerNode: Layer.Layer<Io> = Layer.scoped(
       status: (text) =>
         Effect.sync(() => {
           if (!stderrTTY) return
+          if (text !== "") process.stdout.write(early.takeBack())
           clearStatus()
           if (text === "") return
-          // One line only: a wrapped status line could not be erased with \r.
-          const columns = process.stderr.columns ?? 80
+          // One line only: a wrapped status line could not be erased with \r. A terminal that reports no width (0) counts as 80.
+          const columns = process.stderr.columns || 80
           process.stderr.write(text.length < columns ? text : `${text.slice(0, columns - 2)}…`)
           statusShown = true
         }),
@@ -186,20 +197,28 @@ export const layerNode: Layer.Layer<Io> = Layer.scoped(
       readLine: (prompt) =>
         Effect.suspend(() => {
           clearStatus()
+          const { before, up } = early.prompt(prompt)
+          process.stdout.write(before)
           const line = open()
           if (interactive) {
+            // What was typed at the early prompt the terminal echoed itself; readline reads it again and shows
+            // it after its own prompt, on a cleared line.
+            if (up) process.stdout.write(EarlyScreen.clearLine)
             line.setPrompt(prompt)
             line.prompt()
             return inputs.next
           }
           // Piped input is not echoed by a terminal: echo it, so the output reads as a conversation.
-          process.stdout.write(prompt)
+          if (!up) process.stdout.write(prompt)
           return Effect.tap(inputs.next, (input) => Effect.sync(() => process.stdout.write(echo(input))))
         }),
       interrupted: inputs.interrupted
     }
   })
 )
+
+/** The real terminal (see `layerNodeAfter`), with nothing printed before. */
+export const layerNode: Layer.Layer<Io> = layerNodeAfter(undefined)
 
 /** An in-memory terminal and the controls a test (or an embedding program) drives it with. */
 export interface Memory {

@@ -22,6 +22,7 @@ import * as Redacted from "effect/Redacted"
 import { ProviderError, UsageError } from "./CliError.js"
 import { providerNames } from "./commands/options.js"
 import { displayUrl } from "./internal/displayUrl.js"
+import * as ProviderChoice from "./internal/providerChoice.js"
 
 export const names = providerNames
 export type Name = (typeof names)[number]
@@ -39,10 +40,7 @@ export const providers = Effect.promise(() => import("@agentfx/providers"))
 const offline = Effect.promise(() => import("./Offline.js"))
 
 /** The provider and why it was chosen (a flag, or which variable was set). */
-export interface Choice {
-  readonly name: Name
-  readonly reason: string
-}
+export type Choice = ProviderChoice.Choice
 
 /** What `--model` and `--base-url` override (the environment's `*_MODEL` / `*_BASE_URL` otherwise), and `--max-response-bytes`. */
 export interface Settings {
@@ -52,14 +50,7 @@ export interface Settings {
   readonly maxResponseBytes?: number | undefined
 }
 
-const keyVariables: Record<Exclude<Name, "emulator">, ReadonlyArray<string>> = {
-  gemini: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-  glm: ["ZAI_API_KEY"],
-  "glm-coding": ["ZAI_API_KEY"],
-  openai: ["OPENAI_API_KEY"]
-}
-
-const allKeys = ["GEMINI_API_KEY", "GOOGLE_API_KEY", "ZAI_API_KEY", "OPENAI_API_KEY"]
+const keyVariables = ProviderChoice.keyVariables
 
 /** A variable's value, if it is present at all (read redacted); an unreadable one counts as absent. */
 const present = (name: string): Effect.Effect<Option.Option<Redacted.Redacted>> => Effect.orElseSucceed(Config.option(Config.redacted(name)), () => Option.none())
@@ -70,25 +61,17 @@ export const isSet = (name: string): Effect.Effect<boolean> => Effect.map(presen
 /** Whether a variable is present, even blank. */
 const isPresent = (name: string): Effect.Effect<boolean> => Effect.map(present(name), Option.isSome)
 
-/** The provider for `--provider` (when given) or the environment. */
+/** The provider for `--provider` (when given) or the environment (the rule is `ProviderChoice.choose`). */
 export const choose = (flag: Name | undefined): Effect.Effect<Choice> =>
   Effect.gen(function* () {
-    if (flag !== undefined) return { name: flag, reason: "--provider" }
-    for (const [name, variables] of [
-      ["gemini", keyVariables.gemini],
-      ["glm", keyVariables.glm],
-      ["openai", keyVariables.openai]
-    ] as const) {
-      for (const variable of variables) {
-        if (yield* isSet(variable)) return { name, reason: `${variable} is set` }
-      }
+    if (flag !== undefined) return ProviderChoice.choose(flag, () => undefined)
+    // Read redacted; the values are only looked at for being blank, inside the rule.
+    const values = new Map<string, string>()
+    for (const variable of ProviderChoice.allKeys) {
+      const value = yield* present(variable)
+      if (Option.isSome(value)) values.set(variable, Redacted.value(value.value))
     }
-    const blank: Array<string> = []
-    for (const variable of allKeys) {
-      if (yield* isPresent(variable)) blank.push(variable)
-    }
-    const empty = blank.length === 0 ? "" : `${blank.join(", ")} ${blank.length === 1 ? "is" : "are"} empty; `
-    return { name: "emulator" as const, reason: `no API key is set (${empty}${allKeys.join(", ")})` }
+    return ProviderChoice.choose(undefined, (variable) => values.get(variable))
   })
 
 /**
@@ -227,11 +210,7 @@ export const announcement = (choice: Choice, model: LanguageModel.Service, setti
 /** One line saying what is used, e.g. `provider: gemini, model gemini-2.5-flash (GEMINI_API_KEY is set)`. */
 export const describe = (announced: Announcement): string => {
   const { choice } = announced
-  if (choice.name === "emulator") {
-    const why = choice.reason === "--provider" ? "Chosen with --provider" : `${choice.reason.replace(/^no/, "No")}: set one to use a real model`
-    const answers = announced.answers === undefined ? "the offline rule model, in-process on 127.0.0.1" : `replays ${announced.answers} offline`
-    return `provider: emulator — ${answers} through the Gemini provider, no network. ${why}.`
-  }
+  if (choice.name === "emulator") return ProviderChoice.describeEmulator(choice, announced.answers)
   const where = announced.baseUrl === undefined ? "" : ` at ${displayUrl(announced.baseUrl)}`
   return `provider: ${choice.name}, model ${announced.model}${where} (${choice.reason === "--provider" ? "chosen with --provider" : choice.reason})`
 }

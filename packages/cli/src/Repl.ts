@@ -18,6 +18,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { InputError } from "./CliError.js"
+import * as ChatGreeting from "./internal/chatGreeting.js"
 import { promptLoop } from "./internal/promptLoop.js"
 import { escapeName, escapeLines } from "./internal/terminalText.js"
 import { describeAgentError } from "./internal/withModel.js"
@@ -47,7 +48,8 @@ export interface SessionChoice {
   readonly saved: Option.Option<string>
 }
 
-export const prompt = "you> "
+/** The prompt before each message. */
+export const prompt = ChatGreeting.prompt
 
 export const help = [
   "Type a message and press Enter. Tool calls show as → (started) and ← (finished).",
@@ -104,7 +106,7 @@ export const run = (options: Options): Effect.Effect<void, InputError, Io | Lang
           : `session ${session.name}: new, saved to ${session.path} after every message`
       )
     }
-    yield* say("agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.")
+    yield* say(ChatGreeting.greeting)
 
     const asksFor = TerminalApproval.asksFor(options.registry)
 

@@ -5,7 +5,8 @@
  * own bundled program (`programs/NAME.js`, made by scripts/bundle.mjs): its handler, Effect and what that
  * handler needs, nothing of the other commands. `agentfx tools` prints the catalogue the build computed
  * (`catalogue.json`, the same data `Builtins.catalogue` holds) and loads no program at all (unless it is asked
- * for MCP servers' tools too).
+ * for MCP servers' tools too). A plain offline `agentfx chat` shows its first screen (the provider line, the greeting,
+ * the prompt) before its program loads, and the program takes it over (internal/earlyScreen.ts).
  */
 import { readFileSync } from "node:fs"
 import * as NodeModule from "node:module"
@@ -14,6 +15,7 @@ import type * as Builtins from "./Builtins.js"
 import { specs } from "./commands/specs.js"
 import * as Color from "./internal/color.js"
 import * as CatalogueText from "./internal/catalogueText.js"
+import * as EarlyScreen from "./internal/earlyScreen.js"
 import { exitWhenReaderGoes } from "./internal/brokenPipe.js"
 import { answer } from "./internal/immediate.js"
 
@@ -25,7 +27,7 @@ exitWhenReaderGoes(process.stdout)
 exitWhenReaderGoes(process.stderr)
 
 interface Program {
-  readonly start: (argv: ReadonlyArray<string>) => void
+  readonly start: (argv: ReadonlyArray<string>, shown?: EarlyScreen.Shown) => void
 }
 
 const argv = process.argv.slice(2)
@@ -42,11 +44,21 @@ if (immediate !== undefined) {
   process.stdout.write(CatalogueText.render(catalogue, parsed.options.has("json")))
 } else {
   const name = parsed._tag === "Run" ? parsed.spec.name : "completions"
+  // A chat's first screen is up before its program loads; the program takes it over.
+  const shown = EarlyScreen.of(parsed, (variable) => process.env[variable])
+  if (shown !== undefined) {
+    process.stderr.write(shown.stderr)
+    process.stdout.write(shown.stdout)
+    // A terminal keeps what is typed until the program reads it, unechoed: the program's line editor then shows
+    // it once. Echoed now, a line finished before the program loads would be shown twice.
+    if (process.stdin.isTTY) process.stdin.setRawMode(true)
+  }
   // A URL, not a literal path: the bundler must leave this import to run time.
   const program = new URL(`programs/${name}.js`, import.meta.url).href
   ;(import(program) as Promise<Program>).then(
-    (program) => program.start(argv),
+    (program) => program.start(argv, shown),
     (error: unknown) => {
+      if (shown !== undefined) process.stdout.write("\n")
       process.stderr.write(`agentfx: cannot load the ${name} command: ${error instanceof Error ? error.message : String(error)}\n`)
       process.exitCode = 1
     }

@@ -313,6 +313,81 @@ describe.concurrent("the agentfx executable", () => {
     expect(result.stdout + result.stderr).not.toMatch(ansi)
   })
 
+  it("a plain chat shows its first screen before its program loads, and prints exactly what a chat that starts as before does", async () => {
+    const input = "what is 6 * 7?\n/tools\nlist the files in packages\n"
+    // --root . reads the root before the prompt, so that chat has no early screen: its program prints everything.
+    const [early, before] = await Promise.all([agentfx(["chat"], { input }), agentfx(["chat", "--root", "."], { input })])
+    expect(early.code).toBe(0)
+    expect(before.code).toBe(0)
+    // A tool call's duration is the one thing that differs from run to run.
+    const timeless = (text: string) => text.replace(/\(\d+ms\)/g, "(N ms)")
+    expect(timeless(early.stdout)).toBe(timeless(before.stdout))
+    expect(early.stderr).toBe(before.stderr)
+    expect(early.stdout.startsWith("agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou> what is 6 * 7?\n")).toBe(true)
+    expect(early.stdout.split("agentfx chat — ")).toHaveLength(2)
+  })
+
+  it("on a terminal, what is typed at the early prompt before the program loads is read once, echoed once", async () => {
+    // A copy of the bundle whose chat program waits for a file before it loads, so the typing comes first.
+    const held = fs.mkdtempSync(path.join(work, "held-"))
+    fs.cpSync(path.join(work, "dist"), path.join(held, "dist"), { recursive: true })
+    fs.symlinkSync(path.join(cli, "node_modules"), path.join(held, "node_modules"))
+    const programs = path.join(held, "dist", "programs")
+    fs.renameSync(path.join(programs, "chat.js"), path.join(programs, "chat.held.js"))
+    const go = path.join(held, "go")
+    fs.writeFileSync(
+      path.join(programs, "chat.js"),
+      [
+        'import { existsSync, watch } from "node:fs"',
+        `const go = ${JSON.stringify(go)}`,
+        "await new Promise((resolve) => {",
+        `  const watcher = watch(${JSON.stringify(held)}, () => existsSync(go) && (watcher.close(), resolve()))`,
+        "  if (existsSync(go)) (watcher.close(), resolve())",
+        "})",
+        'export const { start } = await import("./chat.held.js")',
+        ""
+      ].join("\n")
+    )
+    // util-linux's script runs the chat on a pseudo-terminal; what is written to it is typed.
+    const child = spawn("script", ["-qfec", `${process.execPath} ${path.join(held, "dist", "bin.js")} chat`, "/dev/null"], {
+      cwd: repo,
+      env: { ...baseEnv(), TERM: "xterm", NO_COLOR: "1" },
+      stdio: "pipe"
+    })
+    let screen = ""
+    const waiting = new Set<() => void>()
+    const until = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!screen.includes(text)) return
+          waiting.delete(check)
+          resolve()
+        }
+        waiting.add(check)
+        check()
+      })
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      screen += chunk
+      for (const check of [...waiting]) check()
+    })
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
+    try {
+      await until("you> ")
+      child.stdin.write("what is 6 *")
+      fs.writeFileSync(go, "")
+      child.stdin.write(" 7\r")
+      await until("6 * 7 = 42.")
+      child.stdin.write("/exit\r")
+      expect(await exited).toBe(0)
+      // Not echoed by the terminal while the program loaded (it would then show twice): once, by the chat's line editor.
+      expect(screen.split("what is 6 *")).toHaveLength(2)
+      expect(screen).toContain('→ calculator({"expression":"6 * 7"})')
+    } finally {
+      child.kill("SIGKILL")
+      fs.rmSync(held, { recursive: true, force: true })
+    }
+  })
+
   it("chat into a reader that stops early (| head): exit 141 quietly, no EPIPE stack", async () => {
     const child = spawn(process.execPath, [bin, "chat"], { cwd: repo, env: baseEnv(), stdio: "pipe" })
     let stderr = ""

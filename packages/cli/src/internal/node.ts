@@ -10,13 +10,15 @@ import { Console } from "node:console"
 import type * as Argv from "../Argv.js"
 import type { HandlerModule } from "../commands/Command.js"
 import * as Io from "../Io.js"
+import type * as EarlyScreen from "./earlyScreen.js"
 import { mainWith } from "./main.js"
 
-export const run = (argv: ReadonlyArray<string>, load: (spec: Argv.Spec) => Promise<HandlerModule>): void => {
+/** `shown`: what the executable printed before it loaded the program (a chat's first screen), which it takes over. */
+export const run = (argv: ReadonlyArray<string>, load: (spec: Argv.Spec) => Promise<HandlerModule>, shown?: EarlyScreen.Shown): void => {
   // The commands print through `Io`, never the global console: what a library prints there (an SDK's stray
   // console.log) goes to stderr, so stdout carries only the command's output.
   globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr })
-  const program = mainWith(argv, load).pipe(Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, Io.layerNode)))
+  const program = mainWith(argv, load).pipe(Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, Io.layerNodeAfter(shown))))
   Effect.runPromise(program).then(
     (code) => {
       // Flush stdout before exiting: a pipe may still hold the end of the output.
