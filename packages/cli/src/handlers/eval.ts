@@ -13,7 +13,6 @@ import type { Handler } from "../commands/Command.js"
 import * as EvalInput from "../EvalInput.js"
 import * as EvalProgress from "../EvalProgress.js"
 import { Io } from "../Io.js"
-import * as Offline from "../Offline.js"
 import * as Provider from "../Provider.js"
 import * as AgentOptions from "../internal/agentOptions.js"
 import * as EvalJudges from "../internal/evalJudge.js"
@@ -96,14 +95,16 @@ const evaluate = ({ options, args }: Parameters<Handler>[0]) =>
     const judging = EvalJudges.judging(cases, choice, settings, options)
     const report = yield* Effect.scoped(
       Effect.gen(function* () {
-        const replay = Offline.replay(cases, settings.maxResponseBytes)
         if (choice.name === "emulator" && settings.baseUrl !== undefined) return yield* Effect.fail(Provider.baseUrlWithEmulator())
+        // The offline model (the emulator and the cassettes' plan) is loaded only when the agent or the judge is it.
+        const offline = choice.name === "emulator" || judging?.choice.name === "emulator" ? yield* Effect.promise(() => import("../Offline.js")) : undefined
+        const replay = offline?.replay(cases, settings.maxResponseBytes)
         const agent = choice.name === "emulator" ? undefined : yield* EvalJudges.service(choice, settings)
-        yield* io.err(`${Provider.describe(agent === undefined ? { choice, answers: replay.answers } : agent.announcement)}\n`)
+        yield* io.err(`${Provider.describe(agent === undefined ? { choice, answers: replay?.answers } : agent.announcement)}\n`)
         const judge = judging === undefined || judging.choice.name === "emulator" ? undefined : yield* EvalJudges.service(judging.choice, judging.settings)
-        if (judging !== undefined) yield* io.err(`${EvalJudges.describe(judging, judge?.announcement, replay.judgeAnswers)}\n`)
-        if (agent !== undefined && (judging === undefined || judge !== undefined)) {
-          return yield* runWith<never>(Layer.succeed(LanguageModel.LanguageModel, agent.service), judge === undefined ? undefined : Layer.succeed(LanguageModel.LanguageModel, judge.service))
+        if (judging !== undefined) yield* io.err(`${EvalJudges.describe(judging, judge?.announcement, replay?.judgeAnswers)}\n`)
+        if (replay === undefined) {
+          return yield* runWith<never>(Layer.succeed(LanguageModel.LanguageModel, agent!.service), judge === undefined ? undefined : Layer.succeed(LanguageModel.LanguageModel, judge.service))
         }
         // The emulator replays the cassettes of the agent, of the judge, or both.
         return yield* runWith<Emulator.Emulator>(

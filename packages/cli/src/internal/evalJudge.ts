@@ -46,8 +46,11 @@ export const service = (
     return { service: model, announcement: Provider.announcement(choice, model, { ...settings, baseUrl }) }
   })
 
-/** The line saying who grades the rubrics: `judge: ` and what `Provider.describe` says of its model. */
-export const describe = (judging: Judging, announcement: Provider.Announcement | undefined, replayed: string): string => {
+/**
+ * The line saying who grades the rubrics: `judge: ` and what `Provider.describe` says of its model (`replayed`: what
+ * the emulator replays, when the judge is the emulator).
+ */
+export const describe = (judging: Judging, announcement: Provider.Announcement | undefined, replayed: string | undefined): string => {
   const described = Provider.describe(announcement ?? { choice: judging.choice, answers: replayed })
   return `judge: ${described.replace(/^provider: /, "")}`
 }
