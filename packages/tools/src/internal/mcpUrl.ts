@@ -18,8 +18,7 @@ export const urlProblem = (url: string): string | undefined => {
   const problem = HttpUrl.check(url)
   if (problem?._tag === "Invalid") return "its URL does not parse"
   if (problem?._tag === "NotHttp") return `its URL's scheme is ${JSON.stringify(problem.scheme)}, not http or https`
-  const parsed = new URL(url)
   // fetch refuses such a URL with an error that quotes it whole.
-  if (parsed.username !== "" || parsed.password !== "") return "its URL holds a user name or password, which fetch refuses: send credentials in `headers`"
+  if (HttpUrl.holdsCredentials(url)) return "its URL holds a user name or password, which fetch refuses: send credentials in `headers`"
   return undefined
 }
