@@ -139,6 +139,9 @@ export const layerNodeAfter = (shown: EarlyScreen.Shown | undefined): Layer.Laye
     let rl: readline.Interface | undefined
     const open = (): readline.Interface => {
       if (rl !== undefined) return rl
+      // What was typed at the early prompt comes first, before the line editor reads the terminal.
+      const typed = shown?.typed?.take()
+      if (typed !== undefined && typed.length > 0) process.stdin.unshift(typed)
       const created = readline.createInterface({
         input: process.stdin,
         ...(interactive ? { output: process.stdout, terminal: true } : { terminal: false })

@@ -44,21 +44,20 @@ if (immediate !== undefined) {
   process.stdout.write(CatalogueText.render(catalogue, parsed.options.has("json")))
 } else {
   const name = parsed._tag === "Run" ? parsed.spec.name : "completions"
-  // A chat's first screen is up before its program loads; the program takes it over.
-  const shown = EarlyScreen.of(parsed, (variable) => process.env[variable])
-  if (shown !== undefined) {
-    process.stderr.write(shown.stderr)
-    process.stdout.write(shown.stdout)
-    // A terminal keeps what is typed until the program reads it, unechoed: the program's line editor then shows
-    // it once. Echoed now, a line finished before the program loads would be shown twice.
-    if (process.stdin.isTTY) process.stdin.setRawMode(true)
+  // A chat's first screen is up before its program loads; the program takes it over, and what is typed meanwhile.
+  const early = EarlyScreen.of(parsed, process.env)
+  if (early !== undefined) {
+    process.stderr.write(early.stderr)
+    process.stdout.write(early.stdout)
   }
+  const shown = early === undefined || !process.stdin.isTTY ? early : { ...early, typed: EarlyScreen.TypeAhead.start(process.stdin) }
   // A URL, not a literal path: the bundler must leave this import to run time.
   const program = new URL(`programs/${name}.js`, import.meta.url).href
   ;(import(program) as Promise<Program>).then(
     (program) => program.start(argv, shown),
     (error: unknown) => {
       if (shown !== undefined) process.stdout.write("\n")
+      shown?.typed?.drop()
       process.stderr.write(`agentfx: cannot load the ${name} command: ${error instanceof Error ? error.message : String(error)}\n`)
       process.exitCode = 1
     }

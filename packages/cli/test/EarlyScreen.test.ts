@@ -22,7 +22,7 @@ const parse = (...argv: ReadonlyArray<string>) => {
   return parsed
 }
 
-const noKeys: ProviderChoice.Lookup = () => undefined
+const noKeys: Record<string, string | undefined> = {}
 const env = (values: Record<string, string>): ProviderChoice.Lookup => (variable) => values[variable]
 
 const greeting = "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\n"
@@ -73,17 +73,17 @@ describe("a chat's early screen", () => {
   })
 
   it("--provider emulator with a key set: shown, and says it was chosen with --provider", () => {
-    const shown = EarlyScreen.of(parse("chat", "--provider", "emulator"), env({ GEMINI_API_KEY: "k" }))
+    const shown = EarlyScreen.of(parse("chat", "--provider", "emulator"), { GEMINI_API_KEY: "k" })
     expect(shown?.stderr).toBe("provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. Chosen with --provider.\n")
   })
 
   it("blank keys: shown, naming the blank variables as the program does", () => {
-    const shown = EarlyScreen.of(parse("chat"), env({ OPENAI_API_KEY: " ", ZAI_API_KEY: "" }))
+    const shown = EarlyScreen.of(parse("chat"), { OPENAI_API_KEY: " ", ZAI_API_KEY: "" })
     expect(shown?.stderr).toContain("No API key is set (ZAI_API_KEY, OPENAI_API_KEY are empty; GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY)")
   })
 
   it("not shown for a real provider, chosen by a key or by --provider: its layer is built first and may refuse it", () => {
-    for (const variable of ProviderChoice.allKeys) expect(EarlyScreen.of(parse("chat"), env({ [variable]: "k" }))).toBeUndefined()
+    for (const variable of ProviderChoice.allKeys) expect(EarlyScreen.of(parse("chat"), { [variable]: "k" })).toBeUndefined()
     for (const name of ["gemini", "glm", "glm-coding", "openai"]) expect(EarlyScreen.of(parse("chat", "--provider", name), noKeys)).toBeUndefined()
   })
 
@@ -98,6 +98,14 @@ describe("a chat's early screen", () => {
     for (const name of others) expect(EarlyScreen.of(parse("chat", ...argsOf(name)), noKeys), name).toBeUndefined()
     // With quiet ones beside it, too.
     expect(EarlyScreen.of(parse("chat", "--yes", "--session", "notes", "--temperature", "0"), noKeys)).toBeUndefined()
+  })
+
+  it("not shown with OpenTelemetry's variables set: their settings are checked before the chat starts, and may be refused", () => {
+    expect(EarlyScreen.of(parse("chat"), { OTEL_TRACES_EXPORTER: "zipkin" })).toBeUndefined()
+    expect(EarlyScreen.of(parse("chat"), { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" })).toBeUndefined()
+    expect(EarlyScreen.of(parse("chat"), { OTEL_SDK_DISABLED: "" })).toBeUndefined()
+    // Another variable, or one that is not there, changes nothing.
+    expect(EarlyScreen.of(parse("chat"), { NOT_OTEL_X: "1", OTEL_SERVICE_NAME: undefined })).toBeDefined()
   })
 
   it("no other command has one", () => {

@@ -68,6 +68,91 @@ const agentfx = (args: ReadonlyArray<string>, options: Spawn = {}): Promise<Outc
 const lines = (text: string): ReadonlyArray<string> => text.split("\n").filter((line) => line !== "")
 const ansi = new RegExp(String.fromCharCode(27) + "\\[")
 
+/**
+ * A copy of the bundle whose chat program waits for `load()` before it loads (`held`), or fails to load as soon as a
+ * line has been typed (`broken`: the executable has read that line too, by then).
+ */
+const heldBundle = (kind: "held" | "broken"): { readonly dir: string; readonly go: string; readonly listening: string } => {
+  const dir = fs.mkdtempSync(path.join(work, `${kind}-`))
+  fs.cpSync(path.join(work, "dist"), path.join(dir, "dist"), { recursive: true })
+  fs.symlinkSync(path.join(cli, "node_modules"), path.join(dir, "node_modules"))
+  const programs = path.join(dir, "dist", "programs")
+  fs.renameSync(path.join(programs, "chat.js"), path.join(programs, "chat.held.js"))
+  const go = path.join(dir, "go")
+  const held = [
+    'import { existsSync, watch } from "node:fs"',
+    `const go = ${JSON.stringify(go)}`,
+    "await new Promise((resolve) => {",
+    `  const watcher = watch(${JSON.stringify(dir)}, () => existsSync(go) && (watcher.close(), resolve()))`,
+    "  if (existsSync(go)) (watcher.close(), resolve())",
+    "})",
+    'export const { start } = await import("./chat.held.js")'
+  ]
+  // Listening beside the executable, which reads the terminal from the start; says so in a file.
+  const listening = path.join(dir, "listening")
+  const broken = [
+    'import { writeFileSync } from "node:fs"',
+    "await new Promise((resolve) => {",
+    '  process.stdin.on("data", (chunk) => chunk.includes(13) && resolve())',
+    `  writeFileSync(${JSON.stringify(listening)}, "")`,
+    "})",
+    'throw new Error("broken on purpose")'
+  ]
+  fs.writeFileSync(path.join(programs, "chat.js"), `${(kind === "held" ? held : broken).join("\n")}\n`)
+  return { dir, go, listening }
+}
+
+/** Resolves once `file` exists. */
+const created = (file: string): Promise<void> =>
+  new Promise((resolve) => {
+    const watcher = fs.watch(path.dirname(file), () => {
+      if (!fs.existsSync(file)) return
+      watcher.close()
+      resolve()
+    })
+    if (fs.existsSync(file)) {
+      watcher.close()
+      resolve()
+    }
+  })
+
+/**
+ * agentfx on a pseudo-terminal (util-linux's script), from a held bundle, in a shell that then says its exit code
+ * (`rc=N`) and hands the terminal to cat (then `done`): what is written to it is typed.
+ */
+const onTerminal = (kind: "held" | "broken", ...args: ReadonlyArray<string>) => {
+  const { dir, go, listening } = heldBundle(kind)
+  const command = `${process.execPath} ${path.join(dir, "dist", "bin.js")} ${args.join(" ")}; echo "rc=$?"; cat; echo done`
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: repo, env: { ...baseEnv(), TERM: "xterm", NO_COLOR: "1" }, stdio: "pipe" })
+  let screen = ""
+  const waiting = new Set<() => void>()
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    screen += chunk
+    for (const check of [...waiting]) check()
+  })
+  return {
+    type: (text: string) => void child.stdin.write(text),
+    load: () => fs.writeFileSync(go, ""),
+    /** Resolves once a broken program listens to the terminal. */
+    listening: () => created(listening),
+    screen: () => screen,
+    until: (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!screen.includes(text)) return
+          waiting.delete(check)
+          resolve()
+        }
+        waiting.add(check)
+        check()
+      }),
+    end: () => {
+      child.kill("SIGKILL")
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
 // Not execFileSync: a bundle can take a minute on a busy machine, and a test worker that blocks that long misses
 // Vitest's 60 s deadline for its own messages (an unhandled "Timeout calling onTaskUpdate" that fails the run).
 beforeAll(async () => {
@@ -328,63 +413,50 @@ describe.concurrent("the agentfx executable", () => {
   })
 
   it("on a terminal, what is typed at the early prompt before the program loads is read once, echoed once", async () => {
-    // A copy of the bundle whose chat program waits for a file before it loads, so the typing comes first.
-    const held = fs.mkdtempSync(path.join(work, "held-"))
-    fs.cpSync(path.join(work, "dist"), path.join(held, "dist"), { recursive: true })
-    fs.symlinkSync(path.join(cli, "node_modules"), path.join(held, "node_modules"))
-    const programs = path.join(held, "dist", "programs")
-    fs.renameSync(path.join(programs, "chat.js"), path.join(programs, "chat.held.js"))
-    const go = path.join(held, "go")
-    fs.writeFileSync(
-      path.join(programs, "chat.js"),
-      [
-        'import { existsSync, watch } from "node:fs"',
-        `const go = ${JSON.stringify(go)}`,
-        "await new Promise((resolve) => {",
-        `  const watcher = watch(${JSON.stringify(held)}, () => existsSync(go) && (watcher.close(), resolve()))`,
-        "  if (existsSync(go)) (watcher.close(), resolve())",
-        "})",
-        'export const { start } = await import("./chat.held.js")',
-        ""
-      ].join("\n")
-    )
-    // util-linux's script runs the chat on a pseudo-terminal; what is written to it is typed.
-    const child = spawn("script", ["-qfec", `${process.execPath} ${path.join(held, "dist", "bin.js")} chat`, "/dev/null"], {
-      cwd: repo,
-      env: { ...baseEnv(), TERM: "xterm", NO_COLOR: "1" },
-      stdio: "pipe"
-    })
-    let screen = ""
-    const waiting = new Set<() => void>()
-    const until = (text: string) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (!screen.includes(text)) return
-          waiting.delete(check)
-          resolve()
-        }
-        waiting.add(check)
-        check()
-      })
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      screen += chunk
-      for (const check of [...waiting]) check()
-    })
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
+    const terminal = onTerminal("held", "chat")
     try {
-      await until("you> ")
-      child.stdin.write("what is 6 *")
-      fs.writeFileSync(go, "")
-      child.stdin.write(" 7\r")
-      await until("6 * 7 = 42.")
-      child.stdin.write("/exit\r")
-      expect(await exited).toBe(0)
+      await terminal.until("you> ")
+      terminal.type("what is 6 *")
+      terminal.load()
+      terminal.type(" 7\r")
+      await terminal.until("6 * 7 = 42.")
+      terminal.type("/exit\r")
+      await terminal.until("rc=0")
       // Not echoed by the terminal while the program loaded (it would then show twice): once, by the chat's line editor.
-      expect(screen.split("what is 6 *")).toHaveLength(2)
-      expect(screen).toContain('→ calculator({"expression":"6 * 7"})')
+      expect(terminal.screen().split("what is 6 *")).toHaveLength(2)
+      expect(terminal.screen()).toContain('→ calculator({"expression":"6 * 7"})')
     } finally {
-      child.kill("SIGKILL")
-      fs.rmSync(held, { recursive: true, force: true })
+      terminal.end()
+    }
+  })
+
+  it("on a terminal, Ctrl-C at the early prompt stops the chat (exit 130) before its program loads, as before any prompt", async () => {
+    const terminal = onTerminal("held", "chat")
+    try {
+      await terminal.until("you> ")
+      terminal.type("hello\u0003")
+      await terminal.until("rc=130")
+      expect(terminal.screen()).toContain("you> ^C")
+    } finally {
+      terminal.end()
+    }
+  })
+
+  it("on a terminal, a line typed at the early prompt of a chat that fails to start never reaches the shell", async () => {
+    const terminal = onTerminal("broken", "chat")
+    try {
+      await terminal.until("you> ")
+      await terminal.listening()
+      terminal.type("echo typed-ahead\r")
+      await terminal.until("rc=1")
+      // What reads the terminal after the chat (cat here, a shell for a user) reads nothing of it.
+      terminal.type("after\r\u0004")
+      await terminal.until("done")
+      expect(terminal.screen()).toContain("agentfx: cannot load the chat command: broken on purpose")
+      expect(terminal.screen()).not.toContain("typed-ahead")
+      expect(terminal.screen().match(/after/g)).toHaveLength(2)
+    } finally {
+      terminal.end()
     }
   })
 

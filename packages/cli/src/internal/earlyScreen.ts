@@ -15,6 +15,8 @@ import * as ProviderChoice from "./providerChoice.js"
 export interface Shown {
   readonly stderr: string
   readonly stdout: string
+  /** On a terminal, what is typed at the early prompt, kept for the program's line editor. */
+  readonly typed?: TypeAhead | undefined
 }
 
 /**
@@ -38,11 +40,15 @@ const quiet: ReadonlySet<string> = new Set([
   "verbose"
 ])
 
-/** The first screen of `parsed` with the environment `lookup`, when it has one that is known before it runs. */
-export const of = (parsed: Argv.Parsed, lookup: ProviderChoice.Lookup): Shown | undefined => {
+/**
+ * The first screen of `parsed` in the environment `env`, when it has one that is known before it runs. Not with
+ * OpenTelemetry's variables set: their settings are checked before the chat starts, and may be refused.
+ */
+export const of = (parsed: Argv.Parsed, env: Readonly<Record<string, string | undefined>>): Shown | undefined => {
   if (parsed._tag !== "Run" || parsed.spec.name !== "chat") return undefined
   if (!parsed.options.names().every((name) => quiet.has(name))) return undefined
-  const choice = ProviderChoice.choose(parsed.options.text("provider") as ProviderChoice.Name | undefined, lookup)
+  if (Object.keys(env).some((name) => name.startsWith("OTEL_") && env[name] !== undefined)) return undefined
+  const choice = ProviderChoice.choose(parsed.options.text("provider") as ProviderChoice.Name | undefined, (variable) => env[variable])
   if (choice.name !== "emulator") return undefined
   return { stderr: `${ProviderChoice.describeEmulator(choice)}\n`, stdout: `${ChatGreeting.greeting}\n${ChatGreeting.prompt}` }
 }
@@ -93,3 +99,70 @@ export class Takeover {
 
 /** Back to the start of the line, and the line cleared. */
 export const clearLine = "\r\u001b[2K"
+
+/** The terminal's keys that signal: Ctrl-C, Ctrl-\\ and Ctrl-Z, raw mode reads them as bytes. */
+const signals: ReadonlyMap<number, NodeJS.Signals> = new Map([
+  [0x03, "SIGINT"],
+  [0x1c, "SIGQUIT"],
+  [0x1a, "SIGTSTP"]
+])
+
+/**
+ * What is typed at the early prompt on a terminal while the program loads: read at once in raw mode (so the terminal
+ * does not echo it — the program's line editor shows it, once — and a line finished with Enter does not reach the
+ * shell if the program never reads it), and kept until the program `take`s it. A key that signals does what it does
+ * in the terminal's own mode: Ctrl-C stops the command (exit 130), as before any prompt; Ctrl-\\ quits; Ctrl-Z
+ * suspends it until `fg`.
+ */
+export class TypeAhead {
+  private readonly chunks: Array<Buffer> = []
+  private reading = true
+
+  private constructor(private readonly input: NodeJS.ReadStream) {
+    input.setRawMode(true)
+    input.on("data", this.onData)
+  }
+
+  /** Starts keeping what is typed on `input`, a terminal. */
+  static start(input: NodeJS.ReadStream): TypeAhead {
+    return new TypeAhead(input)
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    const at = chunk.findIndex((byte) => signals.has(byte))
+    if (at === -1) return void this.chunks.push(chunk)
+    this.chunks.push(chunk.subarray(0, at))
+    const signal = signals.get(chunk[at]!)!
+    // The terminal in its own mode again, so the signal does there what it does in any program.
+    this.input.setRawMode(false)
+    if (signal === "SIGTSTP") {
+      process.once("SIGCONT", () => {
+        if (this.reading) this.input.setRawMode(true)
+      })
+    } else {
+      this.stop()
+      process.stdout.write(signal === "SIGINT" ? "^C\n" : "^\\\n")
+    }
+    process.kill(process.pid, signal)
+    this.chunks.push(chunk.subarray(at + 1))
+  }
+
+  private stop(): void {
+    this.reading = false
+    this.input.off("data", this.onData)
+    this.input.pause()
+  }
+
+  /** What was typed, for the program's line editor (which reads the terminal from now on, in its own raw mode). */
+  take(): Buffer {
+    this.stop()
+    return Buffer.concat(this.chunks.splice(0))
+  }
+
+  /** Forgets what was typed and gives the terminal back in its own mode (the program will not read it). */
+  drop(): void {
+    this.stop()
+    this.chunks.length = 0
+    this.input.setRawMode(false)
+  }
+}
