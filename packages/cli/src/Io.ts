@@ -204,8 +204,8 @@ export const layerNodeAfter = (shown: EarlyScreen.Shown | undefined): Layer.Laye
           process.stdout.write(before)
           const line = open()
           if (interactive) {
-            // What was typed at the early prompt the terminal echoed itself; readline reads it again and shows
-            // it after its own prompt, on a cleared line.
+            // The early prompt is drawn again by the line editor, on a cleared line, followed by what was typed at
+            // it (kept unechoed, and handed over by `open`).
             if (up) process.stdout.write(EarlyScreen.clearLine)
             line.setPrompt(prompt)
             line.prompt()

@@ -1,8 +1,10 @@
 /**
  * A chat's first screen, shown by the executable before the chat's program is loaded: Node starts in about a third
  * of the time the program takes to load (Effect, the tools, the provider layers), so the prompt is up at once and
- * the program loads while the user types. The program then takes the screen over (`Io.layerNode`): it skips what
- * it would print again, and takes the prompt back (a new line) before printing anything else.
+ * the program loads while the user types. The program then takes the screen over (`Io.layerNodeAfter`, with
+ * `Takeover`): it skips what it would print again, and takes the prompt back (a new line, or the line cleared on a
+ * terminal) before printing anything else. On a terminal what is typed meanwhile is kept (`TypeAhead`) for the
+ * program's line editor.
  *
  * Only when nothing can come before the prompt but these lines: the offline emulator (a real provider's layer is
  * built first, and its configuration may be refused), and no option that reads files, starts servers or asks.
