@@ -4,8 +4,10 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
-import type * as Argv from "../Argv.js"
+import * as Argv from "../Argv.js"
 
+// The tree is never parsed, only written out as scripts: whether an option may be left out or repeated, or an
+// argument given more than once, is not in them.
 const option = (spec: Argv.OptionSpec): Options.Options<unknown> => {
   const base: Options.Options<unknown> =
     spec.value === undefined
@@ -17,36 +19,70 @@ const option = (spec: Argv.OptionSpec): Options.Options<unknown> => {
           : spec.value === "FILE"
             ? Options.file(spec.name)
             : Options.text(spec.name)
-  const aliased = spec.alias === undefined ? base : Options.withAlias(base, spec.alias)
-  return spec.value === undefined ? aliased : spec.repeated === true ? Options.repeated(aliased) : Options.optional(aliased)
+  return spec.alias === undefined ? base : Options.withAlias(base, spec.alias)
 }
 
-const argument = (spec: Argv.ArgSpec): Args.Args<unknown> => {
-  const base = spec.name.endsWith("dir") ? Args.directory({ name: spec.name }) : Args.text({ name: spec.name })
-  return spec.variadic === true ? Args.atLeast(base, 1) : base
-}
+/** A directory argument completes directories; the scripts name no other argument, and the shell completes files. */
+const argument = (spec: Argv.ArgSpec): Args.Args<unknown> => (spec.name.endsWith("dir") ? Args.directory({ name: spec.name }) : Args.text())
 
+const options = (specs: ReadonlyArray<Argv.OptionSpec>) => Options.all(Object.fromEntries(specs.map((o) => [o.name, option(o)])))
+
+/** The root and each command with every option agentfx reads there, the global ones (`--verbose`, `--log-level`, `-h`) too. */
 const tree = (specs: ReadonlyArray<Argv.Spec>) =>
-  Command.make("agentfx").pipe(
+  Command.make("agentfx", { options: options([...Argv.rootOptions, ...Argv.globalOptions]) }).pipe(
     Command.withSubcommands(
       specs.map((spec) =>
-        Command.make(spec.name, {
-          options: Options.all(Object.fromEntries(spec.options.map((o) => [o.name, option(o)]))),
-          args: Args.all(spec.args.map(argument))
-        })
+        Command.make(spec.name, { options: options([...spec.options, ...Argv.globalOptions]), args: Args.all(spec.args.map(argument)) })
       ) as unknown as [Command.Command<string, never, never, unknown>]
     )
   )
 
+/**
+ * @effect/cli adds its own options to every command of a tree — `--completions`, `--log-level`, `-h/--help`,
+ * `--wizard`, `--version` — whatever the command reads: agentfx reads `--completions` and `--version` only before the
+ * command, and `--wizard` nowhere. The tree carries agentfx's own, so @effect/cli's are left out of its scripts; they
+ * are what it writes for a tree of no options and no commands.
+ */
+const bare = Command.make("agentfx")
+
 /** The completion script for `shell` (sh is bash). */
-export const script = (specs: ReadonlyArray<Argv.Spec>, shell: string): Effect.Effect<string> => {
-  const command = tree(specs)
-  const lines = shell === "zsh"
-    ? Command.getZshCompletions(command, "agentfx")
-    : shell === "fish"
-      ? Command.getFishCompletions(command, "agentfx")
-      : Command.getBashCompletions(command, "agentfx")
-  return Effect.map(lines, (all) => `${(shell === "zsh" || shell === "fish" ? all : all.map(bashWordList)).join("\n")}\n`)
+export const script = (specs: ReadonlyArray<Argv.Spec>, shell: string): Effect.Effect<string> =>
+  Effect.gen(function* () {
+    const command = tree(specs)
+    const lines = shell === "zsh"
+      ? zshWithout(yield* Command.getZshCompletions(bare, "agentfx"), yield* Command.getZshCompletions(command, "agentfx"))
+      : shell === "fish"
+        ? fishWithout(yield* Command.getFishCompletions(bare, "agentfx"), yield* Command.getFishCompletions(command, "agentfx"))
+        : bashWithout(yield* Command.getBashCompletions(bare, "agentfx"), yield* Command.getBashCompletions(command, "agentfx"))
+    return `${lines.join("\n")}\n`
+  })
+
+/** zsh: a line per option (`'--name[description]…' \\`), the same for each command. */
+const zshWithout = (builtIn: ReadonlyArray<string>, lines: ReadonlyArray<string>): Array<string> => {
+  const theirs = new Set(builtIn.map((line) => line.trim()).filter((line) => line.startsWith("'-")))
+  return lines.filter((line) => !theirs.has(line.trim()))
+}
+
+/** fish: a line per option, `complete -c agentfx -n "CONDITION" OPTION`, the condition naming the command. */
+const fishWithout = (builtIn: ReadonlyArray<string>, lines: ReadonlyArray<string>): Array<string> => {
+  const option = (line: string) => line.replace(/^complete -c agentfx -n "[^"]*" /, "")
+  const theirs = new Set(builtIn.map(option))
+  return lines.filter((line) => !theirs.has(option(line)))
+}
+
+/**
+ * bash: the options are named in each command's `opts` word list only. A built-in is kept once where agentfx reads an
+ * option of that name (it is then named twice), and left out where only @effect/cli offers it.
+ */
+const bashWithout = (builtIn: ReadonlyArray<string>, lines: ReadonlyArray<string>): Array<string> => {
+  const theirs = new Set(builtIn.flatMap((line) => /^\s*opts="([^"]*)"$/.exec(line)?.[1]!.split(" ") ?? []))
+  return lines.map((line) => {
+    const opts = /^(\s*)opts="([^"]*)"$/.exec(line)
+    if (opts === null) return bashWordList(line)
+    const words = opts[2]!.split(" ")
+    const kept = words.filter((word, i) => words.indexOf(word) === i && (!theirs.has(word) || words.lastIndexOf(word) !== i))
+    return `${opts[1]}opts="${kept.join(" ")}"`
+  })
 }
 
 /**
