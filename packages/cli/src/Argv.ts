@@ -133,6 +133,10 @@ export type Parsed =
 const flagText = (option: OptionSpec): string =>
   `--${option.name}${option.value === undefined ? "" : option.optionalValue !== undefined ? ` [${option.value}]` : ` ${option.value}`}`
 
+/** An option as a message names what it was given: an empty value said so, a secret one left out. */
+const givenText = (option: OptionSpec, value: string): string =>
+  value === "" ? `--${option.name} is empty` : option.sensitive === true ? `--${option.name}` : `--${option.name} ${value}`
+
 const usageOf = (spec: Spec): string => {
   const args = spec.args.map((arg) => (arg.variadic ? `<${arg.name}>...` : `<${arg.name}>`))
   const required = spec.options.filter((option) => option.required === true).map(flagText)
@@ -183,7 +187,7 @@ const parseArgs = (specs: ReadonlyArray<Spec>, argv: ReadonlyArray<string>): Par
     const option = rootOptions.find((o) => o.name === "completions")!
     if (shell === undefined) return invalid("--completions needs a shell: bash, zsh, fish or sh")
     const problem = checkValue(option, shell)
-    return problem === undefined ? { _tag: "Completions", shell } : invalid(`--completions ${shell}: ${problem}`)
+    return problem === undefined ? { _tag: "Completions", shell } : invalid(`${givenText(option, shell)}: ${problem}`)
   }
   // Options every command takes may come before it too (as @effect/cli allowed): they are read as the command's,
   // right after its name (at the end, after a `--`, they would be read as part of the prompt).
@@ -258,7 +262,7 @@ const parseCommand = (spec: Spec, argv: ReadonlyArray<string>, verbose: boolean)
       i++
     }
     const problem = option.value === undefined || (option.optionalValue !== undefined && inline === undefined && value === "") ? undefined : checkValue(option, value)
-    if (problem !== undefined) return invalid(`--${option.name}${option.sensitive === true ? "" : ` ${value}`}: ${problem}`)
+    if (problem !== undefined) return invalid(`${givenText(option, value)}: ${problem}`)
     const previous = values.get(option.name)
     if (previous !== undefined && option.repeated !== true && option.value !== undefined) {
       return invalid(`--${option.name} is given twice (${previous[0]} and ${value}); give it once`)

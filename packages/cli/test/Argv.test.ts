@@ -133,6 +133,7 @@ describe("Argv", () => {
       expect(Argv.parse(Cli.commands, ["--completions=zsh"])).toEqual({ _tag: "Completions", shell: "zsh" })
       expect(message(["--completions"])).toBe("--completions needs a shell: bash, zsh, fish or sh")
       expect(message(["--completions=tcsh"])).toBe("--completions tcsh: the choices are bash, zsh, fish, sh")
+      expect(message(["--completions="])).toBe("--completions is empty: the choices are bash, zsh, fish, sh")
     })
 
     it("--log-level=LEVEL and --verbose before the command are the command's; with no command after them, an error listing the commands", () => {
@@ -206,12 +207,12 @@ describe("Argv", () => {
       expect(bail(["--bail", "3", "cases"])).toEqual(["3", ["cases"]])
       expect(bail(["--bail=2", "cases"])).toEqual(["2", ["cases"]])
       expect(bail(["--bail", "0", "cases"])).toBe("--bail 0: a whole number of at least 1 is needed")
-      expect(bail(["--bail=", "cases"])).toBe("--bail : a whole number of at least 1 is needed")
+      expect(bail(["--bail=", "cases"])).toBe("--bail is empty: a whole number of at least 1 is needed")
     })
 
     it("an empty value is checked like any other", () => {
       for (const argv of [["run", "--log-level", "", "hi"], ["run", "--log-level=", "hi"]]) {
-        expect(message(argv)).toBe("--log-level : the choices are all, trace, debug, info, warning, error, fatal, none")
+        expect(message(argv)).toBe("--log-level is empty: the choices are all, trace, debug, info, warning, error, fatal, none")
       }
     })
 
