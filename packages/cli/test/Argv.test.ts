@@ -65,6 +65,7 @@ describe("Argv", () => {
     const run = (option: string, value: string) => ["run", option, value, "hi"]
     const evals = (option: string, value: string) => ["eval", "cases", "--scenarios", "scenarios", option, value]
     const emulator = (option: string, value: string) => ["emulator", option, value]
+    const chat = (option: string, value: string) => ["chat", option, value]
     const cases: ReadonlyArray<{
       readonly argv: (option: string, value: string) => ReadonlyArray<string>
       readonly option: string
@@ -80,7 +81,14 @@ describe("Argv", () => {
       // A timer holds at most 2^31 - 1 ms (about 24.8 days).
       { argv: run, option: "--turn-timeout", accepted: ["1ms", "0.001", "2147483647ms"], refused: ["0", "0ms", "0.0001", "2147483648ms"] },
       { argv: run, option: "--max-response-bytes", accepted: ["1", "1b", "1.9"], refused: ["0", "0.5", "9007199254740992"] },
-      { argv: run, option: "--mcp-max-bytes", accepted: ["1"], refused: ["0"] }
+      { argv: run, option: "--mcp-max-bytes", accepted: ["1"], refused: ["0"] },
+      // A session name is a file name under the sessions directory: never a path out of it, nor a hidden file.
+      {
+        argv: chat,
+        option: "--session",
+        accepted: ["work", "7", "v2.1_a-b", "a".repeat(100)],
+        refused: ["../x", "a..b", ".hidden", "-x", "a/b", "a b", "a".repeat(101)]
+      }
     ]
     for (const { argv, option, accepted, refused } of cases) {
       for (const value of accepted) expect(Argv.parse(Cli.commands, argv(option, value))._tag, `${option} ${value}`).toBe("Run")
@@ -89,6 +97,10 @@ describe("Argv", () => {
         expect(parsed._tag === "Invalid" ? parsed.message.startsWith(`${option} ${value}: `) : parsed._tag, `${option} ${value}`).toBe(true)
       }
     }
+    expect(Argv.parse(Cli.commands, ["chat", "--session", "../x"])).toMatchObject({
+      _tag: "Invalid",
+      message: "--session ../x: a session name holds letters, digits, '.', '_' and '-', and starts with a letter or digit"
+    })
   })
 
   it("an error never quotes a URL's password: a value, --name=VALUE, an argument, the rest of the line in a hint (issue 35, item 7)", () => {

@@ -11,6 +11,8 @@ const sentence = /^\S[\s\S]*[.)]$/
 describe("the command specs", () => {
   it("each command: a name, a one-line summary, paragraphs that are sentences, examples that run it", () => {
     expect(Cli.commands.map((spec) => spec.name)).toEqual(["run", "chat", "live", "eval", "tools", "emulator", "runs"])
+    // The commands whose --help ends with Examples.
+    expect(Cli.commands.filter((spec) => (spec.examples ?? []).length > 0).map((spec) => spec.name)).toEqual(["run", "chat", "live", "eval", "runs"])
     for (const spec of Cli.commands) {
       expect(spec.summary, spec.name).toMatch(/^\S.*\S$/)
       expect(spec.summary, spec.name).not.toContain("\n")
