@@ -77,7 +77,8 @@ describe("Argv", () => {
       { argv: evals, option: "--concurrency", accepted: ["1"], refused: ["0"] },
       { argv: emulator, option: "--port", accepted: ["0", "65535"], refused: ["-1", "65536"] },
       { argv: run, option: "--temperature", accepted: ["0", "2", "2.0", ".5"], refused: ["-0.1", "2.01", "2.1"] },
-      { argv: evals, option: "--threshold", accepted: ["0", "1", "0.99", "1.0"], refused: ["1.01", "-0.1", "2"] },
+      // A fraction written as digits: what Number also reads (a sign, spaces, an exponent, hex) is refused.
+      { argv: evals, option: "--threshold", accepted: ["0", "1", "0.99", "1.0", ".5"], refused: ["1.01", "-0.1", "2", "+0.5", "0.5 ", " 0.5", "1e-1", "0x1"] },
       // A timer holds at most 2^31 - 1 ms (about 24.8 days).
       { argv: run, option: "--turn-timeout", accepted: ["1ms", "0.001", "2147483647ms"], refused: ["0", "0ms", "0.0001", "2147483648ms"] },
       { argv: run, option: "--max-response-bytes", accepted: ["1", "1b", "1.9"], refused: ["0", "0.5", "9007199254740992"] },
@@ -101,6 +102,15 @@ describe("Argv", () => {
       _tag: "Invalid",
       message: "--session ../x: a session name holds letters, digits, '.', '_' and '-', and starts with a letter or digit"
     })
+  })
+
+  it("a base URL that is not a URL, and one that is not http(s): the message says which", () => {
+    const message = (url: string) => {
+      const parsed = Argv.parse(Cli.commands, ["run", "--base-url", url, "hi"])
+      return parsed._tag === "Invalid" ? parsed.message : parsed._tag
+    }
+    expect(message("not a url")).toBe("--base-url not a url: a base URL must be a valid URL, e.g. http://127.0.0.1:8080")
+    expect(message("ftp://host/v1")).toBe("--base-url ftp://host/v1: a base URL starts with http:// or https://")
   })
 
   it("an error never quotes a URL's password: a value, --name=VALUE, an argument, the rest of the line in a hint (issue 35, item 7)", () => {
