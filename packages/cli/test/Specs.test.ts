@@ -63,4 +63,10 @@ describe("the command specs", () => {
     expect(choices("run", "log-level")).toEqual(["all", "trace", "debug", "info", "warning", "error", "fatal", "none"])
     expect(choices("agentfx", "completions")).toEqual(["bash", "zsh", "fish", "sh"])
   })
+
+  it("each command has a handler to run it; a spec without one is refused with where the handler goes", async () => {
+    for (const spec of Cli.commands) expect(typeof (await Cli.load(spec)).handler, spec.name).toBe("function")
+    const nope: Argv.Spec = { name: "nope", summary: "Nothing.", description: [], options: [], args: [] }
+    await expect(Cli.load(nope)).rejects.toThrow("agentfx nope has no handler (src/handlers/nope.ts, listed in Cli.ts)")
+  })
 })
