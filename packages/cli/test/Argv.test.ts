@@ -252,6 +252,18 @@ describe("Argv", () => {
       }
       expect(Argv.usage(spec)).toBe("agentfx go --force --bail [N] --to DIR [options]")
     })
+
+    it("an option whose value may be left out, last on the line: no value, however much its test would take", () => {
+      const spec: Argv.Spec = {
+        name: "go",
+        summary: "Goes.",
+        description: [],
+        options: [{ name: "bail", value: "N", optionalValue: () => true, description: "Bail." }],
+        args: []
+      }
+      const parsed = Argv.parse([spec], ["go", "--bail"])
+      expect(parsed._tag === "Run" ? [parsed.options.text("bail"), parsed.args] : parsed).toEqual(["", []])
+    })
   })
 
   describe("durations, sizes and numbers", () => {
