@@ -65,7 +65,7 @@ const zshWithout = (builtIn: ReadonlyArray<string>, lines: ReadonlyArray<string>
 
 /** fish: a line per option, `complete -c agentfx -n "CONDITION" OPTION`, the condition naming the command. */
 const fishWithout = (builtIn: ReadonlyArray<string>, lines: ReadonlyArray<string>): Array<string> => {
-  const option = (line: string) => line.replace(/^complete -c agentfx -n "[^"]*" /, "")
+  const option = (line: string) => line.replace(/complete -c agentfx -n "[^"]*" /, "")
   const theirs = new Set(builtIn.map(option))
   return lines.filter((line) => !theirs.has(option(line)))
 }
@@ -75,14 +75,19 @@ const fishWithout = (builtIn: ReadonlyArray<string>, lines: ReadonlyArray<string
  * option of that name (it is then named twice), and left out where only @effect/cli offers it.
  */
 const bashWithout = (builtIn: ReadonlyArray<string>, lines: ReadonlyArray<string>): Array<string> => {
-  const theirs = new Set(builtIn.flatMap((line) => /^\s*opts="([^"]*)"$/.exec(line)?.[1]!.split(" ") ?? []))
+  const theirs = new Set(builtIn.flatMap((line) => optsWords(line) ?? []))
   return lines.map((line) => {
-    const opts = /^(\s*)opts="([^"]*)"$/.exec(line)
-    if (opts === null) return bashWordList(line)
-    const words = opts[2]!.split(" ")
+    const words = optsWords(line)
+    if (words === undefined) return bashWordList(line)
     const kept = words.filter((word, i) => words.indexOf(word) === i && (!theirs.has(word) || words.lastIndexOf(word) !== i))
-    return `${opts[1]}opts="${kept.join(" ")}"`
+    return line.replace(/opts="[^"]*"/, `opts="${kept.join(" ")}"`)
   })
+}
+
+/** The words of a command's `opts="…"` line; undefined for any other line. */
+const optsWords = (line: string): Array<string> | undefined => {
+  const text = line.trim()
+  return text.startsWith(`opts="`) ? text.slice(`opts="`.length, -1).split(" ") : undefined
 }
 
 /**
