@@ -32,6 +32,8 @@ describe("the command specs", () => {
       const at = `${command} --${option.name}`
       expect(option.name, at).toMatch(/^[a-z][a-z-]*$/)
       expect(option.description, at).toMatch(sentence)
+      // Two spaces in a row are a hole in a template (help's wrapping would hide them: "Print  as JSON").
+      expect(option.description, at).not.toMatch(/\s{2}/)
       if (option.value !== undefined) {
         expect(option.value, at).not.toBe("")
         expect(option.value, at).toBe(option.value.toUpperCase())
