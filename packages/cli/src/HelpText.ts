@@ -18,7 +18,7 @@ export interface Options {
  * and the first starts at column `first` (after a term printed beside it).
  */
 export const wrap = (text: string, width: number, indent = 0, first = 0): string => {
-  const words = text.split(/\s+/).filter((word) => word !== "")
+  const words = text.match(/\S+/g) ?? []
   const lines: Array<string> = []
   let line = ""
   for (const word of words) {
@@ -30,7 +30,8 @@ export const wrap = (text: string, width: number, indent = 0, first = 0): string
       line = line === "" ? word : `${line} ${word}`
     }
   }
-  if (line !== "") lines.push(line)
+  // With no words, one empty line: "".
+  lines.push(line)
   return lines.join(`\n${" ".repeat(indent)}`)
 }
 

@@ -65,6 +65,7 @@ describe("Argv", () => {
     const run = (option: string, value: string) => ["run", option, value, "hi"]
     const evals = (option: string, value: string) => ["eval", "cases", "--scenarios", "scenarios", option, value]
     const emulator = (option: string, value: string) => ["emulator", option, value]
+    const chat = (option: string, value: string) => ["chat", option, value]
     const cases: ReadonlyArray<{
       readonly argv: (option: string, value: string) => ReadonlyArray<string>
       readonly option: string
@@ -76,11 +77,19 @@ describe("Argv", () => {
       { argv: evals, option: "--concurrency", accepted: ["1"], refused: ["0"] },
       { argv: emulator, option: "--port", accepted: ["0", "65535"], refused: ["-1", "65536"] },
       { argv: run, option: "--temperature", accepted: ["0", "2", "2.0", ".5"], refused: ["-0.1", "2.01", "2.1"] },
-      { argv: evals, option: "--threshold", accepted: ["0", "1", "0.99", "1.0"], refused: ["1.01", "-0.1", "2"] },
+      // A fraction written as digits: what Number also reads (a sign, spaces, an exponent, hex) is refused.
+      { argv: evals, option: "--threshold", accepted: ["0", "1", "0.99", "1.0", ".5"], refused: ["1.01", "-0.1", "2", "+0.5", "0.5 ", " 0.5", "1e-1", "0x1"] },
       // A timer holds at most 2^31 - 1 ms (about 24.8 days).
       { argv: run, option: "--turn-timeout", accepted: ["1ms", "0.001", "2147483647ms"], refused: ["0", "0ms", "0.0001", "2147483648ms"] },
       { argv: run, option: "--max-response-bytes", accepted: ["1", "1b", "1.9"], refused: ["0", "0.5", "9007199254740992"] },
-      { argv: run, option: "--mcp-max-bytes", accepted: ["1"], refused: ["0"] }
+      { argv: run, option: "--mcp-max-bytes", accepted: ["1"], refused: ["0"] },
+      // A session name is a file name under the sessions directory: never a path out of it, nor a hidden file.
+      {
+        argv: chat,
+        option: "--session",
+        accepted: ["work", "7", "v2.1_a-b", "a".repeat(100)],
+        refused: ["../x", "a..b", ".hidden", "-x", "a/b", "a b", "a".repeat(101)]
+      }
     ]
     for (const { argv, option, accepted, refused } of cases) {
       for (const value of accepted) expect(Argv.parse(Cli.commands, argv(option, value))._tag, `${option} ${value}`).toBe("Run")
@@ -89,6 +98,19 @@ describe("Argv", () => {
         expect(parsed._tag === "Invalid" ? parsed.message.startsWith(`${option} ${value}: `) : parsed._tag, `${option} ${value}`).toBe(true)
       }
     }
+    expect(Argv.parse(Cli.commands, ["chat", "--session", "../x"])).toMatchObject({
+      _tag: "Invalid",
+      message: "--session ../x: a session name holds letters, digits, '.', '_' and '-', and starts with a letter or digit"
+    })
+  })
+
+  it("a base URL that is not a URL, and one that is not http(s): the message says which", () => {
+    const message = (url: string) => {
+      const parsed = Argv.parse(Cli.commands, ["run", "--base-url", url, "hi"])
+      return parsed._tag === "Invalid" ? parsed.message : parsed._tag
+    }
+    expect(message("not a url")).toBe("--base-url not a url: a base URL must be a valid URL, e.g. http://127.0.0.1:8080")
+    expect(message("ftp://host/v1")).toBe("--base-url ftp://host/v1: a base URL starts with http:// or https://")
   })
 
   it("an error never quotes a URL's password: a value, --name=VALUE, an argument, the rest of the line in a hint (issue 35, item 7)", () => {
@@ -133,6 +155,7 @@ describe("Argv", () => {
       expect(Argv.parse(Cli.commands, ["--completions=zsh"])).toEqual({ _tag: "Completions", shell: "zsh" })
       expect(message(["--completions"])).toBe("--completions needs a shell: bash, zsh, fish or sh")
       expect(message(["--completions=tcsh"])).toBe("--completions tcsh: the choices are bash, zsh, fish, sh")
+      expect(message(["--completions="])).toBe("--completions is empty: the choices are bash, zsh, fish, sh")
     })
 
     it("--log-level=LEVEL and --verbose before the command are the command's; with no command after them, an error listing the commands", () => {
@@ -206,12 +229,12 @@ describe("Argv", () => {
       expect(bail(["--bail", "3", "cases"])).toEqual(["3", ["cases"]])
       expect(bail(["--bail=2", "cases"])).toEqual(["2", ["cases"]])
       expect(bail(["--bail", "0", "cases"])).toBe("--bail 0: a whole number of at least 1 is needed")
-      expect(bail(["--bail=", "cases"])).toBe("--bail : a whole number of at least 1 is needed")
+      expect(bail(["--bail=", "cases"])).toBe("--bail is empty: a whole number of at least 1 is needed")
     })
 
     it("an empty value is checked like any other", () => {
       for (const argv of [["run", "--log-level", "", "hi"], ["run", "--log-level=", "hi"]]) {
-        expect(message(argv)).toBe("--log-level : the choices are all, trace, debug, info, warning, error, fatal, none")
+        expect(message(argv)).toBe("--log-level is empty: the choices are all, trace, debug, info, warning, error, fatal, none")
       }
     })
 
@@ -228,6 +251,18 @@ describe("Argv", () => {
         args: []
       }
       expect(Argv.usage(spec)).toBe("agentfx go --force --bail [N] --to DIR [options]")
+    })
+
+    it("an option whose value may be left out, last on the line: no value, however much its test would take", () => {
+      const spec: Argv.Spec = {
+        name: "go",
+        summary: "Goes.",
+        description: [],
+        options: [{ name: "bail", value: "N", optionalValue: () => true, description: "Bail." }],
+        args: []
+      }
+      const parsed = Argv.parse([spec], ["go", "--bail"])
+      expect(parsed._tag === "Run" ? [parsed.options.text("bail"), parsed.args] : parsed).toEqual(["", []])
     })
   })
 

@@ -65,7 +65,8 @@ describe("completions", () => {
       expect(text).toContain(`--where)\n    COMPREPLY=( $(compgen -d "\${cur}") )\n`)
       expect(text).toContain(`--input)\n    COMPREPLY=( $(compgen -f "\${cur}") )\n`)
       expect(text).toContain(`-t|--text)\n    COMPREPLY=( $(compgen -f "\${cur}") )\n`)
-      expect(bash).toContain(`opts="-f -t -h --flag --pick --where --input --many --text --completions --log-level --help --wizard --version"`)
+      expect(bash).toContain(`opts="-f -t -h --flag --pick --where --input --many --text --verbose --log-level --help"`)
+      expect(bash).toContain(`\n                cmd="agentfx"\n`)
       expect(lines(bash).at(-2)).toBe("complete -F _agentfx_bash_completions -o nosort -o bashdefault -o default agentfx")
       expect(bash.endsWith("agentfx\n")).toBe(true)
     }))
@@ -101,5 +102,36 @@ describe("completions", () => {
       expect(inline.stdout).toContain("'--scenarios[]:PATH:_files -/' \\")
       const missing = yield* agentfx(["--completions"])
       expect([missing.code, missing.stderr]).toEqual([2, "agentfx: --completions needs a shell: bash, zsh, fish or sh\n"])
+    }))
+
+  it.effect("every shell offers what agentfx reads where it reads it: --verbose before and after the command, --completions and --version before it, --wizard nowhere", () =>
+    Effect.gen(function* () {
+      const fish = lines(yield* script([go], "fish"))
+      const longs = (context: string) =>
+        fish.filter((line) => line.includes(`-n "${context}"`)).flatMap((line) => / -l ([a-z-]+)/.exec(line)?.[1] ?? [])
+      expect(longs("__fish_use_subcommand")).toEqual(["help", "version", "completions", "verbose", "log-level"])
+      expect(longs("__fish_seen_subcommand_from go")).toEqual(["flag", "pick", "where", "input", "many", "text", "verbose", "log-level", "help"])
+      const zsh = lines(yield* script([go], "zsh")).map((line) => line.trim())
+      const cases = zsh.indexOf("case $state in")
+      const named = (from: number, to: number) => zsh.slice(from, to).flatMap((line) => /^'(--?[a-z-]+)\[/.exec(line)?.[1] ?? [])
+      expect(named(0, cases)).toEqual(["-h", "--help", "--version", "--completions", "--verbose", "--log-level"])
+      expect(named(cases, zsh.length)).toEqual(["-f", "--flag", "--pick", "--where", "--input", "--many", "-t", "--text", "--verbose", "--log-level", "-h", "--help"])
+    }))
+
+  it.effect("bash, as a user's <TAB> runs it: after agentfx and after agentfx run, the options each reads", () =>
+    Effect.gen(function* () {
+      const { stdout } = yield* agentfx(["--completions", "bash"])
+      const offered = (words: ReadonlyArray<string>) => {
+        const tab = [
+          stdout,
+          `COMP_WORDS=(${words.map((word) => `'${word}'`).join(" ")}); COMP_CWORD=${words.length - 1}`,
+          `_agentfx_bash_completions agentfx; printf '%s\\n' "\${COMPREPLY[@]}"`
+        ].join("\n")
+        return spawnSync("bash", ["-c", tab], { encoding: "utf8" }).stdout.split("\n").filter((word) => word !== "")
+      }
+      expect(offered(["agentfx", "--"])).toEqual(["--help", "--version", "--completions", "--verbose", "--log-level"])
+      expect(offered(["agentfx", "run", "--v"])).toEqual(["--verbose"])
+      expect(offered(["agentfx", "run", "--log-level", "d"])).toEqual(["debug"])
+      expect(offered(["agentfx", "run", "--w"])).toEqual([])
     }))
 })

@@ -2,6 +2,7 @@
 import { Argv, Cli, HelpText } from "@agentfx/cli"
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
+import { answer } from "../src/internal/immediate.js"
 
 const word = fc.stringMatching(/^[a-z]{1,12}$/)
 
@@ -175,5 +176,32 @@ describe("HelpText: the exact layout", () => {
     const bold = HelpText.root([go, stay], Argv.rootOptions, { color: true })
     for (const heading of ["Usage:", "Commands:", "Options:", "Exit codes:"]) expect(bold).toContain(`\u001b[1m${heading}\u001b[0m`)
     expect(bold.replaceAll("\u001b[1m", "").replaceAll("\u001b[0m", "")).toBe(HelpText.root([go, stay], Argv.rootOptions, { color: false, width: 100 }))
+  })
+})
+
+describe("what agentfx answers without running anything (internal/immediate.ts)", () => {
+  it("--help at the width the executable gives it, bold when colour is on; the default width otherwise; --version; a usage error", () => {
+    const run = Cli.commands.find((spec) => spec.name === "run")!
+    expect(answer(Cli.commands, Argv.parse(Cli.commands, ["--help"]), true, 60)).toEqual({
+      code: 0,
+      stdout: HelpText.root(Cli.commands, Argv.rootOptions, { color: true, width: 60 }),
+      stderr: ""
+    })
+    expect(answer(Cli.commands, Argv.parse(Cli.commands, ["run", "--help"]), false, 60)).toEqual({
+      code: 0,
+      stdout: HelpText.command(run, Argv.globalOptions, Argv.usage(run), { color: false, width: 60 }),
+      stderr: ""
+    })
+    expect(answer(Cli.commands, Argv.parse(Cli.commands, ["--help"]), false)?.stdout).toBe(
+      HelpText.root(Cli.commands, Argv.rootOptions, { color: false, width: 100 })
+    )
+    expect(answer(Cli.commands, Argv.parse(Cli.commands, ["--version"]), false)).toEqual({ code: 0, stdout: "agentfx 0.1.0\n", stderr: "" })
+    expect(answer(Cli.commands, Argv.parse(Cli.commands, ["--verison"]), false)).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "agentfx: unknown option --verison for agentfx (did you mean --version?); the command comes first: agentfx COMMAND [options]\n"
+    })
+    expect(answer(Cli.commands, Argv.parse(Cli.commands, ["--completions", "zsh"]), false)).toBeUndefined()
+    expect(answer(Cli.commands, Argv.parse(Cli.commands, ["run", "hi"]), false)).toBeUndefined()
   })
 })

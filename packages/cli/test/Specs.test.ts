@@ -11,6 +11,8 @@ const sentence = /^\S[\s\S]*[.)]$/
 describe("the command specs", () => {
   it("each command: a name, a one-line summary, paragraphs that are sentences, examples that run it", () => {
     expect(Cli.commands.map((spec) => spec.name)).toEqual(["run", "chat", "live", "eval", "tools", "emulator", "runs"])
+    // The commands whose --help ends with Examples.
+    expect(Cli.commands.filter((spec) => (spec.examples ?? []).length > 0).map((spec) => spec.name)).toEqual(["run", "chat", "live", "eval", "runs"])
     for (const spec of Cli.commands) {
       expect(spec.summary, spec.name).toMatch(/^\S.*\S$/)
       expect(spec.summary, spec.name).not.toContain("\n")
@@ -30,6 +32,8 @@ describe("the command specs", () => {
       const at = `${command} --${option.name}`
       expect(option.name, at).toMatch(/^[a-z][a-z-]*$/)
       expect(option.description, at).toMatch(sentence)
+      // Two spaces in a row are a hole in a template (help's wrapping would hide them: "Print  as JSON").
+      expect(option.description, at).not.toMatch(/\s{2}/)
       if (option.value !== undefined) {
         expect(option.value, at).not.toBe("")
         expect(option.value, at).toBe(option.value.toUpperCase())
@@ -60,5 +64,11 @@ describe("the command specs", () => {
     expect(choices("live", "provider")).toEqual(["emulator", "gemini"])
     expect(choices("run", "log-level")).toEqual(["all", "trace", "debug", "info", "warning", "error", "fatal", "none"])
     expect(choices("agentfx", "completions")).toEqual(["bash", "zsh", "fish", "sh"])
+  })
+
+  it("each command has a handler to run it; a spec without one is refused with where the handler goes", async () => {
+    for (const spec of Cli.commands) expect(typeof (await Cli.load(spec)).handler, spec.name).toBe("function")
+    const nope: Argv.Spec = { name: "nope", summary: "Nothing.", description: [], options: [], args: [] }
+    await expect(Cli.load(nope)).rejects.toThrow("agentfx nope has no handler (src/handlers/nope.ts, listed in Cli.ts)")
   })
 })

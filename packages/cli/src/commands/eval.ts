@@ -3,8 +3,9 @@ import * as EvalOptions from "./evalOptions.js"
 import * as Defaults from "../Defaults.js"
 import * as options from "./options.js"
 
+/** Digits with at most one point (never below 0, and nothing else Number reads: a sign, spaces, an exponent, hex), at most 1. */
 const fraction = (value: string): string | undefined =>
-  /^\d*\.?\d+$/.test(value) && Number(value) >= 0 && Number(value) <= 1 ? undefined : "a fraction between 0 and 1 is needed, e.g. 0.9"
+  /^\d*\.?\d+$/.test(value) && Number(value) <= 1 ? undefined : "a fraction between 0 and 1 is needed, e.g. 0.9"
 
 export const spec: Argv.Spec = {
   name: "eval",

@@ -15,6 +15,7 @@ export interface Answer {
 
 /** The answer to `parsed` when it needs no command to run; `undefined` for `Run` and `Completions`. */
 export const answer = (specs: ReadonlyArray<Argv.Spec>, parsed: Argv.Parsed, color: boolean, width?: number): Answer | undefined => {
+  // Stryker disable next-line ConditionalExpression: HelpText reads a width set to undefined as one left out (100)
   const options = { color, ...(width === undefined ? {} : { width }) }
   switch (parsed._tag) {
     case "Help":
@@ -33,8 +34,10 @@ export const answer = (specs: ReadonlyArray<Argv.Spec>, parsed: Argv.Parsed, col
         stdout: "",
         stderr: `agentfx: ${parsed.message}\n`
       }
+    // Stryker disable StringLiteral,ConditionalExpression: a parse that no case names falls off the switch, undefined all the same
     case "Run":
     case "Completions":
       return undefined
+    // Stryker restore StringLiteral,ConditionalExpression
   }
 }
