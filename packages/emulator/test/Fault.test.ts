@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Emulator, Fault } from "../src/index.js"
+import { Emulator, Fault, Policy } from "../src/index.js"
 
 type Route = "gemini" | "openai" | "glm"
 
@@ -135,6 +135,35 @@ describe("Fault — each answer fault, on each route, as the wire carries it", (
     Effect.gen(function* () {
       expect(yield* answered("openai", Fault.close())).toMatchObject({ status: 500, body: { error: { message: "Internal error encountered.", type: "server_error" } } })
       expect(yield* answered("gemini", Fault.close(1008, "policy"))).toMatchObject({ status: 500, body: { error: { message: "policy", status: "INTERNAL" } } })
+    }))
+})
+
+describe("Fault — shaping faults, sent with a step (Policy.withFaults)", () => {
+  it.scoped("the first call's arguments broken as asked, and calls without ids, on the chat-completions wire", () =>
+    Effect.gen(function* () {
+      const calls = { calls: [{ name: "get_weather", args: { city: "Paris" } }, { name: "get_time", args: { tz: "UTC" } }] }
+      const emulator = yield* Emulator.make({
+        policy: Policy.script([Policy.withFaults(calls, Fault.malformedArguments("truncated"), Fault.omitCallIds), Policy.withFaults(calls, Fault.malformedArguments("concatenated"))])
+      })
+      const toolCalls = Effect.gen(function* () {
+        const response = yield* Effect.promise(() =>
+          fetch(`${emulator.openAIBaseUrl()}/chat/completions`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${emulator.apiKey}` },
+            body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] })
+          })
+        )
+        const body = (yield* Effect.promise(() => response.json())) as { choices: ReadonlyArray<{ message: { tool_calls: ReadonlyArray<{ id?: string; function: { arguments: string } }> } }> }
+        return body.choices[0]!.message.tool_calls
+      })
+      const first = yield* toolCalls
+      expect(first.map((call) => [call.id, call.function.arguments])).toEqual([
+        [undefined, '{"city":'],
+        [undefined, '{"tz":"UTC"}']
+      ])
+      const second = yield* toolCalls
+      expect(second.map((call) => call.function.arguments)).toEqual(['{"city":"Paris"}{"city":"Paris"}', '{"tz":"UTC"}'])
+      expect(second.every((call) => typeof call.id === "string" && call.id !== "")).toBe(true)
     }))
 })
 
