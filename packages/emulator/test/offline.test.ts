@@ -256,3 +256,87 @@ describe("The offline rule model finds the thing a message names, and the tool f
       })
     }))
 })
+
+describe("The offline rule model's edge cases: what a message lacks, odd schemas, and the tool choice", () => {
+  const string = { type: "string" }
+  const tool = (name: string, properties: Record<string, unknown>, required?: ReadonlyArray<unknown>) => ({
+    name,
+    description: name,
+    parameters: { type: "object", properties, ...(required === undefined ? {} : { required }) }
+  })
+  const reply = (message: string, declarations: ReadonlyArray<unknown>, toolChoice?: string) =>
+    Policy.offline.reply({ transcript: [{ role: "user", parts: [{ _tag: "Text", text: message }] }], declarations, toolChoice } as unknown as Policy.Request)
+  const argsOf = (message: string, declaration: unknown) =>
+    Effect.map(reply(message, [declaration]), (step) => (step as { calls: ReadonlyArray<{ args: unknown }> }).calls[0]!.args)
+
+  it.effect("a parameter the message has no value for: the message itself, or the default of its kind", () =>
+    Effect.gen(function* () {
+      expect(yield* argsOf("calculate my taxes", tool("calculator", { expression: string }, ["expression"]))).toStrictEqual({ expression: "calculate my taxes" })
+      expect(yield* argsOf("use fetch_url please", tool("fetch_url", { url: string }, ["url"]))).toStrictEqual({ url: "use fetch_url please" })
+      expect(yield* argsOf("search for cats", tool("search", { query: string }, ["query"]))).toStrictEqual({ query: "search for cats" })
+      expect(yield* argsOf("run read_file in src", tool("read_file", { path: string }, ["path"]))).toStrictEqual({ path: "." })
+      expect(yield* argsOf("Use LOOKUP_ORDER, it cost 3.25", tool("lookup_order", { amount: { type: "number" }, size: { type: "string", enum: [] }, ghost: undefined }, ["amount", "size", "ghost", 7]))).toStrictEqual({
+        amount: 3.25,
+        size: "Use LOOKUP_ORDER, it cost 3.25",
+        ghost: "Use LOOKUP_ORDER, it cost 3.25"
+      })
+    }))
+
+  it.effect("paths and folders: absolute, nested, dotted, and words that are not folders", () =>
+    Effect.gen(function* () {
+      const reader = tool("read_file", { path: string }, ["path"])
+      const lister = tool("list_dir", { path: string }, ["path"])
+      expect(yield* argsOf("read /etc/hosts.conf", reader)).toStrictEqual({ path: "/etc/hosts.conf" })
+      expect(yield* argsOf("list the files in /var/log", lister)).toStrictEqual({ path: "/var/log" })
+      expect(yield* argsOf("list the files in  src/lib/deep", lister)).toStrictEqual({ path: "src/lib/deep" })
+      expect(yield* argsOf("list the files in src", lister)).toStrictEqual({ path: "src" })
+      expect(yield* argsOf("list the files in docs...", lister)).toStrictEqual({ path: "docs" })
+      expect(yield* argsOf("list the files in ...", lister)).toStrictEqual({ path: "." })
+      expect(yield* argsOf("list the files in theme", lister)).toStrictEqual({ path: "theme" })
+      expect(yield* argsOf("list the files in data", lister)).toStrictEqual({ path: "data" })
+    }))
+
+  it.effect("a thing's values: split at commas without spaces, trimmed, empty ones dropped, matched as written (dots too)", () =>
+    Effect.gen(function* () {
+      const getter = (description: unknown, extra: Record<string, unknown> = {}, required: ReadonlyArray<string> = ["device_name"]) =>
+        tool("get_device", { ...extra, device_name: { type: "string", description } }, required)
+      expect(yield* reply("Is the garage open?", [getter("One of:hall lamp,garage")])).toEqual({ calls: [{ name: "get_device", args: { device_name: "garage" } }] })
+      expect(yield* reply("Is the garage open?", [getter("One of: hall lamp, garage .")])).toEqual({ calls: [{ name: "get_device", args: { device_name: "garage" } }] })
+      expect(yield* reply("Is the kettle on?", [getter("One of: hall lamp, garage,")])).toMatchObject({ text: expect.stringContaining("running offline") })
+      expect(yield* reply("Is the kettle on?", [getter(["one of: kettle"])])).toMatchObject({ text: expect.stringContaining("running offline") })
+      expect(yield* reply("Is the kettle on?", [getter("The device's name")])).toMatchObject({ text: expect.stringContaining("running offline") })
+      expect(yield* reply("Is v1.2 installed?", [tool("get_version", { version: { type: "string", enum: ["v1.2", "v2.0"] } }, ["version"])])).toEqual({
+        calls: [{ name: "get_version", args: { version: "v1.2" } }]
+      })
+      expect(yield* reply("Is v102 installed?", [tool("get_version", { version: { type: "string", enum: ["v1.2"] } }, ["version"])])).toMatchObject({
+        text: expect.stringContaining("running offline")
+      })
+      // The subject is the required parameter that lists values, not another required one, nor a listing one not required.
+      expect(yield* reply("Is the garage open?", [getter("one of: garage", { query: string, flag: null }, ["query", "device_name"])])).toEqual({
+        calls: [{ name: "get_device", args: { device_name: "garage", query: "Is the garage open?" } }]
+      })
+      expect(yield* reply("Is the garage open?", [getter("one of: garage", { room: { type: "string", enum: ["kitchen", "hall"] } })])).toEqual({
+        calls: [{ name: "get_device", args: { device_name: "garage" } }]
+      })
+    }))
+
+  it.effect("a required path of a tool for a thing is a path the message names, never a folder", () =>
+    Effect.gen(function* () {
+      const setter = tool("set_device", { device_name: { type: "string", enum: ["lamp"] }, path: string }, ["device_name", "path"])
+      expect(yield* reply("Turn on the lamp in kitchen", [setter])).toEqual({ calls: [{ name: "set_device", args: { device_name: "lamp", path: "." } }] })
+    }))
+
+  it.effect("tool choice none: no call even for a thing named; an empty transcript; tool results each on a line", () =>
+    Effect.gen(function* () {
+      const getter = tool("get_device", { device_name: { type: "string", enum: ["lamp"] } }, ["device_name"])
+      expect(yield* reply("Is the lamp on?", [getter], "none")).toMatchObject({ text: expect.stringContaining("running offline") })
+      expect(yield* Policy.offline.reply({ transcript: [], declarations: [] } as unknown as Policy.Request)).toMatchObject({ text: expect.stringContaining("I was given no tools.") })
+      const results = yield* Policy.offline.reply({
+        transcript: [
+          { role: "user", parts: [FunctionResponse.make({ id: "a", name: "lookup", response: { output: 1 }, isError: false }), FunctionResponse.make({ id: "b", name: "lookup", response: { output: 2 }, isError: false })] }
+        ],
+        declarations: []
+      } as unknown as Policy.Request)
+      expect(results).toEqual({ text: "lookup returned 1.\nlookup returned 2." })
+    }))
+})
