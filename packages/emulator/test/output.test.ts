@@ -175,6 +175,9 @@ describe("Emulator — the offline model answers JSON that fits the schema asked
 describe("Emulator — valueOf and schemaInText, case by case", () => {
   it("types: null, a union of nulls, a type-less schema read from its keywords, numbers at their bounds", () => {
     expect(valueOf({ type: "null" }, "x")).toBeNull()
+    expect(valueOf({ type: [7, "boolean"] }, "x")).toBe(false)
+    expect(valueOf({ anyOf: [{ type: ["null"] }, { type: "boolean" }] }, "x")).toBeNull()
+    expect(valueOf({ type: "object" }, "x")).toEqual({})
     expect(valueOf({ type: ["NULL"] }, "x")).toBeNull()
     expect(valueOf({ anyOf: [{ type: "NULL" }, { type: "null" }] }, "x")).toBeNull()
     expect(valueOf({ oneOf: [{ type: "null" }, { type: "integer", minimum: 4 }] }, "x")).toBe(4)
@@ -206,7 +209,8 @@ describe("Emulator — valueOf and schemaInText, case by case", () => {
   it("objects: every property as its own key, __proto__ too", () => {
     const value = valueOf(JSON.parse('{"type": "object", "properties": {"__proto__": {"type": "integer"}, "b": {"type": "string"}}}'), "x") as Record<string, unknown>
     expect(Object.keys(value)).toEqual(["__proto__", "b"])
-    expect(Object.getOwnPropertyDescriptor(value, "__proto__")?.value).toBe(0)
+    // As JSON.parse would make it: an own, plain data property.
+    expect(Object.getOwnPropertyDescriptor(value, "__proto__")).toEqual({ value: 0, enumerable: true, writable: true, configurable: true })
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
   })
 
@@ -216,6 +220,8 @@ describe("Emulator — valueOf and schemaInText, case by case", () => {
     expect(valueOf({ $defs: { A: { const: 1 } }, $ref: "#/$defs/B" }, "x")).toBeNull()
     expect(valueOf({ $defs: {}, $ref: "#/$defs/toString" }, "x")).toBeNull()
     expect(valueOf({ definitions: { A: { const: 1 } }, $ref: "https://example.com/A" }, "x")).toBeNull()
+    expect(valueOf({ $defs: { Item: { const: 1 } }, $ref: "https://example.com/schema#/$defs/Item" }, "x")).toBeNull()
+    expect(valueOf({ $defs: { Item: { const: 1 } }, $ref: "#/$defs/Item" }, "x")).toBe(1)
     expect(valueOf({ $defs: { A: { const: 1 } }, definitions: { A: { const: 2 } }, $ref: "#/$defs/A" }, "x")).toBe(1)
     expect(valueOf({ $defs: { A: { $ref: "#/$defs/A" } }, $ref: "#/$defs/A" }, "x")).toBeNull()
     const tree = { $defs: { Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/Node" }, minItems: 1 } } } }, $ref: "#/$defs/Node" }
@@ -257,6 +263,8 @@ describe("Emulator — response_format's rules, case by case (as Conformance rea
     expect(refusal(strict({ type: "object", anyOf: [closed({})] }))).toBe(`${prefix}schema must be a JSON Schema of 'type: "object"', got 'type: "anyOf"'.`)
     expect(refusal(strict({ properties: {} }))).toBe(`${prefix}schema must be a JSON Schema of 'type: "object"', got 'type: null'.`)
     expect(refusal(strict(closed({})))).toBe("accepted")
+    expect(refusal({ type: "json_schema", json_schema: { name: "triage", strict: true } })).toBe(`${prefix}schema must be a JSON Schema object.`)
+    expect(refusal(null)).toBe("accepted")
   })
 
   it("each place a schema may hide a problem: properties, items, unions, definitions, with the path the service prints", () => {
@@ -312,6 +320,7 @@ describe("Emulator — response_format's rules, case by case (as Conformance rea
     }
     expect(told(undefined)).toBeUndefined()
     expect(told({ type: "text" })).toBeUndefined()
+    expect(told(undefined, `Answer so:\n${JSON.stringify(schema)}`)).toEqual({ json: false, schema })
     expect(told({ type: "text" }, `Answer so:\n${JSON.stringify(schema)}`)).toEqual({ json: false, schema })
     expect(told({ type: "json_object" }, "Answer in JSON.")).toEqual({ json: true })
     expect(told({ type: "json_schema", json_schema: { name: "triage", schema } }, `Answer so:\n{"type": "string"}`)).toEqual({ json: true, schema, name: "triage" })
