@@ -315,6 +315,9 @@ describe("The offline rule model's edge cases: what a message lacks, odd schemas
       expect(yield* reply("Is the garage open?", [getter("one of: garage", { query: string, flag: null }, ["query", "device_name"])])).toEqual({
         calls: [{ name: "get_device", args: { device_name: "garage", query: "Is the garage open?" } }]
       })
+      expect(yield* reply("Is the garage open?", [getter("one of: garage", { flag: null }, ["flag", "device_name"])])).toEqual({
+        calls: [{ name: "get_device", args: { device_name: "garage", flag: "Is the garage open?" } }]
+      })
       expect(yield* reply("Is the garage open?", [getter("one of: garage", { room: { type: "string", enum: ["kitchen", "hall"] } })])).toEqual({
         calls: [{ name: "get_device", args: { device_name: "garage" } }]
       })
