@@ -224,12 +224,22 @@ describe("Emulator — valueOf and schemaInText, case by case", () => {
     expect(valueOf({ $defs: { Item: { const: 1 } }, $ref: "#/$defs/Item" }, "x")).toBe(1)
     expect(valueOf({ $defs: { A: { const: 1 } }, definitions: { A: { const: 2 } }, $ref: "#/$defs/A" }, "x")).toBe(1)
     expect(valueOf({ $defs: { A: { $ref: "#/$defs/A" } }, $ref: "#/$defs/A" }, "x")).toBeNull()
+    expect(valueOf({ $defs: { undefined: { const: 1 } }, $ref: "https://example.com/A" }, "x")).toBeNull()
+    // Eight references are followed; the ninth is not.
+    const chain = (length: number) => ({
+      $defs: Object.fromEntries(Array.from({ length }, (_, i) => [`D${i + 1}`, i + 1 === length ? { const: "end" } : { $ref: `#/$defs/D${i + 2}` }])),
+      $ref: "#/$defs/D1"
+    })
+    expect(valueOf(chain(8), "x")).toBe("end")
+    expect(valueOf(chain(9), "x")).toBeNull()
     const tree = { $defs: { Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/Node" }, minItems: 1 } } } }, $ref: "#/$defs/Node" }
     expect(valueOf(tree, "x")).toEqual({ children: [{ children: [{ children: [null] }] }] })
     // Past 8 levels of unions, the last branch: the way out of a union that holds itself.
     const nested = (levels: number): object => (levels === 0 ? { type: "integer" } : { anyOf: [nested(levels - 1), { type: "boolean" }] })
     expect(valueOf(nested(10), "x")).toBe(false)
     expect(valueOf(nested(8), "x")).toBe(0)
+    const levels = (depth: number): object => (depth === 12 ? { type: "integer" } : { anyOf: [levels(depth + 1), { const: depth }] })
+    expect(valueOf(levels(0), "x")).toBe(8)
   })
 
   it("schemaInText: a schema told by its properties, a union or a reference, on an indented line", () => {
@@ -237,6 +247,7 @@ describe("Emulator — valueOf and schemaInText, case by case", () => {
     expect(schemaInText('{"anyOf": [{"type": "string"}]}')).toEqual({ anyOf: [{ type: "string" }] })
     expect(schemaInText('{"$ref": "#/$defs/A"}\nnot a schema')).toEqual({ $ref: "#/$defs/A" })
     expect(schemaInText("[1, 2]\n1")).toBeUndefined()
+    expect(schemaInText('{"type": "string"}')).toEqual({ type: "string" })
   })
 })
 
