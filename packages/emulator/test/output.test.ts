@@ -297,6 +297,13 @@ describe("Emulator — response_format's rules, case by case (as Conformance rea
     expect(refusal(strict(closed({}, { definitions: { B: { type: "string", minContains: 1 } } })))).toBe(`${prefix}In context=('definitions', 'B'), 'minContains' is not permitted.`)
     expect(refusal(strict(closed({}, { items: { type: "string", prefixItems: [] } })))).toBe(`${prefix}In context=('items',), 'prefixItems' is not permitted.`)
     expect(refusal(strict(closed({ a: { anyOf: [{ type: "string" }, { type: "integer" }] } }, { $defs: { B: closed({ c: { type: "boolean" } }) } })))).toBe("accepted")
+    // Every property and every definition is checked, not only the first; an object is one by its type alone, or a type list holding "object".
+    expect(refusal(strict(closed({ a: { type: "string" }, b: { type: "object" } })))).toBe(
+      `${prefix}In context=('properties', 'b'), 'additionalProperties' is required to be supplied and to be false.`
+    )
+    expect(refusal(strict(closed({ a: { type: ["object", "null"] } })))).toBe(`${prefix}In context=('properties', 'a'), 'additionalProperties' is required to be supplied and to be false.`)
+    expect(refusal(strict(closed({}, { $defs: { A: { type: "string" }, B: { type: "string", not: {} } } })))).toBe(`${prefix}In context=('$defs', 'B'), 'not' is not permitted.`)
+    expect(refusal(strict({ type: "object", additionalProperties: false, required: [] }))).toBe("accepted")
   })
 
   it("each keyword strict mode does not enforce is refused by name", () => {
@@ -333,7 +340,7 @@ describe("Emulator — response_format's rules, case by case (as Conformance rea
     expect(told({ type: "text" })).toBeUndefined()
     expect(told(undefined, `Answer so:\n${JSON.stringify(schema)}`)).toEqual({ json: false, schema })
     expect(told({ type: "text" }, `Answer so:\n${JSON.stringify(schema)}`)).toEqual({ json: false, schema })
-    expect(told({ type: "json_object" }, "Answer in JSON.")).toEqual({ json: true })
+    expect(told({ type: "json_object" }, "Answer in JSON.")).toStrictEqual({ json: true })
     expect(told({ type: "json_schema", json_schema: { name: "triage", schema } }, `Answer so:\n{"type": "string"}`)).toEqual({ json: true, schema, name: "triage" })
   })
 })
