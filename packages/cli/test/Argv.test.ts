@@ -104,6 +104,37 @@ describe("Argv", () => {
     })
   })
 
+  it("the MCP options are repeatable, each value kept in order; a bad --mcp-header is never quoted (it holds a credential)", () => {
+    const parsed = Argv.parse(Cli.commands, [
+      "run",
+      ...["--mcp", "a", "--mcp", "b"],
+      ...["--mcp-url", "http://127.0.0.1:1/mcp", "--mcp-url", "http://127.0.0.1:2/mcp"],
+      ...["--mcp-header", "127.0.0.1:1=A: 1", "--mcp-header", "127.0.0.1:2=B: 2"],
+      ...["--mcp-tools", "127.0.0.1:1=t", "--mcp-tools", "127.0.0.1:2=u"],
+      "hi"
+    ])
+    expect(parsed._tag === "Run" ? ["mcp", "mcp-url", "mcp-header", "mcp-tools"].map((name) => parsed.options.list(name)) : parsed).toEqual([
+      ["a", "b"],
+      ["http://127.0.0.1:1/mcp", "http://127.0.0.1:2/mcp"],
+      ["127.0.0.1:1=A: 1", "127.0.0.1:2=B: 2"],
+      ["127.0.0.1:1=t", "127.0.0.1:2=u"]
+    ])
+    const bad = Argv.parse(Cli.commands, ["run", "--mcp-header", "Bearer SECRET", "hi"])
+    expect(bad._tag === "Invalid" ? bad.message.startsWith("--mcp-header: ") && !bad.message.includes("SECRET") : bad).toBe(true)
+  })
+
+  it("runs takes the options of the agent it resumes but starts no MCP server (no --mcp, no --mcp-url); tools takes --json and the MCP servers to list", () => {
+    const tag = (argv: ReadonlyArray<string>) => {
+      const parsed = Argv.parse(Cli.commands, argv)
+      return parsed._tag === "Invalid" ? parsed.message : parsed._tag
+    }
+    expect(tag(["runs", "resume", "r1", "--root", ".", "--provider", "emulator", "--yes", "--json"])).toBe("Run")
+    expect(tag(["runs", "approve", "r1", "c1", "--deny", "no"])).toBe("Run")
+    expect(tag(["runs", "resume", "r1", "--mcp", "server"])).toMatch(/^unknown option --mcp for agentfx runs/)
+    expect(tag(["runs", "resume", "r1", "--mcp-url", "http://127.0.0.1:1/mcp"])).toMatch(/^unknown option --mcp-url for agentfx runs/)
+    expect(tag(["tools", "--json", "--mcp", "server", "--mcp-url", "http://127.0.0.1:1/mcp"])).toBe("Run")
+  })
+
   it("a base URL that is not a URL, and one that is not http(s): the message says which", () => {
     const message = (url: string) => {
       const parsed = Argv.parse(Cli.commands, ["run", "--base-url", url, "hi"])

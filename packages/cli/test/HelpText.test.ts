@@ -196,6 +196,7 @@ describe("what agentfx answers without running anything (internal/immediate.ts)"
       HelpText.root(Cli.commands, Argv.rootOptions, { color: false, width: 100 })
     )
     expect(answer(Cli.commands, Argv.parse(Cli.commands, ["--version"]), false)).toEqual({ code: 0, stdout: "agentfx 0.1.0\n", stderr: "" })
+    expect([Cli.name, Cli.version]).toEqual(["agentfx", "0.1.0"])
     expect(answer(Cli.commands, Argv.parse(Cli.commands, ["--verison"]), false)).toEqual({
       code: 2,
       stdout: "",

@@ -23,7 +23,8 @@ export const spec: Argv.Spec = {
     { name: "run-id", value: "ID", description: "--durable: the run's id (default a new one); the same id again attaches to that run." },
     runsStore,
     {
-      ...options.json("the result (text, calls, stop reason, usage, transcript) instead of streaming it"),
+      // The --json of every command (options.json), with more to say than its one sentence.
+      name: "json",
       description:
         "Print the result as JSON on stdout (text, calls, stop reason, usage, transcript, and with --output-schema the decoded output) instead of streaming it. Non-interactive: tools that need approval are refused unless --yes."
     }
