@@ -207,7 +207,7 @@ describe("answer", () => {
       { role: "user", parts: [{ _tag: "FunctionResponse", id: "x", name: "ab", response: { b: 2 }, isError: false }] }
     ]
     // 4 (system) + 8 + 16 (opaque) + 4 + (2 + 7) + (2 + 7) = 50 characters: 13 tokens.
-    expect(answerOf({ text: "abcdefghi" }, request(transcript, "sys.")).usage).toEqual({ inputTokens: 13, outputTokens: 3, totalTokens: 16 })
+    expect(answerOf({ text: "abcdefghi" }, request(transcript, "sys.")).usage).toStrictEqual({ inputTokens: 13, outputTokens: 3, totalTokens: 16 })
     expect(answerOf({ reasoning: "abcde", calls: [{ name: "f", args: { k: "v" } }] }, request([])).usage).toEqual({
       inputTokens: 1,
       outputTokens: 3 + 2,
@@ -229,11 +229,11 @@ describe("answer", () => {
     expect(answerOf({ calls: [{ name: "f" }] }, request([])).finishReason).toBe("tool_calls")
     expect(answerOf({ text: "a", finishReason: "length" }, request([])).finishReason).toBe("length")
     const taken = [
-      { role: "model", parts: [{ _tag: "FunctionCall", id: "call_3_0", name: "f", args: {} }, { _tag: "FunctionCall", id: "call_3_0_1", name: "f", args: {} }] },
+      { role: "model", parts: [{ _tag: "FunctionCall", id: "call_3_0", name: "f", args: {} }, { _tag: "FunctionCall", id: "call_3_0_1", name: "f", args: {} }, { _tag: "FunctionCall", id: "call_3_0_2", name: "f", args: {} }] },
       { role: "model", parts: [{ _tag: "FunctionCall", id: "call_3_1", name: "f", args: {} }] }
     ]
     const answer = answerOf({ calls: [{ name: "f" }, { name: "g" }, { name: "h" }] }, request(taken))
-    expect(answer.turn.parts.map((part) => (part._tag === "FunctionCall" ? part.id : part._tag))).toEqual(["call_3_0_2", "call_3_1_1", "call_3_2"])
+    expect(answer.turn.parts.map((part) => (part._tag === "FunctionCall" ? part.id : part._tag))).toEqual(["call_3_0_3", "call_3_1_1", "call_3_2"])
     expect(answer.turn.role).toBe("model")
   })
 
@@ -262,6 +262,7 @@ describe("answer", () => {
     expect(faultOfError(new ModelError.Unavailable({ message: "gw", status: 502 }))).toEqual({ _tag: "Status", status: 502, message: "gw" })
     expect(faultOfError(new ModelError.ModelTimeout({ after: Duration.seconds(1) }))).toEqual({ _tag: "Stall" })
     expect(faultOfError(new ModelError.Blocked({ message: "no" }))).toEqual({ _tag: "Status", status: 500, message: "no" })
+    expect(faultOfError(new ModelError.MalformedResponse({ message: "garbled" }))).toEqual({ _tag: "Status", status: 500, message: "garbled" })
   })
 
   it("streamStop: a drop wins over a stall, a stall over an error frame; none without them", () => {
