@@ -7,6 +7,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import type { WebSocket } from "ws"
+import { ModelError } from "@agentfx/core"
+import { Duration } from "effect"
+import { answerOf, breakArguments, faultOfError, pieces, streamStop } from "../src/internal/answer.js"
 import { canonical, isErrorResponse, kindOf, parse } from "../src/internal/json.js"
 import { callSubject, dummySignatures, isBase64, signer } from "../src/internal/gemini/signature.js"
 import { append, closeSocket, frameLog, type MutableRecord } from "../src/internal/live/connection.js"
@@ -191,5 +194,83 @@ describe("the Live route", () => {
     expect(keyOf(new URLSearchParams("key=k&access_token=t"))).toBe("k")
     expect(keyOf(new URLSearchParams("access_token=t"))).toBe("t")
     expect(keyOf(new URLSearchParams(""))).toBeUndefined()
+  })
+})
+
+describe("answer", () => {
+  const request = (transcript: ReadonlyArray<unknown>, system?: string) => ({ index: 3, system, transcript, declarations: [], toolChoice: undefined, output: undefined }) as never
+
+  it("answerOf: usage estimated at a token per 4 characters of each part (at least 1), reasoning counted in the output", () => {
+    const transcript = [
+      { role: "user", parts: [{ _tag: "Text", text: "12345678" }, { _tag: "Opaque", data: {} }] },
+      { role: "model", parts: [{ _tag: "Reasoning", text: "abcd" }, { _tag: "FunctionCall", id: "x", name: "ab", args: { a: 1 } }] },
+      { role: "user", parts: [{ _tag: "FunctionResponse", id: "x", name: "ab", response: { b: 2 }, isError: false }] }
+    ]
+    // 4 (system) + 8 + 16 (opaque) + 4 + (2 + 7) + (2 + 7) = 50 characters: 13 tokens.
+    expect(answerOf({ text: "abcdefghi" }, request(transcript, "sys.")).usage).toStrictEqual({ inputTokens: 13, outputTokens: 3, totalTokens: 16 })
+    expect(answerOf({ reasoning: "abcde", calls: [{ name: "f", args: { k: "v" } }] }, request([])).usage).toEqual({
+      inputTokens: 1,
+      outputTokens: 3 + 2,
+      totalTokens: 6,
+      reasoningTokens: 2
+    })
+    expect(answerOf({ text: "", usage: { inputTokens: 10, outputTokens: 20, totalTokens: 99, cachedTokens: 4, reasoningTokens: 5 } }, request([])).usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 20,
+      totalTokens: 99,
+      reasoningTokens: 5,
+      cachedTokens: 4
+    })
+    expect(answerOf({ text: "a", usage: { inputTokens: 10 } }, request([])).usage).toEqual({ inputTokens: 10, outputTokens: 1, totalTokens: 11 })
+  })
+
+  it("answerOf: the finish reason (tool_calls with calls, stop without, the step's own first) and call ids never taken before", () => {
+    expect(answerOf({ text: "a" }, request([])).finishReason).toBe("stop")
+    expect(answerOf({ calls: [{ name: "f" }] }, request([])).finishReason).toBe("tool_calls")
+    expect(answerOf({ text: "a", finishReason: "length" }, request([])).finishReason).toBe("length")
+    const taken = [
+      { role: "model", parts: [{ _tag: "FunctionCall", id: "call_3_0", name: "f", args: {} }, { _tag: "FunctionCall", id: "call_3_0_1", name: "f", args: {} }, { _tag: "FunctionCall", id: "call_3_0_2", name: "f", args: {} }] },
+      { role: "model", parts: [{ _tag: "FunctionCall", id: "call_3_1", name: "f", args: {} }] }
+    ]
+    const answer = answerOf({ calls: [{ name: "f" }, { name: "g" }, { name: "h" }] }, request(taken))
+    expect(answer.turn.parts.map((part) => (part._tag === "FunctionCall" ? part.id : part._tag))).toEqual(["call_3_0_3", "call_3_1_1", "call_3_2"])
+    expect(answer.turn.role).toBe("model")
+  })
+
+  it("pieces: each word with the white space after it", () => {
+    expect(pieces("It is  20 °C.\n")).toEqual(["It ", "is  ", "20 ", "°C.\n"])
+    expect(pieces("  lead")).toEqual(["  ", "lead"])
+    expect(pieces("")).toEqual([])
+  })
+
+  it("breakArguments: quotes made single (or '{,}' without any), cut at half (a character at least), or doubled", () => {
+    expect(breakArguments('{"a":1}', "invalid")).toBe("{'a':1}")
+    expect(breakArguments("{}", "invalid")).toBe("{,}")
+    expect(breakArguments('{"a":1}', "truncated")).toBe('{"a')
+    expect(breakArguments("{", "truncated")).toBe("{")
+    expect(breakArguments("{}", "concatenated")).toBe("{}{}")
+  })
+
+  it("faultOfError: the fault each error step is sent as", () => {
+    expect(faultOfError(new ModelError.RateLimited({ message: "slow", retryAfter: Duration.seconds(2) }))).toEqual({ _tag: "RateLimited", retryAfter: Duration.seconds(2) })
+    expect(faultOfError(new ModelError.QuotaExhausted({ message: "q" }))).toEqual({ _tag: "QuotaExhausted" })
+    expect(faultOfError(new ModelError.Overloaded({ message: "o" }))).toEqual({ _tag: "Overloaded" })
+    expect(faultOfError(new ModelError.Unauthorized({ message: "u" }))).toEqual({ _tag: "Unauthorized" })
+    expect(faultOfError(new ModelError.InvalidRequest({ message: "bad" }))).toEqual({ _tag: "Status", status: 400, message: "bad" })
+    expect(faultOfError(new ModelError.InvalidRequest({ message: "gone", status: 404 }))).toEqual({ _tag: "Status", status: 404, message: "gone" })
+    expect(faultOfError(new ModelError.Unavailable({ message: "down" }))).toEqual({ _tag: "Status", status: 500, message: "down" })
+    expect(faultOfError(new ModelError.Unavailable({ message: "gw", status: 502 }))).toEqual({ _tag: "Status", status: 502, message: "gw" })
+    expect(faultOfError(new ModelError.ModelTimeout({ after: Duration.seconds(1) }))).toEqual({ _tag: "Stall" })
+    expect(faultOfError(new ModelError.Blocked({ message: "no" }))).toEqual({ _tag: "Status", status: 500, message: "no" })
+    expect(faultOfError(new ModelError.MalformedResponse({ message: "garbled" }))).toEqual({ _tag: "Status", status: 500, message: "garbled" })
+  })
+
+  it("streamStop: a drop wins over a stall, a stall over an error frame; none without them", () => {
+    const frame = () => "frame"
+    const error = { _tag: "ErrorMidStream", afterChunks: 3, error: { _tag: "Overloaded" } } as const
+    expect(streamStop([error, { _tag: "StallMidStream", afterChunks: 2 }, { _tag: "DropMidStream", afterChunks: 1 }], frame)).toEqual({ after: 1, how: "drop" })
+    expect(streamStop([error, { _tag: "StallMidStream", afterChunks: 2 }], frame)).toEqual({ after: 2, how: "stall" })
+    expect(streamStop([{ _tag: "OmitIndex" }, error], frame)).toEqual({ after: 3, how: "error", errorFrame: "frame" })
+    expect(streamStop([{ _tag: "OmitIndex" }], frame)).toBeUndefined()
   })
 })

@@ -304,6 +304,9 @@ describe("Emulator — response_format's rules, case by case (as Conformance rea
     expect(refusal(strict(closed({ a: { type: ["object", "null"] } })))).toBe(`${prefix}In context=('properties', 'a'), 'additionalProperties' is required to be supplied and to be false.`)
     expect(refusal(strict(closed({}, { $defs: { A: { type: "string" }, B: { type: "string", not: {} } } })))).toBe(`${prefix}In context=('$defs', 'B'), 'not' is not permitted.`)
     expect(refusal(strict({ type: "object", additionalProperties: false, required: [] }))).toBe("accepted")
+    expect(refusal(strict(closed({ a: { type: "array", items: { type: "string" }, anyOf: [{ type: "array", not: {} }] } })))).toBe(
+      `${prefix}In context=('properties', 'a', 'anyOf', '0'), 'not' is not permitted.`
+    )
   })
 
   it("each keyword strict mode does not enforce is refused by name", () => {
