@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
+import { EventEmitter } from "node:events"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Argv from "../src/Argv.js"
@@ -199,5 +200,88 @@ describe("the program taking the early screen over", () => {
   it("a screen that ends its line has no prompt to take back", () => {
     const ended = new EarlyScreen.Takeover({ stderr: "", stdout: "hello\n" }, false)
     expect(ended.print("stdout", "other\n")).toBe("")
+  })
+})
+
+describe("what is typed at the early prompt on a terminal", () => {
+  /** A terminal's input in memory: its raw mode, its listeners, whether it was paused. */
+  const terminal = () => {
+    const input = new EventEmitter() as EventEmitter & { raw: Array<boolean>; paused: boolean }
+    input.raw = []
+    input.paused = false
+    const stream: EarlyScreen.Terminal = {
+      setRawMode: (mode) => input.raw.push(mode),
+      on: (event, listener) => input.on(event, listener),
+      off: (event, listener) => input.off(event, listener),
+      pause: () => (input.paused = true)
+    }
+    return { input, stream }
+  }
+  const start = () => {
+    const { input, stream } = terminal()
+    const echoed: Array<string> = []
+    const raised: Array<NodeJS.Signals> = []
+    const typed = EarlyScreen.TypeAhead.start(stream, (text) => void echoed.push(text), (signal) => void raised.push(signal))
+    return { input, typed, echoed, raised }
+  }
+
+  it("is read in raw mode and kept, in order, until the program takes it; then it is no longer read", () => {
+    const { input, typed, raised } = start()
+    expect(input.raw).toEqual([true])
+    input.emit("data", Buffer.from("what is "))
+    input.emit("data", Buffer.from("6 * 7\r"))
+    expect(typed.take().toString()).toBe("what is 6 * 7\r")
+    expect(input.paused).toBe(true)
+    expect(input.listenerCount("data")).toBe(0)
+    // Raw mode stays: the line editor reads in it from now on.
+    expect(input.raw).toEqual([true])
+    expect(typed.take().toString()).toBe("")
+    expect(raised).toEqual([])
+  })
+
+  it("dropped when the program will not read it: forgotten, and the terminal back in its own mode", () => {
+    const { input, typed } = start()
+    input.emit("data", Buffer.from("echo typed-ahead\r"))
+    typed.drop()
+    expect(input.raw).toEqual([true, false])
+    expect(input.paused).toBe(true)
+    expect(input.listenerCount("data")).toBe(0)
+    expect(typed.take().toString()).toBe("")
+  })
+
+  it("Ctrl-C: the terminal back in its own mode, ^C shown, reading stopped, SIGINT raised", () => {
+    const { input, typed, echoed, raised } = start()
+    input.emit("data", Buffer.from("hel\u0003lo"))
+    expect(input.raw).toEqual([true, false])
+    expect(echoed).toEqual(["^C\n"])
+    expect(raised).toEqual(["SIGINT"])
+    expect(input.listenerCount("data")).toBe(0)
+    expect(typed.take().toString()).toBe("hello")
+  })
+
+  it("Ctrl-\\: ^\\ shown and SIGQUIT raised, reading stopped", () => {
+    const { input, echoed, raised } = start()
+    input.emit("data", Buffer.from("\u001c"))
+    expect(echoed).toEqual(["^\\\n"])
+    expect(raised).toEqual(["SIGQUIT"])
+    expect(input.listenerCount("data")).toBe(0)
+  })
+
+  it("Ctrl-Z: the terminal in its own mode while suspended, raw again when continued, and reading goes on", () => {
+    const { input, typed, echoed, raised } = start()
+    input.emit("data", Buffer.from("what\u001a"))
+    expect(raised).toEqual(["SIGTSTP"])
+    expect(echoed).toEqual([])
+    expect(input.raw).toEqual([true, false])
+    process.emit("SIGCONT", "SIGCONT")
+    expect(input.raw).toEqual([true, false, true])
+    input.emit("data", Buffer.from(" is 2 + 3"))
+    expect(typed.take().toString()).toBe("what is 2 + 3")
+    // Continued after the program took over: the terminal is the line editor's, left as it is.
+    const late = start()
+    late.input.emit("data", Buffer.from("\u001a"))
+    late.typed.take()
+    process.emit("SIGCONT", "SIGCONT")
+    expect(late.input.raw).toEqual([true, false])
   })
 })

@@ -102,6 +102,14 @@ export class Takeover {
 /** Back to the start of the line, and the line cleared. */
 export const clearLine = "\r\u001b[2K"
 
+/** What `TypeAhead` uses of a terminal's input stream. */
+export interface Terminal {
+  setRawMode(mode: boolean): unknown
+  on(event: "data", listener: (chunk: Buffer) => void): unknown
+  off(event: "data", listener: (chunk: Buffer) => void): unknown
+  pause(): unknown
+}
+
 /** The terminal's keys that signal: Ctrl-C, Ctrl-\\ and Ctrl-Z, raw mode reads them as bytes. */
 const signals: ReadonlyMap<number, NodeJS.Signals> = new Map([
   [0x03, "SIGINT"],
@@ -120,14 +128,21 @@ export class TypeAhead {
   private readonly chunks: Array<Buffer> = []
   private reading = true
 
-  private constructor(private readonly input: NodeJS.ReadStream) {
+  private constructor(private readonly input: Terminal, private readonly echo: (text: string) => void, private readonly raise: (signal: NodeJS.Signals) => void) {
     input.setRawMode(true)
     input.on("data", this.onData)
   }
 
-  /** Starts keeping what is typed on `input`, a terminal. */
-  static start(input: NodeJS.ReadStream): TypeAhead {
-    return new TypeAhead(input)
+  /**
+   * Starts keeping what is typed on `input`, a terminal; `echo` shows the key that stopped it (`^C`) and `raise`
+   * sends a signal to this process (their defaults: stdout, and `process.kill`).
+   */
+  static start(
+    input: Terminal,
+    echo: (text: string) => void = (text) => void process.stdout.write(text),
+    raise: (signal: NodeJS.Signals) => void = (signal) => void process.kill(process.pid, signal)
+  ): TypeAhead {
+    return new TypeAhead(input, echo, raise)
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -143,9 +158,9 @@ export class TypeAhead {
       })
     } else {
       this.stop()
-      process.stdout.write(signal === "SIGINT" ? "^C\n" : "^\\\n")
+      this.echo(signal === "SIGINT" ? "^C\n" : "^\\\n")
     }
-    process.kill(process.pid, signal)
+    this.raise(signal)
     this.chunks.push(chunk.subarray(at + 1))
   }
 
