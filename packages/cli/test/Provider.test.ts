@@ -109,14 +109,21 @@ describe("provider selection", () => {
     })
   )
 
-  it.scopedLive("--provider gemini without a key is a configuration error (exit 2) naming the variables", () =>
-    Effect.gen(function* () {
-      const result = yield* agentfx([...run, "--provider", "gemini"], { env: { ZAI_API_KEY: sentinel } })
-      expect(result.code).toBe(2)
-      expect(result.stderr).toContain("agentfx: gemini needs an API key: set GEMINI_API_KEY or GOOGLE_API_KEY")
-      expect(result.stdout).toBe("")
-    })
-  )
+  for (const [provider, variables, other] of [
+    ["gemini", "GEMINI_API_KEY or GOOGLE_API_KEY", "ZAI_API_KEY"],
+    ["glm", "ZAI_API_KEY", "GEMINI_API_KEY"],
+    ["glm-coding", "ZAI_API_KEY", "OPENAI_API_KEY"],
+    ["openai", "OPENAI_API_KEY", "GOOGLE_API_KEY"]
+  ] as const) {
+    it.scopedLive(`--provider ${provider} without its key (another provider's set) is a configuration error (exit 2) naming its variables`, () =>
+      Effect.gen(function* () {
+        const result = yield* agentfx([...run, "--provider", provider], { env: { [other]: sentinel } })
+        expect(result.code).toBe(2)
+        expect(result.stderr).toBe(`agentfx: ${provider} needs an API key: set ${variables}, or choose another --provider (emulator needs none)\n`)
+        expect(result.stdout).toBe("")
+      })
+    )
+  }
 
   for (const [provider, variable] of [["gemini", "GEMINI_API_KEY"], ["glm", "ZAI_API_KEY"], ["glm-coding", "ZAI_API_KEY"], ["openai", "OPENAI_API_KEY"]] as const) {
     it.scopedLive(`--provider ${provider} with ${variable}= (set but empty) is one clear usage error (exit 2), nothing sent`, () =>
