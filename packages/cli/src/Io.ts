@@ -187,7 +187,8 @@ export const layerNodeAfter = (shown: EarlyScreen.Shown | undefined): Layer.Laye
       status: (text) =>
         Effect.sync(() => {
           if (!stderrTTY) return
-          if (text !== "") process.stdout.write(early.takeBack())
+          const before = text === "" ? "" : early.takeBack()
+          if (before !== "") process.stdout.write(before)
           clearStatus()
           if (text === "") return
           // One line only: a wrapped status line could not be erased with \r. A terminal that reports no width (0) counts as 80.
@@ -201,7 +202,7 @@ export const layerNodeAfter = (shown: EarlyScreen.Shown | undefined): Layer.Laye
         Effect.suspend(() => {
           clearStatus()
           const { before, up } = early.prompt(prompt)
-          process.stdout.write(before)
+          if (before !== "") process.stdout.write(before)
           const line = open()
           if (interactive) {
             // The early prompt is drawn again by the line editor, on a cleared line, followed by what was typed at

@@ -7,21 +7,9 @@ import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, writeFiles } from "./support/cli.js"
+import { mathScenarioWith } from "./support/scenarios.js"
 
-const mathScenario = `---
-name: math
-description: Arithmetic
-available_functions:
-  - name: calculator
-    description: Evaluates an arithmetic expression
-    parameters:
-      type: object
-      properties:
-        expression: { type: string }
-      required: [expression]
----
-Compute with the calculator, then answer in one sentence.
-`
+const mathScenario = mathScenarioWith("Compute with the calculator, then answer in one sentence.")
 
 /** A case whose agent computes 2 + 2 and answers `answer`; `extra` adds fields (a rubric, a recorded verdict). */
 const caseText = (id: string, answer: string, extra: string) => `- id: ${id}

@@ -153,6 +153,16 @@ const onTerminal = (kind: "held" | "broken", ...args: ReadonlyArray<string>) => 
   }
 }
 
+/** `agentfx chat` on a pseudo-terminal from a `kind` bundle, given to `body`, and ended (killed, its copy removed) however it ends. */
+const withTerminal = async (kind: "held" | "broken", body: (terminal: ReturnType<typeof onTerminal>) => Promise<void>): Promise<void> => {
+  const terminal = onTerminal(kind, "chat")
+  try {
+    await body(terminal)
+  } finally {
+    terminal.end()
+  }
+}
+
 // Not execFileSync: a bundle can take a minute on a busy machine, and a test worker that blocks that long misses
 // Vitest's 60 s deadline for its own messages (an unhandled "Timeout calling onTaskUpdate" that fails the run).
 beforeAll(async () => {
@@ -412,9 +422,8 @@ describe.concurrent("the agentfx executable", () => {
     expect(early.stdout.split("agentfx chat — ")).toHaveLength(2)
   })
 
-  it("on a terminal, what is typed at the early prompt before the program loads is read once, echoed once", async () => {
-    const terminal = onTerminal("held", "chat")
-    try {
+  it("on a terminal, what is typed at the early prompt before the program loads is read once, echoed once", () =>
+    withTerminal("held", async (terminal) => {
       await terminal.until("you> ")
       terminal.type("what is 6 *")
       terminal.load()
@@ -425,26 +434,18 @@ describe.concurrent("the agentfx executable", () => {
       // Not echoed by the terminal while the program loaded (it would then show twice): once, by the chat's line editor.
       expect(terminal.screen().split("what is 6 *")).toHaveLength(2)
       expect(terminal.screen()).toContain('→ calculator({"expression":"6 * 7"})')
-    } finally {
-      terminal.end()
-    }
-  })
+    }))
 
-  it("on a terminal, Ctrl-C at the early prompt stops the chat (exit 130) before its program loads, as before any prompt", async () => {
-    const terminal = onTerminal("held", "chat")
-    try {
+  it("on a terminal, Ctrl-C at the early prompt stops the chat (exit 130) before its program loads, as before any prompt", () =>
+    withTerminal("held", async (terminal) => {
       await terminal.until("you> ")
       terminal.type("hello\u0003")
       await terminal.until("rc=130")
       expect(terminal.screen()).toContain("you> ^C")
-    } finally {
-      terminal.end()
-    }
-  })
+    }))
 
-  it("on a terminal, a line typed at the early prompt of a chat that fails to start never reaches the shell", async () => {
-    const terminal = onTerminal("broken", "chat")
-    try {
+  it("on a terminal, a line typed at the early prompt of a chat that fails to start never reaches the shell", () =>
+    withTerminal("broken", async (terminal) => {
       await terminal.until("you> ")
       await terminal.listening()
       terminal.type("echo typed-ahead\r")
@@ -455,10 +456,7 @@ describe.concurrent("the agentfx executable", () => {
       expect(terminal.screen()).toContain("agentfx: cannot load the chat command: broken on purpose")
       expect(terminal.screen()).not.toContain("typed-ahead")
       expect(terminal.screen().match(/after/g)).toHaveLength(2)
-    } finally {
-      terminal.end()
-    }
-  })
+    }))
 
   it("chat into a reader that stops early (| head): exit 141 quietly, no EPIPE stack", async () => {
     const child = spawn(process.execPath, [bin, "chat"], { cwd: repo, env: baseEnv(), stdio: "pipe" })

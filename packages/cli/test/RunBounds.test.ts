@@ -18,6 +18,7 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import * as Repl from "../src/Repl.js"
 import { agentfx, count, emulator, tempDir, untilEnd, viaGemini, writeFiles } from "./support/cli.js"
+import { mathScenario } from "./support/scenarios.js"
 
 const key = "AIza-SENTINEL-run-bounds-0123456789"
 
@@ -39,26 +40,11 @@ const silentServer = Effect.acquireRelease(
 const answer = (text: string) =>
   `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP" }] })}\n\n`
 
-const scenario = `---
-name: math
-description: Arithmetic
-available_functions:
-  - name: calculator
-    description: Evaluates an arithmetic expression
-    parameters:
-      type: object
-      properties:
-        expression: { type: string }
-      required: [expression]
----
-Compute with the calculator.
-`
-
 /** One scenario and one case without a cassette: its model is the provider chosen on the command line. */
 const suite = Effect.gen(function* () {
   const dir = yield* tempDir
   writeFiles(dir, {
-    "scenarios/math.md": scenario,
+    "scenarios/math.md": mathScenario,
     "cases/one.yaml": `id: subtracts\nscenario: math\ninput: what is 9 - 4\nexpected_function_calls:\n  - function_name: calculator\n    arguments: { expression: "9 - 4" }\n`
   })
   return { cases: path.join(dir, "cases"), scenarios: path.join(dir, "scenarios") }

@@ -1,7 +1,7 @@
 /** Scenario files the CLI's eval tests write: one calculator function, so a case's expected calls are easy to state. */
 
-/** `math`: the calculator, declared with one required string argument `expression`. */
-export const mathScenario = `---
+/** `math`: the calculator, declared with one required string argument `expression`; `instructions` its body. */
+export const mathScenarioWith = (instructions: string): string => `---
 name: math
 description: Arithmetic
 available_functions:
@@ -13,5 +13,8 @@ available_functions:
         expression: { type: string }
       required: [expression]
 ---
-Compute with the calculator.
+${instructions}
 `
+
+/** `math` with the instructions "Compute with the calculator." */
+export const mathScenario = mathScenarioWith("Compute with the calculator.")
