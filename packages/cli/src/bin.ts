@@ -46,11 +46,13 @@ if (immediate !== undefined) {
   const name = parsed._tag === "Run" ? parsed.spec.name : "completions"
   // A chat's first screen is up before its program loads; the program takes it over, and what is typed meanwhile.
   const early = EarlyScreen.of(parsed, process.env)
+  // The terminal is raw before the prompt shows: a key pressed as soon as it is seen (Ctrl-C, a letter) is read
+  // here, never handled or echoed by the terminal's own line discipline.
+  const shown = early === undefined || !process.stdin.isTTY ? early : { ...early, typed: EarlyScreen.TypeAhead.start(process.stdin) }
   if (early !== undefined) {
     process.stderr.write(early.stderr)
     process.stdout.write(early.stdout)
   }
-  const shown = early === undefined || !process.stdin.isTTY ? early : { ...early, typed: EarlyScreen.TypeAhead.start(process.stdin) }
   // A URL, not a literal path: the bundler must leave this import to run time.
   const program = new URL(`programs/${name}.js`, import.meta.url).href
   ;(import(program) as Promise<Program>).then(
