@@ -204,6 +204,16 @@ describe("agentfx run --durable and runs: what each prints", () => {
     })
   )
 
+  it.scopedLive("runs cancel: a run that had already ended keeps its outcome, and the command says so", () =>
+    Effect.gen(function* () {
+      const store = path.join(yield* tempDir, "runs.db")
+      yield* agentfx([...quiet, "run", "--durable", "--run-id", "sum", "--store", store, "what is 2 + 3?"])
+      const cancel = yield* agentfx([...quiet, "runs", "cancel", "sum", "--store", store])
+      expect(cancel).toEqual({ code: 0, stdout: "", stderr: "run sum had already ended (Finished): it keeps its outcome\n" })
+      expect((yield* listed(store)).map((run) => run.state)).toEqual(["Finished"])
+    })
+  )
+
   it.scopedLive("a store is a PostgreSQL URL only when it starts with postgres:// or postgresql://: anything else is a SQLite file", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

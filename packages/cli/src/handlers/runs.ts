@@ -60,7 +60,15 @@ const runs = (args: ReadonlyArray<string>, options: Argv.Values) =>
           })
         )
       case "cancel":
-        return yield* Durable.withEngine(where, Effect.zipRight(DurableAgent.cancel(runId), io.err(`run ${runId} cancelled\n`)))
+        return yield* Durable.withEngine(
+          where,
+          Effect.gen(function* () {
+            yield* DurableAgent.cancel(runId)
+            // A run that had already ended is left as it was: saying it was cancelled would be false.
+            const { _tag } = yield* DurableAgent.status(runId)
+            yield* io.err(_tag === "Cancelled" ? `run ${runId} cancelled\n` : `run ${runId} had already ended (${_tag}): it keeps its outcome\n`)
+          })
+        )
       case "resume":
       case "approve": {
         const agentArgs = yield* AgentOptions.read(options)
