@@ -43,7 +43,7 @@ const runs = (args: ReadonlyArray<string>, options: Argv.Values) =>
           Effect.gen(function* () {
             const runs = yield* DurableAgent.list
             if (json) return yield* io.out(`${JSON.stringify(runs, null, 2)}\n`)
-            if (runs.length === 0) return yield* io.err(`no runs in ${where}\n`)
+            if (runs.length === 0) return yield* io.err(`no runs in ${Durable.shown(where)}\n`)
             for (const run of runs) yield* io.out(`${run.runId}\t${run.state}\t${run.agent}\t${when(run.updatedAt)}\n`)
           })
         )

@@ -6,6 +6,7 @@
  */
 import type { Agent, LanguageModel } from "@agentfx/core"
 import { Registry } from "@agentfx/core"
+import * as HttpUrl from "@agentfx/core/HttpUrl"
 import { DurableAgent, DurableError, type RunStatus, type RunStore } from "@agentfx/durable"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
@@ -27,6 +28,9 @@ export { defaultStore } from "../commands/runs.js"
 export const agentName = "agentfx"
 
 const isUrl = (store: string): boolean => /^postgres(ql)?:\/\//.test(store)
+
+/** The store as a message names it: a URL without its user name and password (a path as it is). */
+export const shown = (where: string): string => HttpUrl.redact(where)
 
 /** A free local port: a PostgreSQL runner listens for the others there. */
 const freePort = Effect.async<number>((resume) => {
@@ -164,7 +168,7 @@ export const run = (prompt: string, runId: string, where: string, args: AgentArg
   Effect.gen(function* () {
     const io = yield* Io
     const durable = agent(args)
-    yield* io.err(`run ${runId} in ${where}\n`)
+    yield* io.err(`run ${runId} in ${shown(where)}\n`)
     return yield* withAgent(
       where,
       durable,

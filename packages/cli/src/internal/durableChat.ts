@@ -63,8 +63,8 @@ export const run = (session: string, where: string, args: AgentArgs): Effect.Eff
 
         yield* io.out(
           mine.length === 0
-            ? `session ${session}: new, each message a durable run in ${where}\n`
-            : `session ${session}: resumed from ${where} (${mine.length} message${mine.length === 1 ? "" : "s"})\n`
+            ? `session ${session}: new, each message a durable run in ${Durable.shown(where)}\n`
+            : `session ${session}: resumed from ${Durable.shown(where)} (${mine.length} message${mine.length === 1 ? "" : "s"})\n`
         )
         const last = mine.at(-1)
         if (last !== undefined && (last.listed.state === "Running" || last.listed.state === "Waiting")) {
