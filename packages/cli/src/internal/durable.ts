@@ -68,8 +68,11 @@ export const usage = (error: DurableError.DurableError): UsageError => new Usage
 /** The command's error: a durable one worded as a usage error, any other as it is. */
 export const toCli = <E extends CliError>(error: E | DurableError.DurableError): E | UsageError => (DurableError.isDurableError(error) ? usage(error) : error)
 
+/** Where a run stands once it no longer runs: ended, or waiting for a decision. */
+export type Settled = Exclude<RunStatus.RunStatus, { readonly _tag: "Running" }>
+
 /** Waits until the run ends or waits for a decision, polling its status. */
-export const settled = (runId: string): Effect.Effect<RunStatus.RunStatus, DurableError.UnknownRun | DurableError.StoreUnavailable, RunStore.RunStore> =>
+export const settled = (runId: string): Effect.Effect<Settled, DurableError.UnknownRun | DurableError.StoreUnavailable, RunStore.RunStore> =>
   Effect.gen(function* () {
     for (;;) {
       const status = yield* DurableAgent.status(runId)
@@ -117,7 +120,7 @@ export const statusJson = (status: RunStatus.RunStatus): typeof RunsContract.Out
  * Prints where a run ended up: its calls and answer (exit 0), the calls it waits for and how to decide them (exit 0:
  * it is parked, not failed), or why it failed or was cancelled (exit 1).
  */
-export const report = (status: RunStatus.RunStatus, asJson: boolean) =>
+export const report = (status: Settled, asJson: boolean) =>
   Effect.gen(function* () {
     const io = yield* Io
     if (asJson) yield* io.out(json(statusJson(status)))
@@ -136,8 +139,6 @@ export const report = (status: RunStatus.RunStatus, asJson: boolean) =>
         return yield* Effect.fail(new RunFailed({ message: `run ${status.runId} failed: ${describeAgentError(status.error)}` }))
       case "Cancelled":
         return yield* Effect.fail(new RunFailed({ message: `run ${status.runId} was cancelled` }))
-      case "Running":
-        return
     }
   })
 

@@ -6,7 +6,7 @@
  */
 import type { LanguageModel, Transcript } from "@agentfx/core"
 import { Approval } from "@agentfx/core"
-import { DurableAgent, type RunStatus, type RunStore } from "@agentfx/durable"
+import { DurableAgent, type RunStore } from "@agentfx/durable"
 import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
@@ -46,13 +46,13 @@ export const run = (session: string, where: string, args: AgentArgs): Effect.Eff
         const follow = (runId: string): Effect.Effect<void, CliError | Durable.Errors, RunStore.RunStore | WorkflowEngine> =>
           Effect.gen(function* () {
             for (;;) {
-              const status: RunStatus.RunStatus = yield* Durable.settled(runId)
+              const status: Durable.Settled = yield* Durable.settled(runId)
               if (status._tag === "Finished") {
                 history = status.result.transcript
                 return yield* io.out(`${status.result.text}\n`)
               }
               if (status._tag === "Failed") return yield* io.out(`error: ${describeAgentError(status.error)}\n`)
-              if (status._tag !== "Waiting") return yield* io.out(`(run ${runId} was ${status._tag.toLowerCase()})\n`)
+              if (status._tag === "Cancelled") return yield* io.out(`(run ${runId} was cancelled)\n`)
               for (const call of status.pending) {
                 const answer = yield* io.readLine(`approve ${call.name}(${JSON.stringify(call.args)})? [y/N] `)
                 const yes = answer._tag === "Line" && /^y(es)?$/i.test(answer.text.trim())
