@@ -13,7 +13,7 @@ import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { createServer } from "node:net"
+import { type AddressInfo, createServer } from "node:net"
 import * as Builtins from "../Builtins.js"
 import type { CliError } from "../CliError.js"
 import { RunFailed, UsageError } from "../CliError.js"
@@ -35,9 +35,11 @@ export const shown = (where: string): string => HttpUrl.redact(where)
 /** A free local port: a PostgreSQL runner listens for the others there. */
 const freePort = Effect.async<number>((resume) => {
   const server = createServer()
+  // Stryker disable next-line StringLiteral: a port free on every interface ("") is free on 127.0.0.1 as well
   server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    server.close(() => resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0)))
+    // A server listening on TCP has an address with a port (only one on a pipe has a string).
+    const { port } = server.address() as AddressInfo
+    server.close(() => resume(Effect.succeed(port)))
   })
 })
 
@@ -81,8 +83,6 @@ export const settled = (runId: string): Effect.Effect<Settled, DurableError.Unkn
     }
   })
 
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
-
 /** A result's calls and answer, as `run` shows them. */
 const showResult = (result: Agent.AgentResult): string =>
   [
@@ -123,7 +123,7 @@ export const statusJson = (status: RunStatus.RunStatus): typeof RunsContract.Out
 export const report = (status: Settled, asJson: boolean) =>
   Effect.gen(function* () {
     const io = yield* Io
-    if (asJson) yield* io.out(json(statusJson(status)))
+    if (asJson) yield* io.out(`${JSON.stringify(statusJson(status), null, 2)}\n`)
     switch (status._tag) {
       case "Finished":
         if (!asJson) yield* io.out(showResult(status.result))
