@@ -68,6 +68,9 @@ describe("agentfx chat --durable", () => {
         ]
       ])
       expect(yield* runsOf(store)).toEqual(["axb/7 Finished", "sum Finished", ...[1, 2, 3, 4, 5, 6].map((n) => `a.b/${n} Finished`)])
+      // The next chat finds the session's six messages, and none of the other runs.
+      const two = yield* chat(["--session", "a.b", "--store", store], [])
+      expect([two.code, two.stdout]).toEqual([0, `session a.b: resumed from ${store} (6 messages)\nyou> \n`])
     })
   )
 

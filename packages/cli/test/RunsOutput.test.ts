@@ -51,14 +51,6 @@ const fetchCall = { callId: "call_0_0", name: "fetch_url", args: { url: "http://
 const fetchDescription = "Fetches a web page or API response with an HTTP GET (hosts: 127.0.0.1). Returns status, content type and body text."
 
 describe("agentfx run --durable and runs: what each prints", () => {
-  it.scopedLive("an empty store: runs list says so on stderr, and --json is an empty list", () =>
-    Effect.gen(function* () {
-      const store = path.join(yield* tempDir, "runs.db")
-      expect(yield* agentfx([...quiet, "runs", "list", "--store", store])).toEqual({ code: 0, stdout: "", stderr: `no runs in ${store}\n` })
-      expect(yield* agentfx([...quiet, "runs", "list", "--json", "--store", store])).toEqual({ code: 0, stdout: "[]\n", stderr: "" })
-    })
-  )
-
   it.scopedLive("a finished run: its calls and answer, its --json outcome, listed and shown with its times and events", () =>
     Effect.gen(function* () {
       const store = path.join(yield* tempDir, "runs.db")
@@ -100,7 +92,15 @@ describe("agentfx run --durable and runs: what each prints", () => {
     })
   )
 
-  it.scopedLive("a waiting run: the call it waits for, as run, resume and --json say it and as runs show lists it; approve --deny runs the rest", () =>
+  it.scopedLive("an empty store: runs list says so on stderr, and --json is an empty list", () =>
+    Effect.gen(function* () {
+      const store = path.join(yield* tempDir, "runs.db")
+      expect(yield* agentfx([...quiet, "runs", "list", "--store", store])).toEqual({ code: 0, stdout: "", stderr: `no runs in ${store}\n` })
+      expect(yield* agentfx([...quiet, "runs", "list", "--json", "--store", store])).toEqual({ code: 0, stdout: "[]\n", stderr: "" })
+    })
+  )
+
+  it.scopedLive("a waiting run: the call it waits for, as run, resume and --json say it and as runs show lists it; approve --deny or approve runs the rest", () =>
     Effect.gen(function* () {
       const store = path.join(yield* tempDir, "runs.db")
       const hosts = ["--allow-host", "127.0.0.1"]
@@ -135,6 +135,18 @@ describe("agentfx run --durable and runs: what each prints", () => {
         '→ fetch_url({"url":"http://127.0.0.1:9/x"})\n' +
           '← fetch_url failed: {"error":{"type":"ApprovalDenied","message":"\\"fetch_url\\" was not approved: not today","reason":"not today"}}\n' +
           'fetch_url failed: "fetch_url" was not approved: not today.\n'
+      ])
+      // Approved (no --deny): the call runs, and fails as nothing listens there.
+      yield* agentfx([...quiet, "run", "--durable", "--run-id", "web-2", "--store", store, ...hosts, "fetch http://127.0.0.1:9/y"])
+      const approved = yield* agentfx([...quiet, "runs", "approve", "web-2", "call_0_0", "--store", store, ...hosts])
+      expect([approved.code, approved.stdout.split("\n")]).toEqual([
+        0,
+        [
+          '→ fetch_url({"url":"http://127.0.0.1:9/y"})',
+          expect.stringMatching(/^← fetch_url failed: \{"error":\{"type":"ExecutionFailed",/),
+          'fetch_url failed: "fetch_url" failed: fetching "http://127.0.0.1:9/y" failed: connect ECONNREFUSED 127.0.0.1:9.',
+          ""
+        ]
       ])
     })
   )
@@ -217,7 +229,8 @@ describe("agentfx run --durable and runs: what each prints", () => {
   it.scopedLive("a store is a PostgreSQL URL only when it starts with postgres:// or postgresql://: anything else is a SQLite file", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      const store = path.join(dir, "postgres://runs.db")
+      // Not path.join, which would make the two slashes one.
+      const store = `${dir}/postgres://runs.db`
       const ran = yield* agentfx([...quiet, "run", "--durable", "--run-id", "sum", "--store", store, "what is 2 + 3?"])
       expect(ran.code).toBe(0)
       expect(fs.statSync(path.join(dir, "postgres:", "runs.db")).isFile()).toBe(true)

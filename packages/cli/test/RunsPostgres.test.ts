@@ -6,10 +6,27 @@
 import { Io } from "@agentfx/cli"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as net from "node:net"
 import { agentfx } from "./support/cli.js"
 import { freshDatabase } from "./support/postgres.js"
 
 const quiet = ["--log-level", "error"]
+
+/** Holds `port` on 127.0.0.1 for the scope (or leaves it to whatever already holds it). */
+const holdPort = (port: number): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<net.Server>((resume) => {
+      const server = net.createServer()
+      server.once("error", () => resume(Effect.succeed(server)))
+      server.listen(port, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) =>
+      Effect.async<void>((resume) => {
+        if (server.listening) server.close(() => resume(Effect.void))
+        else resume(Effect.void)
+      })
+  )
 
 /** `url` as the messages show it: its user name and password left out. */
 const shown = (url: string): string => {
@@ -35,7 +52,9 @@ describe("agentfx run --durable and runs on PostgreSQL", () => {
       expect(listed.map((run) => [run.runId, run.state])).toEqual([["sum", "Finished"]])
       const show = JSON.parse((yield* runs("show", "sum", "--json")).stdout) as { state: string; text: string; events: ReadonlyArray<{ event: { _tag: string } }> }
       expect([show.state, show.text, show.events.map(({ event }) => event._tag)]).toEqual(["Finished", "2 + 3 = 5.", ["TurnFinished", "CallStarted", "CallFinished", "TurnFinished", "Done"]])
-      // Cancel, a client of the database that runs nothing: the finished run keeps its outcome.
+      // Cancel, a client of the database that runs nothing and listens on no port (not even a runner's default, held
+      // here): the finished run keeps its outcome.
+      yield* holdPort(34431)
       expect(yield* runs("cancel", "sum")).toEqual({ code: 0, stdout: "", stderr: "run sum had already ended (Finished): it keeps its outcome\n" })
       expect(yield* runs("cancel", "nope")).toEqual({ code: 2, stdout: "", stderr: 'agentfx: no run "nope" in the store\n' })
 
