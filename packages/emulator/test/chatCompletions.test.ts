@@ -327,9 +327,17 @@ describe("chat completions — error steps and answer faults, in each server's w
 
   it.scoped("an error frame mid-stream is the fault's body in the route's words", () =>
     Effect.gen(function* () {
-      const emulator = yield* answering(Policy.withFaults({ text: "one two three" }, Fault.errorMidStream(2, Fault.overloaded())))
+      const emulator = yield* answering(
+        Policy.withFaults({ text: "one two three" }, Fault.errorMidStream(2, Fault.overloaded())),
+        Policy.withFaults({ text: "one two three" }, Fault.errorMidStream(2, Fault.stall)),
+        Policy.withFaults({ text: "one two three" }, Fault.errorMidStream(2, Fault.disconnect))
+      )
       const glm = yield* frames(emulator, "glm")
       expect(glm.at(-1)).toEqual({ error: { code: "1305", message: "The service may be temporarily overloaded, please try again later" } })
+      // A stall has no body of its own: the frame is the route's own 500, in OpenAI's shape on an OpenAI route.
+      const openai = yield* frames(emulator, "openai")
+      expect(openai.at(-1)).toEqual({ error: { message: "error", type: "server_error", param: null, code: null } })
+      expect((yield* frames(emulator, "glm")).at(-1)).toEqual({ error: { code: "500", message: "error" } })
     }))
 })
 

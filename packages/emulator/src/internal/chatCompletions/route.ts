@@ -14,7 +14,7 @@ import { has, policyRequest, streamStop } from "../answer.js"
 import type { Exchange } from "../exchange.js"
 import * as respond from "../exchange.js"
 import * as jsonText from "../json.js"
-import { errorOf, glmError, masked, openAIError } from "./errors.js"
+import { errorOf, glmError, masked, openAIError, statusError } from "./errors.js"
 import { completeBody, frame, routeFaultOfError, streamFrames } from "./render.js"
 import { toNeutral } from "./request.js"
 import { outputViolation } from "./output.js"
@@ -118,6 +118,7 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
     return yield* respond.stream(exchange, frames, {
       split,
       delay: ctx.frameDelay,
-      stop: streamStop(faults, (fault) => frame(errorOf(fault.error, flavour)?.body ?? glmError("500", "error")))
+      // A fault without a body of its own (a stall, a drop) is sent as the route's plain 500.
+      stop: streamStop(faults, (fault) => frame(errorOf(fault.error, flavour)?.body ?? statusError(500, "error", flavour)))
     })
   })
