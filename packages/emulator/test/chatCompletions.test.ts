@@ -660,3 +660,164 @@ describe("chat completions — the 400s of a body the servers refuse: each serve
     }
   })
 })
+
+describe("chat completions — the route: the key, the body, how the answer is sent", () => {
+  const keyed = (authorization: string | undefined): Record<string, string> => (authorization === undefined ? {} : { authorization })
+  const missing = {
+    openai: {
+      error: {
+        message:
+          "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        type: "invalid_request_error",
+        param: null,
+        code: null
+      }
+    },
+    glm: { error: { code: "1001", message: "Header中未收到Authorization参数，无法进行身份验证。" } }
+  }
+
+  it.scoped("no bearer key is 401 in each server's words, recorded as missing; the scheme's name in any case, any spaces after it", () =>
+    Effect.gen(function* () {
+      const emulator = yield* answering({ text: "a" }, { text: "b" })
+      for (const authorization of [undefined, "Bearer", "Basic abc", `xBearer ${emulator.apiKey}`, emulator.apiKey]) {
+        for (const route of ["openai", "glm"] as const) {
+          const wire = yield* post(emulator, route, hi, keyed(authorization))
+          expect([wire.status, JSON.parse(wire.text)]).toEqual([401, missing[route]])
+        }
+      }
+      const recorded = yield* emulator.requests
+      expect(recorded.map((record) => [record.protocol, record.flavour, record.apiKey, record.status])).toEqual(
+        Array.from({ length: 10 }, (_, i) => ["openai", i % 2 === 0 ? "openai" : "glm", "missing", 401])
+      )
+      expect(recorded[0]!.error).toBe(JSON.stringify(missing.openai))
+      for (const authorization of [`bearer ${emulator.apiKey}`, `Bearer  ${emulator.apiKey}`]) {
+        expect((yield* post(emulator, "openai", hi, keyed(authorization))).status).toBe(200)
+      }
+      expect((yield* emulator.requests).slice(10).map((record) => record.apiKey)).toEqual(["valid", "valid"])
+    }))
+
+  it.scoped("a wrong key is 401, recorded as invalid; OpenAI shows it masked, all of it hidden up to eight characters", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const refusal = (route: Route, key: string) => Effect.map(post(emulator, route, hi, { authorization: `Bearer ${key}` }), (wire) => [wire.status, JSON.parse(wire.text)])
+      const incorrect = (shown: string) => [
+        401,
+        {
+          error: {
+            message: `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+            type: "invalid_request_error",
+            param: null,
+            code: "invalid_api_key"
+          }
+        }
+      ]
+      expect(yield* refusal("openai", "abcdefgh")).toEqual(incorrect("***"))
+      expect(yield* refusal("openai", "abcdefghi")).toEqual(incorrect("abc***fghi"))
+      expect(yield* refusal("glm", "abcdefghi")).toEqual([401, { error: { code: "1002", message: "Authorization Token非法，请确认Authorization Token正确传递。" } }])
+      expect((yield* emulator.requests).map((record) => record.apiKey)).toEqual(["invalid", "invalid", "invalid"])
+    }))
+
+  it.scoped("a body that is not JSON: OpenAI's 400 saying where, GLM's 1214; nothing but the key recorded", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const openai = yield* post(emulator, "openai", '{"model": ')
+      expect(openai.status).toBe(400)
+      const body = JSON.parse(openai.text) as { error: { message: string } }
+      expect(body).toEqual({ error: { message: expect.stringMatching(/^We could not parse the JSON body of your request\. \(.+\)$/), type: "invalid_request_error", param: null, code: null } })
+      const glm = yield* post(emulator, "glm", '{"model": ')
+      expect([glm.status, JSON.parse(glm.text)]).toEqual([400, { error: { code: "1214", message: body.error.message } }])
+      const [first] = yield* emulator.requests
+      expect([first!.apiKey, first!.body, first!.model, first!.request]).toEqual(["valid", undefined, undefined, undefined])
+    }))
+
+  it.scoped("records the body, the model, whether it streams, the neutral request and the faults applied", () =>
+    Effect.gen(function* () {
+      const emulator = yield* answering(Policy.withFaults({ text: "a" }, Fault.splitChunks), { text: "b" })
+      yield* post(emulator, "glm", { ...hi, model: "glm-4.7" })
+      yield* frames(emulator, "openai", hi)
+      const [plain, streamed] = yield* emulator.requests
+      expect(plain).toMatchObject({ protocol: "openai", flavour: "glm", model: "glm-4.7", stream: false, body: { ...hi, model: "glm-4.7" }, faults: [Fault.splitChunks], status: 200 })
+      expect(plain!.request).toMatchObject({ protocol: "openai", flavour: "glm", index: 0, model: "glm-4.7", stream: false, transcript: [{ role: "user", parts: [{ _tag: "Text", text: "hi" }] }] })
+      expect(streamed).toMatchObject({ flavour: "openai", model: "m", stream: true, faults: [] })
+      expect(streamed!.request).toMatchObject({ index: 1, stream: true })
+    }))
+
+  it.scoped("a MalformedResponse step is a body that is not JSON, declared as JSON: 200, or a stream's one broken frame", () =>
+    Effect.gen(function* () {
+      const emulator = yield* answering({ error: new ModelError.MalformedResponse({ message: "x" }) }, { error: new ModelError.MalformedResponse({ message: "x" }) })
+      const plain = yield* post(emulator, "openai", hi)
+      expect([plain.status, plain.contentType, plain.text]).toEqual([200, "application/json; charset=UTF-8", '{"choices": ['])
+      const streamed = yield* post(emulator, "glm", { ...hi, stream: true })
+      expect([streamed.status, streamed.contentType, streamed.text]).toEqual([200, "text/event-stream", 'data: {"choices": [\n\n'])
+    }))
+
+  /** What `fetch` rejects with, or reading the body throws; undefined when the answer came whole. */
+  const failure = (run: () => Promise<unknown>) =>
+    Effect.promise(() =>
+      run().then(
+        () => undefined,
+        (error: Error) => error.name
+      )
+    )
+
+  /** A plain request on `route` that `controller` may abort. */
+  const plainRequest = (emulator: Emulator.Service, route: Route, controller = new AbortController()) => () =>
+    emulator.fetch(`${baseOf(emulator, route)}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${emulator.apiKey}` },
+      body: JSON.stringify(hi),
+      signal: controller.signal
+    })
+
+  /** Sends a request that gets no answer, aborts it once the emulator has it: what the client saw, and the outcome. */
+  const abandoned = (emulator: Emulator.Service, route: Route) =>
+    Effect.gen(function* () {
+      const controller = new AbortController()
+      const settled = yield* Effect.fork(failure(plainRequest(emulator, route, controller)))
+      const index = (yield* emulator.received)
+      yield* emulator.awaitRequests(index + 1)
+      controller.abort()
+      return [yield* Effect.flatten(settled.await), yield* emulator.awaitOutcome(index)]
+    })
+
+  it.scoped("a stall leaves the request open until the client gives up; a disconnect closes it at once", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      yield* emulator.inject(Fault.stall)
+      expect(yield* abandoned(emulator, "openai")).toEqual(["AbortError", "aborted"])
+      yield* emulator.inject(Fault.disconnect)
+      expect(yield* failure(plainRequest(emulator, "glm"))).toBe("TypeError")
+      expect(yield* emulator.awaitOutcome(1)).toBe("dropped")
+    }))
+
+  it.scoped("on a plain answer, StallMidStream stalls it and DropMidStream cuts it halfway", () =>
+    Effect.gen(function* () {
+      const emulator = yield* answering(Policy.withFaults({ text: "a" }, Fault.stallMidStream(1)), Policy.withFaults({ text: "a" }, Fault.dropMidStream(1)))
+      expect(yield* abandoned(emulator, "openai")).toEqual(["AbortError", "aborted"])
+      const cut = yield* Effect.promise(plainRequest(emulator, "openai"))
+      expect(cut.status).toBe(200)
+      expect(yield* failure(() => cut.text())).toBe("TypeError")
+      expect(yield* emulator.awaitOutcome(1)).toBe("dropped")
+    }))
+
+  it.scoped("SplitChunks sends each frame of a stream in two writes; without it each frame is one", () =>
+    Effect.gen(function* () {
+      const emulator = yield* answering(Policy.withFaults({ text: "a b" }, Fault.splitChunks), { text: "a b" })
+      const chunksOf = Effect.promise(async () => {
+        const response = await emulator.fetch(`${emulator.openAIBaseUrl()}/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${emulator.apiKey}` },
+          body: JSON.stringify({ ...hi, stream: true })
+        })
+        const chunks: Array<string> = []
+        const decoder = new TextDecoder()
+        for await (const chunk of response.body!) chunks.push(decoder.decode(chunk))
+        return chunks
+      })
+      const split = yield* chunksOf
+      const whole = yield* chunksOf
+      expect(whole.every((chunk) => chunk.startsWith("data: ") && chunk.endsWith("\n\n"))).toBe(true)
+      expect(split).toHaveLength(2 * whole.length)
+      expect(split.some((chunk) => chunk.endsWith("\n\n") && chunk.startsWith("data: "))).toBe(false)
+    }))
+})
