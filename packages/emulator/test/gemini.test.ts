@@ -555,3 +555,118 @@ describe("Gemini — the request as a policy reads it (the neutral request)", ()
     expect(outputOf({ systemInstruction: { parts: [{ text: `Answer as JSON.\n${JSON.stringify(schema)}` }] } })).toEqual({ json: false, schema })
   })
 })
+
+describe("Gemini — the 400s of a body Gemini refuses, in its words", () => {
+  const refusal = (body: unknown, model?: string) => {
+    const verdict = Conformance.gemini(body, model)
+    return verdict._tag === "Rejected" ? verdict.message : "accepted"
+  }
+  const user = { role: "user", parts: [{ text: "hi" }] }
+  const calls = (...names: ReadonlyArray<string>) => ({ role: "model", parts: names.map((name) => ({ functionCall: { name, args: {} } })) })
+  const responses = (...names: ReadonlyArray<string>) => ({ role: "user", parts: names.map((name) => ({ functionResponse: { name, response: {} } })) })
+  const messages = {
+    callOrder: "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
+    responseOrder: "Please ensure that function response turn comes immediately after a function call turn.",
+    responseCount: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
+  }
+
+  it("no contents, a turn without parts, a response without a name, a response that is no object", () => {
+    expect(refusal({})).toBe("* GenerateContentRequest.contents: contents is not specified\n")
+    expect(refusal({ contents: [] })).toBe("* GenerateContentRequest.contents: contents is not specified\n")
+    expect(refusal({ contents: [user, { role: "model" }] })).toBe("* GenerateContentRequest.contents[1].parts: contents.parts must not be empty.\n")
+    expect(refusal({ contents: [user, { role: "model", parts: [] }] })).toBe("* GenerateContentRequest.contents[1].parts: contents.parts must not be empty.\n")
+    expect(refusal({ contents: [user, calls("f"), { role: "user", parts: [{ functionResponse: { response: {} } }] }] })).toBe(
+      "* GenerateContentRequest.contents[2].parts[0].function_response.name: Name cannot be empty.\n"
+    )
+    expect(refusal({ contents: [user, calls("f"), { role: "user", parts: [{ functionResponse: { name: "f", response: [1] } }] }] })).toBe(
+      `Invalid JSON payload received. Unknown name "response" at 'contents[2].parts[0].function_response': Proto field is not repeating, cannot start list.`
+    )
+    expect(refusal({ contents: [user, calls("f"), { role: "user", parts: [{ functionResponse: { name: "f" } }] }] })).toBe(
+      "Invalid value at 'contents[2].parts[0].function_response.response' (type.googleapis.com/google.protobuf.Struct), null"
+    )
+  })
+
+  it("a turn without a role is the user's", () => {
+    expect(refusal({ contents: [{ parts: [{ text: "hi" }] }, calls("f"), { parts: [{ functionResponse: { name: "f", response: {} } }] }] })).toBe("accepted")
+    expect(refusal({ contents: [{ parts: [{ text: "hi" }] }, { parts: [{ functionCall: { name: "f", args: {} } }] }] })).toBe(messages.callOrder)
+  })
+
+  it("a call turn comes after a user's turn, and its responses all in the next turn", () => {
+    expect(refusal({ contents: [calls("f"), responses("f")] })).toBe(messages.callOrder)
+    expect(refusal({ contents: [user, { role: "model", parts: [{ text: "x" }] }, calls("f")] })).toBe(messages.callOrder)
+    expect(refusal({ contents: [user, calls("f", "g"), responses("f", "g"), calls("h")] })).toBe("accepted")
+    expect(refusal({ contents: [user, calls("f"), calls("g")] })).toBe(messages.responseOrder)
+    expect(refusal({ contents: [user, calls("f"), { role: "model", parts: [{ text: "x" }] }] })).toBe(messages.responseOrder)
+    expect(refusal({ contents: [user, calls("f", "g"), responses("f")] })).toBe(messages.responseCount)
+    expect(refusal({ contents: [user, calls("f"), user] })).toBe(messages.responseCount)
+    expect(refusal({ contents: [user, calls("f")] })).toBe("accepted")
+    expect(refusal({ contents: [user, { role: "model", parts: [{ text: "x" }] }, responses("f")] })).toBe(messages.responseOrder)
+    expect(refusal({ contents: [responses("f")] })).toBe(messages.responseOrder)
+    expect(refusal({ contents: [user, calls("f"), { role: "model", parts: [{ functionResponse: { name: "f", response: {} } }] }] })).toBe(messages.responseCount)
+    expect(refusal({ contents: [user, { role: "model", parts: [{ functionResponse: { name: "f", response: {} } }] }] })).toBe(messages.responseOrder)
+  })
+
+  it("declarations: a name of a letter or '_' then up to 127 of letters, digits, '_', '.', ':' or '-'; parameters or parameters_json_schema", () => {
+    const declared = (...declarations: ReadonlyArray<object>) => ({ contents: [user], tools: [{}, { functionDeclarations: declarations }] })
+    const invalidName = (f: number) =>
+      `* GenerateContentRequest.tools[1].function_declarations[${f}].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 128.\n`
+    expect(refusal(declared({ name: "a.b:c-d_e9" }, { name: "x" }))).toBe("accepted")
+    for (const name of ["9a", "-a", "a b", "a/b"]) expect(refusal(declared({ name: "ok" }, { name }))).toBe(invalidName(1))
+    expect(refusal(declared({ description: "no name" }))).toBe(invalidName(0))
+    expect(refusal(declared({ name: "f", parameters: { type: "OBJECT" }, parametersJsonSchema: { type: "object" } }))).toBe(
+      "* GenerateContentRequest.tools[1].function_declarations[0]: parameters and parameters_json_schema are mutually exclusive.\n"
+    )
+    expect(refusal(declared({ name: "f", parameters: { type: "OBJECT", properties: { _a1: { type: "STRING" }, [`b${"c".repeat(63)}`]: { type: "STRING" } } } }))).toBe("accepted")
+    expect(refusal(declared({ name: "f", parameters: { type: "OBJECT", properties: { [`b${"c".repeat(64)}`]: { type: "STRING" } } } }))).toContain("Invalid parameter name.")
+  })
+
+  it("JSON mode: one schema field, a mime type Gemini has, a schema only with JSON (or an enum), no JSON with tools before Gemini 3", () => {
+    const configured = (generationConfig: object, extra: object = {}) => ({ contents: [user], generationConfig, ...extra })
+    const schema = { type: "object" }
+    expect(refusal(configured({ responseSchema: { type: "OBJECT" }, responseJsonSchema: schema, responseMimeType: "application/json" }))).toBe(
+      "* GenerateContentRequest.generation_config: response_schema and response_json_schema are mutually exclusive.\n"
+    )
+    expect(refusal(configured({ responseMimeType: "text/csv" }))).toBe(
+      "* GenerateContentRequest.generation_config.response_mime_type: allowed mimetypes are `text/plain`, `application/json`, `application/xml`, `application/yaml` and `text/x.enum`.\n"
+    )
+    for (const mime of ["text/plain", "application/xml", "application/yaml", "text/x.enum"]) expect(refusal(configured({ responseMimeType: mime }))).toBe("accepted")
+    expect(refusal(configured({ responseJsonSchema: schema }))).toBe(
+      "* GenerateContentRequest.generation_config.response_mime_type: When response_json_schema is set, response_mime_type must be application/json.\n"
+    )
+    expect(refusal(configured({ responseJsonSchema: schema, responseMimeType: "text/x.enum" }))).toContain("When response_json_schema is set")
+    expect(refusal(configured({ responseSchema: { type: "STRING" }, responseMimeType: "application/xml" }))).toBe(
+      "* GenerateContentRequest.generation_config.response_mime_type: When response_schema is set, response_mime_type must be application/json.\n"
+    )
+    expect(refusal(configured({ responseSchema: { type: "STRING", enum: ["a"] }, responseMimeType: "text/x.enum" }))).toBe("accepted")
+    const tools = { tools: [{ functionDeclarations: [{ name: "f" }] }] }
+    const refused = "Function calling with a response mime type: 'application/json' is unsupported"
+    for (const model of ["gemini-2.5-flash", "models/gemini-2.0-flash", "gemini-1.5-pro", "gemini-2"]) {
+      expect(refusal(configured({ responseMimeType: "application/json" }, tools), model)).toBe(refused)
+    }
+    for (const model of ["gemini-3-flash-preview", "gemini-25", "xgemini-2.5"]) expect(refusal(configured({ responseMimeType: "application/json" }, tools), model)).toBe("accepted")
+    expect(refusal(configured({ responseMimeType: "application/json" }, { tools: [{ functionDeclarations: [] }, { googleSearch: {} }] }), "gemini-2.5-flash")).toBe("accepted")
+    expect(refusal(configured({ responseMimeType: "text/plain" }, tools), "gemini-2.5-flash")).toBe("accepted")
+  })
+})
+
+describe("Gemini — thought signatures on the wire (Gemini 3)", () => {
+  it.scoped("the calls of the current turn need their signature back: since the last user message that is not responses", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.fromFunction(() => ({ calls: [{ name: "f", args: {} }] })) })
+      const first = JSON.parse((yield* post(emulator, "generateContent")).text) as { candidates: ReadonlyArray<{ content: { parts: ReadonlyArray<{ functionCall: object }> } }> }
+      const signedTurn = first.candidates[0]!.content
+      const bare = { role: "model", parts: signedTurn.parts.map((part) => ({ functionCall: part.functionCall })) }
+      const answered = { role: "user", parts: [{ functionResponse: { id: "call_0_0", name: "f", response: {} } }] }
+      const refusalOf = (contents: ReadonlyArray<unknown>) => Effect.map(post(emulator, "generateContent", { contents }), (wire) => [wire.status, (JSON.parse(wire.text) as { error?: { message: string } }).error?.message])
+      expect(yield* refusalOf([hi.contents[0], signedTurn, answered])).toEqual([200, undefined])
+      expect(yield* refusalOf([hi.contents[0], bare, answered])).toEqual([
+        400,
+        "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:f` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+      ])
+      // Before a later user message the turn is history: its calls are not checked.
+      expect(yield* refusalOf([hi.contents[0], bare, answered, { role: "model", parts: [{ text: "ok" }] }, hi.contents[0]])).toEqual([200, undefined])
+      // Without signatures the emulator checks none.
+      const plain = yield* Emulator.make({ signatures: false })
+      expect((yield* post(plain, "generateContent", { contents: [hi.contents[0], bare, answered] })).status).toBe(200)
+    }))
+})
