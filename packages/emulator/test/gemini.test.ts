@@ -670,3 +670,51 @@ describe("Gemini — thought signatures on the wire (Gemini 3)", () => {
       expect((yield* post(plain, "generateContent", { contents: [hi.contents[0], bare, answered] })).status).toBe(200)
     }))
 })
+
+describe("Gemini — a body the proto parser cannot read", () => {
+  const refusal = (body: unknown) => {
+    const verdict = Conformance.gemini(body)
+    return verdict._tag === "Rejected" ? verdict.message : "accepted"
+  }
+  const declared = (declaration: object) => ({ contents: hi.contents, tools: [{ functionDeclarations: [{ name: "f", ...declaration }] }] })
+
+  it("a body that is not an object", () => {
+    expect(refusal([])).toBe("Invalid JSON payload received. Expected an object, got [].")
+    expect(refusal(5)).toBe("Invalid JSON payload received. Expected an object, got 5.")
+    expect(refusal(null)).toBe("Invalid JSON payload received. Expected an object, got null.")
+  })
+
+  it("a value of the wrong type: the field's proto path and the type it has, the value as JSON", () => {
+    expect(refusal({ contents: "hi" })).toBe(`Invalid value at 'contents' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), "hi"`)
+    expect(refusal({ contents: [5] })).toBe("Invalid value at 'contents[0]' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), 5")
+    expect(refusal({ contents: hi.contents, systemInstruction: { parts: [{ text: "a", thought: "yes" }] } })).toBe(`Invalid value at 'system_instruction.parts[0].thought' (TYPE_BOOL), "yes"`)
+    expect(refusal({ contents: hi.contents, generationConfig: { maxOutputTokens: "many" } })).toBe(`Invalid value at 'generation_config.max_output_tokens' (TYPE_INT32), "many"`)
+    expect(refusal({ contents: hi.contents, generationConfig: { stopSequences: [1] } })).toBe("Invalid value at 'generation_config.stop_sequences[0]' (TYPE_STRING), 1")
+    expect(refusal({ contents: [{ role: "user", parts: [{ functionCall: { name: "f", args: "{}" } }] }] })).toBe(
+      `Invalid value at 'contents[0].parts[0].function_call.args' (type.googleapis.com/google.protobuf.Struct), "{}"`
+    )
+  })
+
+  it("an int64 of the OpenAPI schema is a number or a decimal string; properties are an object, checked entry by entry", () => {
+    expect(refusal(declared({ parameters: { type: "ARRAY", items: { type: "STRING" }, maxItems: "12", minItems: 1 } }))).toBe("accepted")
+    expect(refusal(declared({ parameters: { type: "ARRAY", maxItems: "twelve" } }))).toBe(
+      `Invalid value at 'tools[0].function_declarations[0].parameters.max_items' (TYPE_INT64), "twelve"`
+    )
+    expect(refusal(declared({ parameters: { type: "OBJECT", properties: 5 } }))).toBe(
+      "Invalid value at 'tools[0].function_declarations[0].parameters.properties' (type.googleapis.com/google.protobuf.Struct), 5"
+    )
+    expect(refusal(declared({ parameters: { type: "OBJECT", properties: { a: { type: "STRING" }, b: { type: "TEXT" } } } }))).toBe(
+      `Invalid value at 'tools[0].function_declarations[0].parameters.properties[1].value.type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), "TEXT"`
+    )
+    expect(refusal(declared({ parameters: { type: "OBJECT", anyOf: [{ type: "STRING" }, { type: 5 }] } }))).toBe(
+      "Invalid value at 'tools[0].function_declarations[0].parameters.any_of[1].type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), 5"
+    )
+  })
+
+  it("an unknown field at the top or deep inside, by its name as sent", () => {
+    expect(refusal({ contents: hi.contents, generation_config: {} })).toBe(`Invalid JSON payload received. Unknown name "generation_config": Cannot find field.`)
+    expect(refusal({ contents: [{ role: "user", parts: [{ text: "a", mimeType: "text/plain" }] }] })).toBe(
+      `Invalid JSON payload received. Unknown name "mimeType" at 'contents[0].parts[0]': Cannot find field.`
+    )
+  })
+})
