@@ -164,6 +164,20 @@ describe("chat completions — a whole answer (chat.completion)", () => {
       expect(yield* finishOf("openai")).toEqual(["stop", "length", "content_filter", "stop", "stop", "tool_calls"])
     }))
 
+  it.scoped("several text or reasoning parts are one content and one reasoning_content, joined as they are", () =>
+    Effect.gen(function* () {
+      const emulator = yield* answering({
+        parts: [
+          { _tag: "Reasoning", text: "First, " },
+          { _tag: "Text", text: "Hello" },
+          { _tag: "Reasoning", text: "then." },
+          { _tag: "Text", text: ", world" }
+        ]
+      })
+      const body = (yield* json(emulator, "glm")) as { choices: ReadonlyArray<{ message: unknown }> }
+      expect(body.choices[0]!.message).toEqual({ role: "assistant", content: "Hello, world", reasoning_content: "First, then." })
+    }))
+
   it.scoped("a call's arguments go out as the policy wrote them (metadata.arguments) or as the JSON of its args", () =>
     Effect.gen(function* () {
       const emulator = yield* answering({
@@ -227,6 +241,16 @@ describe("chat completions — a streamed answer (chat.completion.chunk frames)"
       expect(withUsage.slice(-2)).toEqual([{ ...s1, choices: [], usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6, completion_tokens_details: { reasoning_tokens: 1 } } }, "[DONE]"])
       // The second request's ids are its own (chatcmpl-emulator-1, call_1_<i>); the frames are otherwise the first's.
       expect(JSON.parse(JSON.stringify(withUsage.slice(0, -2)).replaceAll("emulator-1", "emulator-0").replaceAll("call_1_", "call_0_"))).toEqual(answer)
+    }))
+
+  it.scoped("GLM without calls: the finish chunk's delta is empty, usage beside it", () =>
+    Effect.gen(function* () {
+      const emulator = yield* answering({ text: "ok", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } })
+      const all = yield* frames(emulator, "glm")
+      expect(all.slice(-2)).toEqual([
+        { ...stamp(0), created: expect.any(Number), choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } },
+        "[DONE]"
+      ])
     }))
 
   it.scoped("GLM with tool_stream: fragments as on OpenAI; four characters split in two, never an empty fragment", () =>
@@ -417,7 +441,7 @@ describe("chat completions — the request as a policy reads it (the neutral req
       {
         model: "m",
         messages: [
-          { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "https://x/y.png" } }, { type: "text" }] },
+          { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "https://x/y.png" }, text: "a caption" }, { type: "text" }] },
           { role: "user", content: null },
           { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
           { role: "tool", tool_call_id: "c1", content: [{ type: "text", text: '{"a"' }, { type: "text", text: ":2}" }] }
@@ -431,7 +455,7 @@ describe("chat completions — the request as a policy reads it (the neutral req
         role: "user",
         parts: [
           { _tag: "Text", text: "look" },
-          { _tag: "Opaque", provider: "openai", data: { type: "image_url", image_url: { url: "https://x/y.png" } } },
+          { _tag: "Opaque", provider: "openai", data: { type: "image_url", image_url: { url: "https://x/y.png" }, text: "a caption" } },
           { _tag: "Opaque", provider: "openai", data: { type: "text" } }
         ]
       },
@@ -448,7 +472,9 @@ describe("chat completions — the request as a policy reads it (the neutral req
       { type: "function", function: { name: "now" } }
     ]
     const messages = [{ role: "user", content: "hi" }]
-    expect(neutral({ model: "m", messages, tools: [...tools, { type: "web_search", web_search: { enable: true } }] }, "glm").declarations).toEqual([
+    // Only a function tool declares a function, whatever else a tool holds.
+    const search = { type: "web_search", web_search: { enable: true }, function: { name: "search" } }
+    expect(neutral({ model: "m", messages, tools: [...tools, search] }, "glm").declarations).toEqual([
       { name: "get_weather", description: "Weather", parameters },
       { name: "now", description: "", parameters: { type: "object", properties: {} } }
     ])
@@ -576,6 +602,12 @@ describe("chat completions — the 400s of a body the servers refuse: each serve
     })
     expect(refusal(conversation(calling([fn("c1"), fn("c1")]), answer("c1")), "openai")).toEqual({ message: "Duplicate tool_call ids.", param: "messages.[1].tool_calls" })
     expect(refusal(conversation(calling([fn("c1"), fn("c1")]), answer("c1")), "glm")).toEqual({ message: "messages[1]: duplicate tool_call id", param: "messages.[1].tool_calls" })
+  })
+
+  it("a tool message that answers no pending call, named by its role", () => {
+    const refused = { message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", param: "messages.[2].role" }
+    expect(refusal(conversation(calling([fn("c1")]), answer("c2")), "openai")).toEqual(refused)
+    expect(refusal(conversation(calling([fn("c1")]), { role: "tool", content: "{}" }), "glm")).toEqual(refused)
   })
 
   it("tool_calls left unanswered at the end of the conversation", () => {
