@@ -832,6 +832,20 @@ describe("chat completions — the route: the key, the body, how the answer is s
       expect(yield* emulator.awaitOutcome(1)).toBe("dropped")
     }))
 
+  it.scoped("SplitChunks splits a MalformedResponse step's broken frame too", () =>
+    Effect.gen(function* () {
+      const emulator = yield* answering(Policy.withFaults({ error: new ModelError.MalformedResponse({ message: "x" }) }, Fault.splitChunks))
+      const response = yield* Effect.promise(() =>
+        emulator.fetch(`${emulator.glmBaseUrl()}/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${emulator.apiKey}` }, body: JSON.stringify({ ...hi, stream: true }) })
+      )
+      const chunks: Array<string> = []
+      const decoder = new TextDecoder()
+      yield* Effect.promise(async () => {
+        for await (const chunk of response.body!) chunks.push(decoder.decode(chunk))
+      })
+      expect(chunks).toEqual(['data: {"ch', 'oices": [\n\n'])
+    }))
+
   it.scoped("SplitChunks sends each frame of a stream in two writes; without it each frame is one", () =>
     Effect.gen(function* () {
       const emulator = yield* answering(Policy.withFaults({ text: "a b" }, Fault.splitChunks), { text: "a b" })
