@@ -728,6 +728,18 @@ describe("chat completions — the route: the key, the body, how the answer is s
       expect((yield* emulator.requests).slice(10).map((record) => record.apiKey)).toEqual(["valid", "valid"])
     }))
 
+  it.scoped("the route is a path that ends in /chat/completions, under any base; nothing after it", () =>
+    Effect.gen(function* () {
+      const emulator = yield* answering({ text: "a" })
+      const status = (path: string) =>
+        Effect.promise(() =>
+          emulator.fetch(`${emulator.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${emulator.apiKey}` }, body: JSON.stringify(hi) }).then((response) => response.status)
+        )
+      expect(yield* status("/v1/chat/completions/x")).toBe(404)
+      expect(yield* status("/v1/chat/completions2")).toBe(404)
+      expect(yield* status("/any/base/chat/completions")).toBe(200)
+    }))
+
   it.scoped("a wrong key is 401, recorded as invalid; OpenAI shows it masked, all of it hidden up to eight characters", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
