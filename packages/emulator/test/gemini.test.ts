@@ -364,6 +364,39 @@ describe("Gemini — the route: the key, the path, the body", () => {
       expect(records[1]!.error).toBe(missing.error.message)
     }))
 
+  it.scoped("the header's key is the one read when both are given; an empty ?key= is no key", () =>
+    Effect.gen(function* () {
+      const emulator = yield* unsigned({ text: "a" })
+      const status = (query: string, headers: Record<string, string>) =>
+        Effect.promise(() =>
+          emulator.fetch(`${emulator.geminiBaseUrl}/v1beta/models/m:generateContent${query}`, { method: "POST", headers, body: JSON.stringify(hi) }).then((r) => r.status)
+        )
+      expect(yield* status(`?key=${emulator.apiKey}`, { "x-goog-api-key": "nope" })).toBe(400)
+      expect(yield* status("?key=", {})).toBe(403)
+      expect(yield* status("?key=nope", { "x-goog-api-key": emulator.apiKey })).toBe(200)
+    }))
+
+  it.scoped("SplitChunks sends each SSE event in two writes", () =>
+    Effect.gen(function* () {
+      const emulator = yield* unsigned(Policy.withFaults({ text: "a b" }, Fault.splitChunks), { text: "a b" })
+      const chunksOf = Effect.promise(async () => {
+        const response = await emulator.fetch(`${emulator.geminiBaseUrl}/v1beta/models/m:streamGenerateContent?alt=sse`, {
+          method: "POST",
+          headers: { "x-goog-api-key": emulator.apiKey },
+          body: JSON.stringify(hi)
+        })
+        const decoder = new TextDecoder()
+        const received: Array<string> = []
+        for await (const chunk of response.body!) received.push(decoder.decode(chunk))
+        return received
+      })
+      const split = yield* chunksOf
+      const whole = yield* chunksOf
+      expect(whole.every((chunk) => chunk.startsWith("data: ") && chunk.endsWith("\r\n\r\n"))).toBe(true)
+      expect(split).toHaveLength(2 * whole.length)
+      expect(split.join("").replaceAll("emulator-0", "emulator-1")).toBe(whole.join(""))
+    }))
+
   it.scoped("a model whose percent-encoding is broken is not found, in Gemini's words with the version and the method", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
