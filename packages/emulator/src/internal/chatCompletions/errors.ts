@@ -53,9 +53,8 @@ export const errorOf = (
       return { status: fault.status, body: glmError(fault.code, fault.message) }
     case "Close":
       return { status: 500, body: statusError(500, fault.reason, flavour) }
-    case "Stall":
-    case "Disconnect":
-      return undefined
   }
+  // A stall or a disconnect sends nothing.
+  return undefined
 }
 

@@ -38,7 +38,7 @@ export const flavourOf = (path: string): Flavour => (/\/paas\//.test(path) ? "gl
 
 const sendError = (exchange: Exchange, error: { status: number; body: unknown; headers?: Readonly<Record<string, string>> | undefined }) => {
   exchange.update({ error: JSON.stringify(error.body) })
-  return respond.json(exchange, error.status, error.body, error.headers === undefined ? {} : { headers: error.headers })
+  return respond.json(exchange, error.status, error.body, { headers: error.headers ?? {} })
 }
 
 const answerFault = (exchange: Exchange, fault: Fault.AnswerFault, flavour: Flavour): Effect.Effect<void> => {
