@@ -6,8 +6,10 @@
  */
 import { FunctionCall, ModelError } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either, Option } from "effect"
 import { Conformance, Emulator, Fault, Policy } from "../src/index.js"
+import { parse } from "../src/internal/json.js"
+import { decodeFrame } from "../src/internal/live/wire.js"
 
 interface Wire {
   readonly status: number
@@ -119,6 +121,15 @@ describe("Gemini — a whole answer (GenerateContentResponse)", () => {
       expect(partsOf(yield* generate(emulator))).toEqual([])
     }))
 
+  it.scoped("a call-less answer's signature is its text's: the same text signed alike, another text otherwise", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "one" }, { text: "one" }, { text: "two" }]) })
+      const signatureOf = Effect.map(generate(emulator), (body) => (body as { candidates: ReadonlyArray<{ content: { parts: ReadonlyArray<{ thoughtSignature: string }> } }> }).candidates[0]!.content.parts[0]!.thoughtSignature)
+      const [first, again, other] = [yield* signatureOf, yield* signatureOf, yield* signatureOf]
+      expect(first).toBe(again)
+      expect(other).not.toBe(first)
+    }))
+
   it.scoped("a Gemini part a script holds as opaque goes out as it is; another provider's is left out", () =>
     Effect.gen(function* () {
       const emulator = yield* unsigned({
@@ -186,6 +197,14 @@ describe("Gemini — a streamed answer (SSE chunks)", () => {
         finishReason: "STOP",
         index: 0
       })
+    }))
+
+  it.scoped("an opaque Gemini part is sent whole, in a chunk of its own", () =>
+    Effect.gen(function* () {
+      const emulator = yield* unsigned({ parts: [{ _tag: "Opaque", provider: "gemini", data: { executableCode: { language: "PYTHON", code: "1" } } }] })
+      const all = yield* chunks(emulator)
+      expect(all[0]).toEqual(chunk([{ executableCode: { language: "PYTHON", code: "1" } }]))
+      expect(all).toHaveLength(2)
     }))
 
   it.scoped("a text part the script signed is sent whole, in a chunk of its own", () =>
@@ -327,6 +346,30 @@ describe("Gemini — answers that are not a turn, error steps and faults", () =>
       ])
       expect(yield* answer(Fault.glm("1305", { status: 503, message: "busy" }))).toEqual([503, { error: { code: 503, message: "busy", status: "UNAVAILABLE" } }])
       expect(yield* answer(Fault.close(1011, "gone"))).toEqual([500, { error: { code: 500, message: "gone", status: "INTERNAL" } }])
+      expect(yield* answer(Fault.quotaExhausted())).toEqual([
+        429,
+        {
+          error: {
+            code: 429,
+            message: "You exceeded your current quota, please check your plan and billing details.",
+            status: "RESOURCE_EXHAUSTED",
+            details: [
+              {
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                violations: [
+                  {
+                    quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                    quotaId: "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+                    quotaDimensions: { location: "global", model: "gemini-3-flash-preview" },
+                    quotaValue: "10"
+                  }
+                ]
+              },
+              { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "30s" }
+            ]
+          }
+        }
+      ])
       const limited = yield* answer(Fault.rateLimited({ retryAfter: "1234 millis" }))
       expect((limited[1] as { error: { details: ReadonlyArray<unknown> } }).error.details[1]).toEqual({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1.234s" })
     }))
@@ -420,7 +463,7 @@ describe("Gemini — the route: the key, the path, the body", () => {
       const emulator = yield* Emulator.make()
       const wire = yield* post(emulator, "generateContent", '{"contents": ')
       expect(wire.status).toBe(400)
-      expect(JSON.parse(wire.text)).toEqual({ error: { code: 400, message: expect.stringMatching(/^Invalid JSON payload received\. .+/), status: "INVALID_ARGUMENT" } })
+      expect(JSON.parse(wire.text)).toEqual({ error: { code: 400, message: `Invalid JSON payload received. ${Either.getLeft(parse('{"contents": ')).pipe(Option.getOrThrow)}`, status: "INVALID_ARGUMENT" } })
       const unknown = yield* post(emulator, "generateContent", { ...hi, temperature: 0 })
       expect([unknown.status, JSON.parse(unknown.text)]).toEqual([
         400,
@@ -542,6 +585,10 @@ describe("Gemini — the request as a policy reads it (the neutral request)", ()
     ])
   })
 
+  it("a system instruction without parts is no system text", () => {
+    expect(neutral({ contents: hi.contents, systemInstruction: { role: "user" } }).system).toBeUndefined()
+  })
+
   it("declarations: parametersJsonSchema before parameters, an empty object schema without either, NON_BLOCKING kept", () => {
     const request = neutral({
       contents: hi.contents,
@@ -582,7 +629,7 @@ describe("Gemini — the request as a policy reads it (the neutral request)", ()
     const schema = { type: "object", properties: { n: { type: "number" } } }
     expect(outputOf({})).toBeUndefined()
     expect(outputOf({ generationConfig: { responseMimeType: "text/plain" } })).toBeUndefined()
-    expect(outputOf({ generationConfig: { responseMimeType: "application/json" } })).toEqual({ json: true })
+    expect(outputOf({ generationConfig: { responseMimeType: "application/json" } })).toStrictEqual({ json: true })
     expect(outputOf({ generationConfig: { responseMimeType: "application/json", responseJsonSchema: schema } })).toEqual({ json: true, schema })
     expect(outputOf({ generationConfig: { responseMimeType: "application/json", responseSchema: { type: "OBJECT" } } })).toEqual({ json: true, schema: { type: "OBJECT" } })
     expect(outputOf({ systemInstruction: { parts: [{ text: `Answer as JSON.\n${JSON.stringify(schema)}` }] } })).toEqual({ json: false, schema })
@@ -678,6 +725,7 @@ describe("Gemini — the 400s of a body Gemini refuses, in its words", () => {
     }
     for (const model of ["gemini-3-flash-preview", "gemini-25", "xgemini-2.5"]) expect(refusal(configured({ responseMimeType: "application/json" }, tools), model)).toBe("accepted")
     expect(refusal(configured({ responseMimeType: "application/json" }, { tools: [{ functionDeclarations: [] }, { googleSearch: {} }] }), "gemini-2.5-flash")).toBe("accepted")
+    expect(refusal(configured({ responseMimeType: "application/json" }, { tools: [{ googleSearch: {} }, { functionDeclarations: [{ name: "f" }] }] }), "gemini-2.5-flash")).toBe(refused)
     expect(refusal(configured({ responseMimeType: "text/plain" }, tools), "gemini-2.5-flash")).toBe("accepted")
   })
 })
@@ -742,6 +790,10 @@ describe("Gemini — a body the proto parser cannot read", () => {
     expect(refusal(declared({ parameters: { type: "OBJECT", anyOf: [{ type: "STRING" }, { type: 5 }] } }))).toBe(
       "Invalid value at 'tools[0].function_declarations[0].parameters.any_of[1].type' (type.googleapis.com/google.ai.generativelanguage.v1beta.Type), 5"
     )
+  })
+
+  it("a required field left out (Live's setup names its model): the field and its name, under the message's own name", () => {
+    expect(decodeFrame({ setup: {} })).toEqual(Either.left("* BidiGenerateContentClientMessage.setup.model: model is required.\n"))
   })
 
   it("an unknown field at the top or deep inside, by its name as sent", () => {
