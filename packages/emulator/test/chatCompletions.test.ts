@@ -465,6 +465,10 @@ describe("chat completions — the request as a policy reads it (the neutral req
     ])
   })
 
+  it("a system message whose content is null is empty text", () => {
+    expect(neutral({ model: "m", messages: [{ role: "system", content: null }, { role: "developer", content: "D" }, { role: "user", content: "hi" }] }, "openai").system).toBe("\nD")
+  })
+
   it("the declarations of function tools (an empty description and object schema when left out), other tools left out", () => {
     const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
     const tools = [
