@@ -12,6 +12,10 @@ export const openAIError = (message: string, type: string, code: string | null, 
   error: { message, type, param, code }
 })
 
+/** The plain error body of an HTTP status in the route's words: GLM's code is the status, OpenAI's type its class. */
+export const statusError = (status: number, message: string, flavour: Flavour) =>
+  flavour === "glm" ? glmError(String(status), message) : openAIError(message, status >= 500 ? "server_error" : "invalid_request_error", null)
+
 /** OpenAI shows a masked key in its error; the emulator does the same (never the whole key). */
 export const masked = (key: string): string => (key.length <= 8 ? "***" : `${key.slice(0, 3)}***${key.slice(-4)}`)
 
@@ -28,15 +32,7 @@ export const errorOf = (
   const glm = flavour === "glm"
   switch (fault._tag) {
     case "Status":
-      return {
-        status: fault.status,
-        body:
-          fault.body ??
-          (glm
-            ? glmError(String(fault.status), fault.message ?? "error")
-            : openAIError(fault.message ?? "error", fault.status >= 500 ? "server_error" : "invalid_request_error", null)),
-        headers: fault.headers
-      }
+      return { status: fault.status, body: fault.body ?? statusError(fault.status, fault.message ?? "error", flavour), headers: fault.headers }
     case "RateLimited":
       return glm
         ? { status: 429, body: glmError("1302", "High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits"), headers: retryHeaders(fault.retryAfter) }
@@ -56,10 +52,9 @@ export const errorOf = (
     case "GlmCode":
       return { status: fault.status, body: glmError(fault.code, fault.message) }
     case "Close":
-      return { status: 500, body: glm ? glmError("500", fault.reason) : openAIError(fault.reason, "server_error", null) }
-    case "Stall":
-    case "Disconnect":
-      return undefined
+      return { status: 500, body: statusError(500, fault.reason, flavour) }
   }
+  // A stall or a disconnect sends nothing.
+  return undefined
 }
 

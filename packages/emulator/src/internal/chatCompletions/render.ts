@@ -85,12 +85,13 @@ export const completeBody = (answer: Answer, faults: ReadonlyArray<Fault.Shaping
         message: {
           role: "assistant",
           content: textOf(answer) ?? (calls.length > 0 ? null : ""),
-          ...(reasoning === undefined ? {} : { reasoning_content: reasoning }),
+          // An absent field (undefined) is left out of the JSON: GLM's reasoning only when there is some, a call's id only when it has one.
+          reasoning_content: reasoning,
           ...(calls.length === 0
             ? {}
             : {
                 tool_calls: calls.map((call, index) => ({
-                  ...(call.id === undefined ? {} : { id: call.id }),
+                  id: call.id,
                   type: "function",
                   ...(flavour === "glm" ? { index } : {}),
                   function: { name: call.name, arguments: call.arguments }
@@ -135,15 +136,15 @@ export const streamFrames = (
   const calls = wireCalls(answer, faults)
   const head = (call: WireCall, index: number, args: string) => ({
     ...(omitIndex ? {} : { index }),
-    ...(call.id === undefined ? {} : { id: call.id }),
+    id: call.id,
     type: "function",
     function: { name: call.name, arguments: args }
   })
   if (options.toolStream) {
     calls.forEach((call, index) => {
-      const [first, ...rest] = fragments(call.arguments)
-      frames.push(chunk({ tool_calls: [head(call, index, first ?? "")] }))
-      for (const piece of rest) frames.push(chunk({ tool_calls: [{ ...(omitIndex ? {} : { index }), function: { arguments: piece } }] }))
+      const pieces = fragments(call.arguments)
+      frames.push(chunk({ tool_calls: [head(call, index, pieces[0]!)] }))
+      for (const piece of pieces.slice(1)) frames.push(chunk({ tool_calls: [{ ...(omitIndex ? {} : { index }), function: { arguments: piece } }] }))
     })
   }
   const whole = options.toolStream || calls.length === 0 ? {} : { tool_calls: calls.map((call, index) => head(call, index, call.arguments)) }

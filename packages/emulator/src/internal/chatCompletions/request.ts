@@ -12,7 +12,7 @@ import { outputOf } from "./output.js"
 import type * as Wire from "./wire.js"
 
 const textOfContent = (content: Wire.Message["content"]): string =>
-  typeof content === "string" ? content : (content ?? []).map((part) => (typeof part.text === "string" ? part.text : "")).join("")
+  typeof content === "string" ? content : (content?.map((part) => part.text ?? "").join("") ?? "")
 
 const argumentsOf = (raw: string | undefined): { args: Json.JsonObject; metadata?: { arguments: string } } => {
   if (raw === undefined) return { args: {} }
@@ -47,9 +47,10 @@ export const toNeutral = (body: Wire.Request): NeutralRequest => {
   }
   for (const message of body.messages) {
     if (message.role === "tool") {
-      const id = message.tool_call_id ?? ""
+      // The rules let a tool message through only as the answer to a call of the assistant message before it.
+      const id = message.tool_call_id!
       const response = responseOf(message.content)
-      ;(responses ??= []).push({ _tag: "FunctionResponse", id, name: names.get(id) ?? "", response, isError: isErrorResponse(response) })
+      ;(responses ??= []).push({ _tag: "FunctionResponse", id, name: names.get(id)!, response, isError: isErrorResponse(response) })
       continue
     }
     flush()
@@ -59,8 +60,10 @@ export const toNeutral = (body: Wire.Request): NeutralRequest => {
       const parts: Array<Turn.Part> = []
       if (typeof message.reasoning_content === "string") parts.push({ _tag: "Reasoning", text: message.reasoning_content })
       if (typeof message.content === "string" && message.content !== "") parts.push({ _tag: "Text", text: message.content })
-      for (const call of message.tool_calls ?? []) parts.push({ _tag: "FunctionCall", id: call.id ?? "", name: call.function.name, ...argumentsOf(call.function.arguments) })
-      names = new Map((message.tool_calls ?? []).map((call) => [call.id ?? "", call.function.name]))
+      // The rules let a call through only with an id.
+      const calls = message.tool_calls ?? []
+      for (const call of calls) parts.push({ _tag: "FunctionCall", id: call.id!, name: call.function.name, ...argumentsOf(call.function.arguments) })
+      names = new Map(calls.map((call) => [call.id!, call.function.name]))
       transcript.push({ role: "model", parts })
     } else {
       const content = message.content
@@ -72,11 +75,11 @@ export const toNeutral = (body: Wire.Request): NeutralRequest => {
     }
   }
   flush()
-  const declarations: Array<FunctionDeclaration.FunctionDeclaration> = (body.tools ?? []).flatMap((tool) =>
-    tool.type === "function" && tool.function !== undefined
-      ? [{ name: tool.function.name, description: tool.function.description ?? "", parameters: tool.function.parameters ?? { type: "object", properties: {} } }]
-      : []
-  )
+  // The rules let a function tool through only with its function.
+  const declarations: Array<FunctionDeclaration.FunctionDeclaration> =
+    body.tools?.flatMap(({ type, function: declared }) =>
+      type === "function" ? [{ name: declared!.name, description: declared!.description ?? "", parameters: declared!.parameters ?? { type: "object", properties: {} } }] : []
+    ) ?? []
   const instruction = system.length === 0 ? undefined : system.join("\n")
   return {
     system: instruction,

@@ -14,7 +14,7 @@ import { has, policyRequest, streamStop } from "../answer.js"
 import type { Exchange } from "../exchange.js"
 import * as respond from "../exchange.js"
 import * as jsonText from "../json.js"
-import { errorOf, glmError, masked, openAIError } from "./errors.js"
+import { errorOf, glmError, masked, openAIError, statusError } from "./errors.js"
 import { completeBody, frame, routeFaultOfError, streamFrames } from "./render.js"
 import { toNeutral } from "./request.js"
 import { outputViolation } from "./output.js"
@@ -38,7 +38,7 @@ export const flavourOf = (path: string): Flavour => (/\/paas\//.test(path) ? "gl
 
 const sendError = (exchange: Exchange, error: { status: number; body: unknown; headers?: Readonly<Record<string, string>> | undefined }) => {
   exchange.update({ error: JSON.stringify(error.body) })
-  return respond.json(exchange, error.status, error.body, error.headers === undefined ? {} : { headers: error.headers })
+  return respond.json(exchange, error.status, error.body, { headers: error.headers ?? {} })
 }
 
 const answerFault = (exchange: Exchange, fault: Fault.AnswerFault, flavour: Flavour): Effect.Effect<void> => {
@@ -55,8 +55,10 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
     const flavour = flavourOf(exchange.path)
     exchange.update({ protocol: "openai", flavour })
     const authorization = exchange.req.headers.authorization
-    const key = authorization === undefined ? undefined : /^Bearer\s+(.+)$/i.exec(authorization)?.[1]
-    if (key === undefined || key === "") {
+    // The key runs to the end of the value (a header holds no line break); a missing one is no key.
+    // Stryker disable next-line ConditionalExpression: exec(undefined) reads the text "undefined", no bearer key either
+    const key = authorization === undefined ? undefined : /^Bearer\s+(.+)/i.exec(authorization)?.[1]
+    if (key === undefined) {
       exchange.update({ apiKey: "missing" })
       return yield* sendError(exchange, {
         status: 401,
@@ -118,6 +120,7 @@ export const handle = (exchange: Exchange, ctx: Context): Effect.Effect<void> =>
     return yield* respond.stream(exchange, frames, {
       split,
       delay: ctx.frameDelay,
-      stop: streamStop(faults, (fault) => frame(errorOf(fault.error, flavour)?.body ?? glmError("500", "error")))
+      // A fault without a body of its own (a stall, a drop) is sent as the route's plain 500.
+      stop: streamStop(faults, (fault) => frame(errorOf(fault.error, flavour)?.body ?? statusError(500, "error", flavour)))
     })
   })

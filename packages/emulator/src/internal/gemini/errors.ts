@@ -95,9 +95,8 @@ export const errorOf = (fault: Fault.AnswerFault, model: string): { status: numb
       return { status: fault.status, body: envelope(fault.status, fault.message) }
     case "Close":
       return { status: 500, body: envelope(500, fault.reason) }
-    case "Stall":
-    case "Disconnect":
-      return undefined
   }
+  // A stall or a disconnect sends nothing.
+  return undefined
 }
 

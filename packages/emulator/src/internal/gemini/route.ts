@@ -36,7 +36,7 @@ const answerFault = (exchange: Exchange, fault: Fault.AnswerFault, model: string
   const error = errorOf(fault, model)
   if (error === undefined) return fault._tag === "Stall" ? respond.stall(exchange) : respond.disconnect(exchange)
   exchange.update({ error: JSON.stringify(error.body) })
-  return respond.json(exchange, error.status, error.body, error.headers === undefined ? {} : { headers: error.headers })
+  return respond.json(exchange, error.status, error.body, { headers: error.headers ?? {} })
 }
 
 const reject = (exchange: Exchange, status: number, message: string, body: unknown = envelope(status, message)): Effect.Effect<void> => {
