@@ -52,6 +52,9 @@ describe("agentfx with MCP servers", () => {
         `MCP server node: its tool "read_file" is offered as node_read_file (prefixed with its server's name: another tool is named read_file)\n`
       )
       // Only the renamed tool is noted.
+      expect(result.stderr.split("\n").filter((line) => line.startsWith("MCP server"))).toEqual([
+        `MCP server node: its tool "read_file" is offered as node_read_file (prefixed with its server's name: another tool is named read_file)`
+      ])
       expect(result.stderr).not.toContain("shout")
     }))
 
@@ -119,6 +122,24 @@ describe("agentfx with MCP servers", () => {
       expect(result.code).toBe(2)
       expect(result.stdout).toBe("")
       expect(result.stderr).toBe(`agentfx: MCP server node: its command line "node 'abc" cannot be run: it has an unclosed single quote ('); close it, or escape it with a backslash\n`)
+    }))
+
+  it.effect("--mcp-tools without a server to be for stops the command: exit 2", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["tools", "--mcp-tools", "shout"])
+      expect([result.code, result.stdout, result.stderr]).toEqual([2, "", "agentfx: --mcp-tools names no server, and there are no MCP servers it could be for\n"])
+    }))
+
+  it.scopedLive("with several servers every tool is prefixed with its server's name, and no rename is noted", () =>
+    Effect.gen(function* () {
+      const http = yield* mcpHttpServer({ tools: [{ name: "read_file", inputSchema: { type: "object" } }] })
+      const server = yield* emulator({ policy: Policy.script([{ text: "Hello." }]) })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["run", ...flags, "--mcp", serverLine, "--mcp-url", http.url, "--json", "hi"], { env })
+      expect(result.code).toBe(0)
+      expect(result.stderr).not.toContain("is offered as")
+      const declared = JSON.stringify((yield* server.requests)[0]!.body)
+      expect(declared).toContain('"node_read_file"')
     }))
 
   it.effect("--mcp-url must be an http(s) URL", () =>
@@ -361,6 +382,16 @@ describe("agentfx run --scenario", () => {
       expect(result.stdout).toContain("Start it? [y/N] ")
       expect(result.stderr).toContain("nobody could answer (the input ended); pass --allow-scenario-commands")
       expect(fs.existsSync(marker)).toBe(false)
+    }))
+
+  it.scopedLive("a scenario's server that refuses to start stops the command: exit 2, naming the file, the line and the server", () =>
+    Effect.gen(function* () {
+      const http = yield* mcpHttpServer({ gate: (_, response) => (response.writeHead(401).end("who are you?"), true) })
+      const dir = yield* tempDir
+      writeFiles(dir, { "remote.md": `---\nname: remote\ndescription: d\navailable_functions: []\nmcp:\n  - name: remote\n    url: ${http.url}\n---\nHi.\n` })
+      const result = yield* agentfx(["run", "--scenario", path.join(dir, "remote.md"), "--json", "hi"])
+      expect([result.code, result.stdout]).toEqual([2, ""])
+      expect(result.stderr).toMatch(new RegExp(`^agentfx: ${path.join(dir, "remote.md")}:6: MCP server remote: did not start: .*who are you\\? \\(HTTP 401\\)\n$`))
     }))
 
   it.scopedLive("a scenario function that is not built in, or --mcp beside --scenario, stops the command: exit 2", () =>
