@@ -1,10 +1,16 @@
 import { Io, LiveRepl } from "@agentfx/cli"
+import type { LiveAgent } from "@agentfx/core"
+import { FunctionCall, ToolError } from "@agentfx/core"
 import { Fault, Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import { agentfx, emulator, startInteractive, typeAt as typeAtPrompt, viaGemini } from "./support/cli.js"
+
+/** How a call ended, as a live event's record says. */
+type CallOutcome = Extract<LiveAgent.LiveAgentEvent, { readonly _tag: "CallFinished" }>["record"]["outcome"]
 
 /** Starts `agentfx live` on a fresh terminal; returns the terminal and the running command. */
 const startLive = (args: ReadonlyArray<string>, env: Record<string, string>) => startInteractive("live", args, env)
@@ -185,6 +191,38 @@ describe("agentfx live", () => {
       expect(typo.code).toBe(2)
       expect(typo.stderr).toContain("--system")
     }))
+
+  it("each call's end is one line: its result or error (escaped) and how long it took; a call asked again is not run twice", () => {
+    const record = (outcome: CallOutcome) => ({ id: "c1", name: "calc\u001b", args: {}, outcome, duration: Duration.millis(1234.4), turn: 1, connection: 1 })
+    const response = { id: "c1", name: "calc", response: {} }
+    const finished = (outcome: CallOutcome) => LiveRepl.lineOf({ _tag: "CallFinished", record: record(outcome) })
+    expect(finished({ _tag: "Answered", result: Either.right({ value: 3 }), response })).toBe('← calc\\u001b: {"value":3} (1s 234ms)')
+    expect(finished({ _tag: "Answered", result: Either.left(new ToolError.ExecutionFailed({ name: "calc", cause: "bad\u001b[2J", defect: false })), response })).toBe(
+      '← calc\\u001b failed: "calc" failed: bad\\u001b[2J (1s 234ms)'
+    )
+    expect(finished({ _tag: "Repeated", response })).toBe("← calc\\u001b: asked again after a reconnect; not run twice")
+    expect(finished({ _tag: "Cancelled" })).toBeUndefined()
+    expect(LiveRepl.lineOf({ _tag: "CallCancelled", record: record({ _tag: "Stopped", response }) })).toBe("✗ calc\\u001b stopped")
+    expect(LiveRepl.lineOf({ _tag: "CallCancelled", record: record({ _tag: "Cancelled" }) })).toBe("✗ calc\\u001b cancelled by the server")
+    expect(LiveRepl.lineOf({ _tag: "CallLost", record: record({ _tag: "Lost", reason: "closed\u001b" }) })).toBe("✗ calc\\u001b lost with its connection: closed\\u001b")
+    expect(LiveRepl.lineOf({ _tag: "CallLost", record: record({ _tag: "Cancelled" }) })).toBe("✗ calc\\u001b lost with its connection")
+    expect(LiveRepl.lineOf({ _tag: "CallProgress", turn: 1, call: FunctionCall.make({ id: "c1", name: "scan", args: {} }), response: { done: 2 }, sent: false })).toBe('… scan: {"done":2}')
+  })
+
+  it("connections, reconnects and interruptions are lines of their own; the events a person need not see show nothing", () => {
+    expect(LiveRepl.lineOf({ _tag: "Reconnecting", attempt: 2, reason: "gone\u001b", code: 1011, fresh: true })).toBe(
+      "(connection lost — gone\\u001b, code 1011; reconnecting, attempt 2; no resumption handle, so the conversation starts afresh)"
+    )
+    expect(LiveRepl.lineOf({ _tag: "Reconnecting", attempt: 1, reason: "gone", fresh: false })).toBe("(connection lost — gone; reconnecting, attempt 1)")
+    expect(LiveRepl.lineOf({ _tag: "Connected", connection: 1, resumed: false })).toBeUndefined()
+    expect(LiveRepl.lineOf({ _tag: "Connected", connection: 2, resumed: true })).toBe("(reconnected: the session resumed on connection 2)")
+    expect(LiveRepl.lineOf({ _tag: "GoAway", timeLeft: Duration.seconds(5) })).toBe("(the server will close this connection in 5s; the session moves to a new one)")
+    expect(LiveRepl.lineOf({ _tag: "Interrupted", turn: 1 })).toBe("(the model was interrupted)")
+    expect(LiveRepl.lineOf({ _tag: "GenerationComplete", turn: 1 })).toBeUndefined()
+    expect(LiveRepl.lineOf({ _tag: "ToolsChanged", added: [], removed: [], changed: ["notes"], connection: 2 })).toBe(
+      "(the tools changed — changed notes; the session resumes on connection 2 to declare them)"
+    )
+  })
 
   it("a change of the tools is one status line naming them (escaped) and the connection that declares them", () => {
     expect(LiveRepl.lineOf({ _tag: "ToolsChanged", added: ["notes_search", "evil\u001b[2J"], removed: ["old"], changed: [], connection: 3 })).toBe(
