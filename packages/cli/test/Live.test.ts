@@ -7,7 +7,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
-import { agentfx, emulator, startInteractive, typeAt as typeAtPrompt, viaGemini } from "./support/cli.js"
+import * as path from "node:path"
+import { agentfx, emulator, startInteractive, tempDir, typeAt as typeAtPrompt, viaGemini, writeFiles } from "./support/cli.js"
 
 /** How a call ended, as a live event's record says. */
 type CallOutcome = Extract<LiveAgent.LiveAgentEvent, { readonly _tag: "CallFinished" }>["record"]["outcome"]
@@ -32,6 +33,60 @@ describe("agentfx live", () => {
       expect(result.stdout).toMatch(/ {2}clock — /)
       // The answer comes before the next prompt.
       expect(result.stdout.indexOf("144", result.stdout.indexOf("←"))).toBeLessThan(result.stdout.lastIndexOf("you> /tools"))
+    }))
+
+  it.scopedLive("offline: the greeting, /help, an unknown command, /tools and /quit, exactly", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startLive([], {})
+      yield* typeAt(terminal, 1, "/help")
+      yield* typeAt(terminal, 2, "/nope at all")
+      yield* typeAt(terminal, 3, "/tools")
+      yield* typeAt(terminal, 4, "/quit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toBe(
+        [
+          "agentfx live — /help for commands; Ctrl-C stops a turn; /exit or Ctrl-D quits.",
+          "you> /help",
+          "Type a message and press Enter. Calls show as → (started), ← (answered) and ✗ (cancelled by the server, or lost).",
+          "  /tools         list the tools the model can call",
+          "  /help          this help",
+          "  /exit          quit (so do Ctrl-D and Ctrl-C twice at an empty prompt)",
+          "Ctrl-C during a turn stops it and its calls; the session goes on.",
+          "you> /nope at all",
+          "you> /tools",
+          "  clock — Current date and time in an IANA time zone (default UTC).",
+          "  calculator — Evaluates an arithmetic expression exactly as written: + - * / ^ (power), parentheses, decimals and unary minus.",
+          "  read_file — Reads a UTF-8 text file (at most 1048576 bytes) under the root directory; the path is relative to the root.",
+          "  list_dir — Lists a directory under the root directory (names, types and file sizes); the path is relative to the root.",
+          "you> /quit",
+          ""
+        ].join("\n")
+      )
+      expect(result.stderr.split("\n").slice(1)).toEqual(["connecting to the in-process emulator's Live endpoint…", "unknown command /nope — /help lists the commands", ""])
+    }))
+
+  it.scopedLive("the setup carries a scenario's instructions, or --system over them, and declares the scenario's functions", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "sums.md": "---\nname: sums\ndescription: d\navailable_functions:\n  - name: calculator\n    description: Adds up\n    parameters: { type: object, properties: { expression: { type: string } }, required: [expression] }\n---\nAdd things up.\n"
+      })
+      const setupOf = (args: ReadonlyArray<string>) =>
+        Effect.gen(function* () {
+          const server = yield* emulator({ policy: Policy.script([{ text: "Hi." }]) })
+          const { env, flags } = viaGemini(server)
+          const result = yield* agentfx(["live", ...flags, "--scenario", path.join(dir, "sums.md"), ...args], { env })
+          expect(result.code).toBe(0)
+          return JSON.stringify((yield* server.live)[0]!.setup)
+        })
+      const own = yield* setupOf([])
+      expect(own).toContain("Add things up.")
+      expect(own).toContain('"Adds up"')
+      expect(own).not.toContain("read_file")
+      const system = yield* setupOf(["--system", "Be brief."])
+      expect(system).toContain("Be brief.")
+      expect(system).not.toContain("Add things up.")
     }))
 
   it.scopedLive("--first-byte-timeout stops a turn the model never answers; the session goes on", () =>
