@@ -89,6 +89,24 @@ describe("agentfx live", () => {
       expect(system).not.toContain("Add things up.")
     }))
 
+  it.scopedLive("--yes: a tool that asks first runs without asking", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([]) })
+      const url = `http://127.0.0.1:${server.port}/`
+      yield* server.setPolicy(Policy.script([{ calls: [{ name: "fetch_url", args: { url } }] }, { text: "Fetched." }]))
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startLive([...flags, "--yes", "--allow-host", `127.0.0.1:${server.port}`], env)
+      yield* typeAt(terminal, 1, "fetch it")
+      // Asking would wait for an answer: the end of input gives it, so the test ends either way.
+      yield* terminal.waitForOutput((out) => out.includes("Fetched.") || out.includes("allow?"))
+      yield* terminal.end
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain(`you> fetch it\n→ fetch_url({"url":"${url}"})\n← fetch_url`)
+      expect(result.stdout).toContain("Fetched.")
+      expect(result.stdout).not.toContain("allow?")
+    }))
+
   it.scopedLive("--first-byte-timeout stops a turn the model never answers; the session goes on", () =>
     Effect.gen(function* () {
       const server = yield* emulator({ policy: Policy.script([{ text: "Back again." }]) })
