@@ -35,16 +35,18 @@ describe("agentfx live", () => {
       expect(result.stdout.indexOf("144", result.stdout.indexOf("←"))).toBeLessThan(result.stdout.lastIndexOf("you> /tools"))
     }))
 
-  it.scopedLive("offline: the greeting, /help, an unknown command, /tools and /quit, exactly", () =>
+  it.scopedLive("offline: the greeting, /help, an unknown command, /tools, a turn and /quit, exactly", () =>
     Effect.gen(function* () {
       const { terminal, fiber } = yield* startLive([], {})
       yield* typeAt(terminal, 1, "/help")
       yield* typeAt(terminal, 2, "/nope at all")
       yield* typeAt(terminal, 3, "/tools")
-      yield* typeAt(terminal, 4, "/quit")
+      yield* typeAt(terminal, 4, "what is 2 + 2")
+      yield* typeAt(terminal, 5, "/quit")
       const result = yield* Fiber.join(fiber)
       expect(result.code).toBe(0)
-      expect(result.stdout).toBe(
+      // How long the call took is the one thing that varies.
+      expect(result.stdout.replace(/ \(\d+ms\)\n/, " (TIME)\n")).toBe(
         [
           "agentfx live — /help for commands; Ctrl-C stops a turn; /exit or Ctrl-D quits.",
           "you> /help",
@@ -59,6 +61,10 @@ describe("agentfx live", () => {
           "  calculator — Evaluates an arithmetic expression exactly as written: + - * / ^ (power), parentheses, decimals and unary minus.",
           "  read_file — Reads a UTF-8 text file (at most 1048576 bytes) under the root directory; the path is relative to the root.",
           "  list_dir — Lists a directory under the root directory (names, types and file sizes); the path is relative to the root.",
+          "you> what is 2 + 2",
+          '→ calculator({"expression":"2 + 2"})',
+          '← calculator: {"expression":"2 + 2","result":4} (TIME)',
+          "2 + 2 = 4.",
           "you> /quit",
           ""
         ].join("\n")
