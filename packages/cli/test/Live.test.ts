@@ -247,6 +247,17 @@ describe("agentfx live", () => {
       )
     }))
 
+  it.scopedLive("a server refused once before --connect-timeout ends the wait: one attempt failed, said in the singular, exit 1", () =>
+    Effect.gen(function* () {
+      const gone = yield* Effect.scoped(emulator())
+      // Refused at once; the next attempt would come after the reconnect schedule's first wait (0.5 s), past the bound.
+      const result = yield* agentfx(["live", ...viaGemini(gone).flags, "--connect-timeout", "300ms"], { env: viaGemini(gone).env })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(
+        /agentfx: the live session could not start — ModelTimeout: the live connection was not set up within 300ms \(connectTimeout\); 1 attempt failed, the last with Unavailable: the Live connection failed during setup: connect ECONNREFUSED \S+\n$/
+      )
+    }))
+
   it.scopedLive("Ctrl-C while connecting stops the command at once (exit 130) and closes the half-open socket", () =>
     Effect.gen(function* () {
       const server = yield* emulator()
