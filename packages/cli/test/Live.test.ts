@@ -128,6 +128,19 @@ describe("agentfx live", () => {
       expect(result.stdout).toContain("you> still there?\nBack again.")
     }))
 
+  it.scopedLive("--turn-timeout stops a turn the model never finishes; the session goes on", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([{ text: "Back again." }]) })
+      yield* server.inject(Fault.stall)
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startLive([...flags, "--turn-timeout", "300ms"], env)
+      yield* typeAt(terminal, 1, "hello?")
+      yield* typeAt(terminal, 2, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("(ModelTimeout: the model did not finish its answer within 300ms (turnTimeout); the turn was stopped — say it again if you want an answer)")
+    }))
+
   it.scopedLive("a call the server cancels is shown as cancelled and never answered; a reconnect after goAway is shown", () =>
     Effect.gen(function* () {
       const server = yield* emulator({
