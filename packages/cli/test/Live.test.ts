@@ -128,6 +128,16 @@ describe("agentfx live", () => {
       expect(result.stdout).toContain("you> still there?\nBack again.")
     }))
 
+  it.scopedLive("a scenario's program starts only once the user says yes on the terminal: the input ended, so nothing starts (exit 2)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "marking.md": "---\nname: marking\ndescription: d\navailable_functions: []\nmcp:\n  - name: marker\n    command: node -e 'process.exit(3)'\n---\nHi.\n" })
+      const result = yield* agentfx(["live", "--scenario", path.join(dir, "marking.md")])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("Start it? [y/N] \n")
+      expect(result.stderr).toContain("): nobody could answer (the input ended); pass --allow-scenario-commands")
+    }))
+
   it.scopedLive("--turn-timeout stops a turn the model never finishes; the session goes on", () =>
     Effect.gen(function* () {
       const server = yield* emulator({ policy: Policy.script([{ text: "Back again." }]) })
