@@ -1,10 +1,17 @@
 import { Io, LiveRepl } from "@agentfx/cli"
+import type { LiveAgent } from "@agentfx/core"
+import { FunctionCall, ToolError } from "@agentfx/core"
 import { Fault, Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
-import { agentfx, emulator, startInteractive, typeAt as typeAtPrompt, viaGemini } from "./support/cli.js"
+import * as path from "node:path"
+import { agentfx, emulator, startInteractive, tempDir, typeAt as typeAtPrompt, viaGemini, writeFiles } from "./support/cli.js"
+
+/** How a call ended, as a live event's record says. */
+type CallOutcome = Extract<LiveAgent.LiveAgentEvent, { readonly _tag: "CallFinished" }>["record"]["outcome"]
 
 /** Starts `agentfx live` on a fresh terminal; returns the terminal and the running command. */
 const startLive = (args: ReadonlyArray<string>, env: Record<string, string>) => startInteractive("live", args, env)
@@ -28,6 +35,84 @@ describe("agentfx live", () => {
       expect(result.stdout.indexOf("144", result.stdout.indexOf("←"))).toBeLessThan(result.stdout.lastIndexOf("you> /tools"))
     }))
 
+  it.scopedLive("offline: the greeting, /help, an unknown command, /tools, a turn and /quit, exactly", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startLive([], {})
+      yield* typeAt(terminal, 1, "/help")
+      yield* typeAt(terminal, 2, "/nope at all")
+      yield* typeAt(terminal, 3, "/tools")
+      yield* typeAt(terminal, 4, "what is 2 + 2")
+      yield* typeAt(terminal, 5, "/quit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      // How long the call took is the one thing that varies.
+      expect(result.stdout.replace(/ \(\d+ms\)\n/, " (TIME)\n")).toBe(
+        [
+          "agentfx live — /help for commands; Ctrl-C stops a turn; /exit or Ctrl-D quits.",
+          "you> /help",
+          "Type a message and press Enter. Calls show as → (started), ← (answered) and ✗ (cancelled by the server, or lost).",
+          "  /tools         list the tools the model can call",
+          "  /help          this help",
+          "  /exit          quit (so do Ctrl-D and Ctrl-C twice at an empty prompt)",
+          "Ctrl-C during a turn stops it and its calls; the session goes on.",
+          "you> /nope at all",
+          "you> /tools",
+          "  clock — Current date and time in an IANA time zone (default UTC).",
+          "  calculator — Evaluates an arithmetic expression exactly as written: + - * / ^ (power), parentheses, decimals and unary minus.",
+          "  read_file — Reads a UTF-8 text file (at most 1048576 bytes) under the root directory; the path is relative to the root.",
+          "  list_dir — Lists a directory under the root directory (names, types and file sizes); the path is relative to the root.",
+          "you> what is 2 + 2",
+          '→ calculator({"expression":"2 + 2"})',
+          '← calculator: {"expression":"2 + 2","result":4} (TIME)',
+          "2 + 2 = 4.",
+          "you> /quit",
+          ""
+        ].join("\n")
+      )
+      expect(result.stderr.split("\n").slice(1)).toEqual(["connecting to the in-process emulator's Live endpoint…", "unknown command /nope — /help lists the commands", ""])
+    }))
+
+  it.scopedLive("the setup carries a scenario's instructions, or --system over them, and declares the scenario's functions", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "sums.md": "---\nname: sums\ndescription: d\navailable_functions:\n  - name: calculator\n    description: Adds up\n    parameters: { type: object, properties: { expression: { type: string } }, required: [expression] }\n---\nAdd things up.\n"
+      })
+      const setupOf = (args: ReadonlyArray<string>) =>
+        Effect.gen(function* () {
+          const server = yield* emulator({ policy: Policy.script([{ text: "Hi." }]) })
+          const { env, flags } = viaGemini(server)
+          const result = yield* agentfx(["live", ...flags, "--scenario", path.join(dir, "sums.md"), ...args], { env })
+          expect(result.code).toBe(0)
+          return JSON.stringify((yield* server.live)[0]!.setup)
+        })
+      const own = yield* setupOf([])
+      expect(own).toContain("Add things up.")
+      expect(own).toContain('"Adds up"')
+      expect(own).not.toContain("read_file")
+      const system = yield* setupOf(["--system", "Be brief."])
+      expect(system).toContain("Be brief.")
+      expect(system).not.toContain("Add things up.")
+    }))
+
+  it.scopedLive("--yes: a tool that asks first runs without asking", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([]) })
+      const url = `http://127.0.0.1:${server.port}/`
+      yield* server.setPolicy(Policy.script([{ calls: [{ name: "fetch_url", args: { url } }] }, { text: "Fetched." }]))
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startLive([...flags, "--yes", "--allow-host", `127.0.0.1:${server.port}`], env)
+      yield* typeAt(terminal, 1, "fetch it")
+      // Asking would wait for an answer: the end of input gives it, so the test ends either way.
+      yield* terminal.waitForOutput((out) => out.includes("Fetched.") || out.includes("allow?"))
+      yield* terminal.end
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain(`you> fetch it\n→ fetch_url({"url":"${url}"})\n← fetch_url`)
+      expect(result.stdout).toContain("Fetched.")
+      expect(result.stdout).not.toContain("allow?")
+    }))
+
   it.scopedLive("--first-byte-timeout stops a turn the model never answers; the session goes on", () =>
     Effect.gen(function* () {
       const server = yield* emulator({ policy: Policy.script([{ text: "Back again." }]) })
@@ -41,6 +126,29 @@ describe("agentfx live", () => {
       expect(result.code).toBe(0)
       expect(result.stderr).toContain("(ModelTimeout: the model sent nothing within 300ms (firstByteTimeout); the turn was stopped — say it again if you want an answer)")
       expect(result.stdout).toContain("you> still there?\nBack again.")
+    }))
+
+  it.scopedLive("a scenario's program starts only once the user says yes on the terminal: the input ended, so nothing starts (exit 2)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "marking.md": "---\nname: marking\ndescription: d\navailable_functions: []\nmcp:\n  - name: marker\n    command: node -e 'process.exit(3)'\n---\nHi.\n" })
+      const result = yield* agentfx(["live", "--scenario", path.join(dir, "marking.md")])
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("Start it? [y/N] \n")
+      expect(result.stderr).toContain("): nobody could answer (the input ended); pass --allow-scenario-commands")
+    }))
+
+  it.scopedLive("--turn-timeout stops a turn the model never finishes; the session goes on", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([{ text: "Back again." }]) })
+      yield* server.inject(Fault.stall)
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startLive([...flags, "--turn-timeout", "300ms"], env)
+      yield* typeAt(terminal, 1, "hello?")
+      yield* typeAt(terminal, 2, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toContain("(ModelTimeout: the model did not finish its answer within 300ms (turnTimeout); the turn was stopped — say it again if you want an answer)")
     }))
 
   it.scopedLive("a call the server cancels is shown as cancelled and never answered; a reconnect after goAway is shown", () =>
@@ -162,6 +270,17 @@ describe("agentfx live", () => {
       )
     }))
 
+  it.scopedLive("a server refused once before --connect-timeout ends the wait: one attempt failed, said in the singular, exit 1", () =>
+    Effect.gen(function* () {
+      const gone = yield* Effect.scoped(emulator())
+      // Refused at once; the next attempt would come after the reconnect schedule's first wait (0.5 s), past the bound.
+      const result = yield* agentfx(["live", ...viaGemini(gone).flags, "--connect-timeout", "300ms"], { env: viaGemini(gone).env })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(
+        /agentfx: the live session could not start — ModelTimeout: the live connection was not set up within 300ms \(connectTimeout\); 1 attempt failed, the last with Unavailable: the Live connection failed during setup: connect ECONNREFUSED \S+\n$/
+      )
+    }))
+
   it.scopedLive("Ctrl-C while connecting stops the command at once (exit 130) and closes the half-open socket", () =>
     Effect.gen(function* () {
       const server = yield* emulator()
@@ -185,6 +304,38 @@ describe("agentfx live", () => {
       expect(typo.code).toBe(2)
       expect(typo.stderr).toContain("--system")
     }))
+
+  it("each call's end is one line: its result or error (escaped) and how long it took; a call asked again is not run twice", () => {
+    const record = (outcome: CallOutcome) => ({ id: "c1", name: "calc\u001b", args: {}, outcome, duration: Duration.millis(1234.4), turn: 1, connection: 1 })
+    const response = { id: "c1", name: "calc", response: {} }
+    const finished = (outcome: CallOutcome) => LiveRepl.lineOf({ _tag: "CallFinished", record: record(outcome) })
+    expect(finished({ _tag: "Answered", result: Either.right({ value: 3 }), response })).toBe('← calc\\u001b: {"value":3} (1s 234ms)')
+    expect(finished({ _tag: "Answered", result: Either.left(new ToolError.ExecutionFailed({ name: "calc", cause: "bad\u001b[2J", defect: false })), response })).toBe(
+      '← calc\\u001b failed: "calc" failed: bad\\u001b[2J (1s 234ms)'
+    )
+    expect(finished({ _tag: "Repeated", response })).toBe("← calc\\u001b: asked again after a reconnect; not run twice")
+    expect(finished({ _tag: "Cancelled" })).toBeUndefined()
+    expect(LiveRepl.lineOf({ _tag: "CallCancelled", record: record({ _tag: "Stopped", response }) })).toBe("✗ calc\\u001b stopped")
+    expect(LiveRepl.lineOf({ _tag: "CallCancelled", record: record({ _tag: "Cancelled" }) })).toBe("✗ calc\\u001b cancelled by the server")
+    expect(LiveRepl.lineOf({ _tag: "CallLost", record: record({ _tag: "Lost", reason: "closed\u001b" }) })).toBe("✗ calc\\u001b lost with its connection: closed\\u001b")
+    expect(LiveRepl.lineOf({ _tag: "CallLost", record: record({ _tag: "Cancelled" }) })).toBe("✗ calc\\u001b lost with its connection")
+    expect(LiveRepl.lineOf({ _tag: "CallProgress", turn: 1, call: FunctionCall.make({ id: "c1", name: "scan", args: {} }), response: { done: 2 }, sent: false })).toBe('… scan: {"done":2}')
+  })
+
+  it("connections, reconnects and interruptions are lines of their own; the events a person need not see show nothing", () => {
+    expect(LiveRepl.lineOf({ _tag: "Reconnecting", attempt: 2, reason: "gone\u001b", code: 1011, fresh: true })).toBe(
+      "(connection lost — gone\\u001b, code 1011; reconnecting, attempt 2; no resumption handle, so the conversation starts afresh)"
+    )
+    expect(LiveRepl.lineOf({ _tag: "Reconnecting", attempt: 1, reason: "gone", fresh: false })).toBe("(connection lost — gone; reconnecting, attempt 1)")
+    expect(LiveRepl.lineOf({ _tag: "Connected", connection: 1, resumed: false })).toBeUndefined()
+    expect(LiveRepl.lineOf({ _tag: "Connected", connection: 2, resumed: true })).toBe("(reconnected: the session resumed on connection 2)")
+    expect(LiveRepl.lineOf({ _tag: "GoAway", timeLeft: Duration.seconds(5) })).toBe("(the server will close this connection in 5s; the session moves to a new one)")
+    expect(LiveRepl.lineOf({ _tag: "Interrupted", turn: 1 })).toBe("(the model was interrupted)")
+    expect(LiveRepl.lineOf({ _tag: "GenerationComplete", turn: 1 })).toBeUndefined()
+    expect(LiveRepl.lineOf({ _tag: "ToolsChanged", added: [], removed: [], changed: ["notes"], connection: 2 })).toBe(
+      "(the tools changed — changed notes; the session resumes on connection 2 to declare them)"
+    )
+  })
 
   it("a change of the tools is one status line naming them (escaped) and the connection that declares them", () => {
     expect(LiveRepl.lineOf({ _tag: "ToolsChanged", added: ["notes_search", "evil\u001b[2J"], removed: ["old"], changed: [], connection: 3 })).toBe(

@@ -52,6 +52,9 @@ describe("agentfx with MCP servers", () => {
         `MCP server node: its tool "read_file" is offered as node_read_file (prefixed with its server's name: another tool is named read_file)\n`
       )
       // Only the renamed tool is noted.
+      expect(result.stderr.split("\n").filter((line) => line.startsWith("MCP server"))).toEqual([
+        `MCP server node: its tool "read_file" is offered as node_read_file (prefixed with its server's name: another tool is named read_file)`
+      ])
       expect(result.stderr).not.toContain("shout")
     }))
 
@@ -119,6 +122,24 @@ describe("agentfx with MCP servers", () => {
       expect(result.code).toBe(2)
       expect(result.stdout).toBe("")
       expect(result.stderr).toBe(`agentfx: MCP server node: its command line "node 'abc" cannot be run: it has an unclosed single quote ('); close it, or escape it with a backslash\n`)
+    }))
+
+  it.effect("--mcp-tools without a server to be for stops the command: exit 2", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["tools", "--mcp-tools", "shout"])
+      expect([result.code, result.stdout, result.stderr]).toEqual([2, "", "agentfx: --mcp-tools names no server, and there are no MCP servers it could be for\n"])
+    }))
+
+  it.scopedLive("with several servers every tool is prefixed with its server's name, and no rename is noted", () =>
+    Effect.gen(function* () {
+      const http = yield* mcpHttpServer({ tools: [{ name: "read_file", inputSchema: { type: "object" } }] })
+      const server = yield* emulator({ policy: Policy.script([{ text: "Hello." }]) })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["run", ...flags, "--mcp", serverLine, "--mcp-url", http.url, "--json", "hi"], { env })
+      expect(result.code).toBe(0)
+      expect(result.stderr).not.toContain("is offered as")
+      const declared = JSON.stringify((yield* server.requests)[0]!.body)
+      expect(declared).toContain('"node_read_file"')
     }))
 
   it.effect("--mcp-url must be an http(s) URL", () =>
@@ -363,6 +384,16 @@ describe("agentfx run --scenario", () => {
       expect(fs.existsSync(marker)).toBe(false)
     }))
 
+  it.scopedLive("a scenario's server that refuses to start stops the command: exit 2, naming the file, the line and the server", () =>
+    Effect.gen(function* () {
+      const http = yield* mcpHttpServer({ gate: (_, response) => (response.writeHead(401).end("who are you?"), true) })
+      const dir = yield* tempDir
+      writeFiles(dir, { "remote.md": `---\nname: remote\ndescription: d\navailable_functions: []\nmcp:\n  - name: remote\n    url: ${http.url}\n---\nHi.\n` })
+      const result = yield* agentfx(["run", "--scenario", path.join(dir, "remote.md"), "--json", "hi"])
+      expect([result.code, result.stdout]).toEqual([2, ""])
+      expect(result.stderr).toMatch(new RegExp(`^agentfx: ${path.join(dir, "remote.md")}:6: MCP server remote: did not start: .*who are you\\? \\(HTTP 401\\)\n$`))
+    }))
+
   it.scopedLive("a scenario function that is not built in, or --mcp beside --scenario, stops the command: exit 2", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
@@ -373,5 +404,82 @@ describe("agentfx run --scenario", () => {
       const both = yield* agentfx(["run", "--scenario", path.join(dir, "echoer.md"), "--mcp", "node server.js", "hello"])
       expect(both.code).toBe(2)
       expect(both.stderr).toContain("--scenario names its own MCP servers")
+    }))
+})
+
+/** A scenario with a built-in function and two that are not: a live session answers those only from --mocks. */
+const homeScenario = `---
+name: home
+description: A lamp and a fan
+available_functions:
+  - name: calculator
+    description: Evaluates an arithmetic expression
+    parameters: { type: object, properties: { expression: { type: string } }, required: [expression] }
+  - name: lamp
+    description: Reads the lamp
+    parameters: { type: object, properties: {} }
+  - name: fan
+    description: Reads the fan
+    parameters: { type: object, properties: {} }
+---
+Answer about the home.
+`
+
+describe("agentfx live --scenario --mocks", () => {
+  it.scopedLive("a function neither built in nor mocked, a mock for a function the scenario lacks, and --mocks alone are usage errors (exit 2) naming the file", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "home.md": homeScenario,
+        "bare.md": "---\nname: bare\ndescription: d\navailable_functions: []\n---\nHi.\n",
+        "lamp.yaml": "lamp:\n  response: { on: true }\n",
+        "extra.yaml": "lamp:\n  response: {}\nfan:\n  response: {}\ngarage:\n  response: {}\nshed:\n  response: {}\n"
+      })
+      const at = (...names: ReadonlyArray<string>) => path.join(dir, ...names)
+      const live = (...args: ReadonlyArray<string>) => Effect.map(agentfx(["live", ...args]), (result) => [result.code, result.stdout, result.stderr])
+      const unmocked = `agentfx: ${at("home.md")}:8: scenario "home" declares function "lamp", which is not a built-in tool (${Builtins.names.join(", ")}): `
+      expect(yield* live("--scenario", at("home.md"))).toEqual([2, "", `${unmocked}give its responses with --mocks FILE\n`])
+      expect(yield* live("--scenario", at("home.md"), "--mocks", at("lamp.yaml"))).toEqual([
+        2,
+        "",
+        `agentfx: ${at("home.md")}:11: scenario "home" declares function "fan", which is not a built-in tool (${Builtins.names.join(", ")}): give its responses in ${at("lamp.yaml")}\n`
+      ])
+      expect(yield* live("--scenario", at("home.md"), "--mocks", at("extra.yaml"))).toEqual([
+        2,
+        "",
+        `agentfx: ${at("extra.yaml")}: mocks "garage", "shed", which scenario "home" does not declare (it declares: calculator, lamp, fan)\n`
+      ])
+      expect(yield* live("--scenario", at("bare.md"), "--mocks", at("lamp.yaml"))).toEqual([
+        2,
+        "",
+        `agentfx: ${at("lamp.yaml")}: mocks "lamp", which scenario "bare" does not declare (it declares: nothing)\n`
+      ])
+      expect(yield* live("--mocks", at("lamp.yaml"))).toEqual([2, "", "agentfx: --mocks answers a scenario's functions: give --scenario FILE with it\n"])
+      // run takes no --mocks: its functions must be built in.
+      const run = yield* agentfx(["run", "--scenario", at("home.md"), "hi"])
+      expect([run.code, run.stderr]).toEqual([2, expect.stringContaining(`scenario "home" declares function "lamp", which has no registered implementation`)])
+    }))
+
+  it.scopedLive("the mocked functions answer as the file says, a built-in one too; the scenario's instructions are the session's", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "home.md": homeScenario, "mocks.yaml": "lamp:\n  response: { on: true }\nfan:\n  response: { speed: 2 }\ncalculator:\n  response: { result: 42 }\n" })
+      const server = yield* emulator({
+        policy: Policy.script([{ calls: [{ name: "lamp", args: {} }, { name: "calculator", args: { expression: "1 + 1" } }] }, { text: "The lamp is on." }])
+      })
+      const { env, flags } = viaGemini(server)
+      const terminal = yield* Io.memory()
+      const fiber = yield* Effect.fork(agentfx(["live", ...flags, "--yes", "--scenario", path.join(dir, "home.md"), "--mocks", path.join(dir, "mocks.yaml")], { env, terminal }))
+      yield* terminal.waitForOutput((out) => count(out, "you> ") >= 1)
+      yield* terminal.feed("is the lamp on?")
+      yield* terminal.waitForOutput((out) => count(out, "you> ") >= 2)
+      yield* terminal.feed("/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain('← lamp: {"on":true}')
+      expect(result.stdout).toContain('← calculator: {"result":42}')
+      expect(result.stdout).toContain("The lamp is on.")
+      const [record] = yield* server.live
+      expect(JSON.stringify(record)).toContain("Answer about the home.")
     }))
 })

@@ -33,9 +33,11 @@ const header = (text: string): Header | undefined => {
 /** `SERVER=rest` when the part before the first `=` can be a server's name and `rest` reads as `read` wants. */
 const scoped = <A>(text: string, read: (text: string) => A | undefined): Scoped<A> | undefined => {
   const equals = text.indexOf("=")
-  const server = equals === -1 ? "" : text.slice(0, equals)
-  const value = equals === -1 ? undefined : read(text.slice(equals + 1))
-  if (server !== "" && !/\s/.test(server) && value !== undefined) return { server, value }
+  if (equals > 0) {
+    const server = text.slice(0, equals)
+    const value = read(text.slice(equals + 1))
+    if (!/\s/.test(server) && value !== undefined) return { server, value }
+  }
   const whole = read(text)
   return whole === undefined ? undefined : { server: undefined, value: whole }
 }
@@ -64,6 +66,7 @@ export const parseTools = (text: string): Parsed<ReadonlyArray<string>> => {
 /** The problem of `text` for an option's check, if it has one. */
 export const check = <A>(parse: (text: string) => Parsed<A>) => (text: string): string | undefined => {
   const parsed = parse(text)
+  // Stryker disable next-line ConditionalExpression: an Ok has no problem, so reading it gives undefined as well
   return parsed._tag === "Bad" ? parsed.problem : undefined
 }
 

@@ -88,6 +88,7 @@ export const scenario = (
     }
     const loaded = mocksFile === undefined ? resolved : { ...resolved, registry: Mocks.apply(resolved.registry, mocks, mocksFile) }
     const output = loaded.output === undefined ? {} : { output: loaded.output }
+    // Stryker disable next-line ConditionalExpression: withServers gives a scenario without servers back as it is; this spares loading the MCP client
     if (loaded.mcp.length === 0) return { instructions: loaded.instructions, registry: loaded.registry, ...output }
     yield* ScenarioCommands.consent(loaded, { allowed: options.has("allow-scenario-commands"), ask })
     const mcp = yield* loadMcp()
@@ -101,10 +102,12 @@ export const named = (options: Argv.Values): boolean => ["mcp", "mcp-url", "mcp-
 const loadMcp = () => Effect.promise(() => import("@agentfx/tools/mcp"))
 
 /** Says which server failed and why, as a usage error (exit 2): nothing has run yet. */
-export const usageError = (error: { readonly server: string; readonly message: string; readonly file?: string | undefined }) =>
-  new UsageError({
-    message: `${error.file === undefined ? "" : `${error.file}: `}MCP server ${error.server}: ${error.message.startsWith(error.server) ? error.message.slice(error.server.length).replace(/^[\s:]+/, "") : error.message}`
-  })
+export const usageError = (error: { readonly server: string; readonly message: string; readonly file?: string | undefined }) => {
+  // The MCP layer's messages start with the server's name ("node did not start: …"): said once, before them.
+  const subject = `${error.server} `
+  const why = error.message.startsWith(subject) ? error.message.slice(subject.length) : error.message
+  return new UsageError({ message: `${error.file === undefined ? "" : `${error.file}: `}MCP server ${error.server}: ${why}` })
+}
 
 /** How the servers are connected: `--mcp-max-bytes`. */
 export const connectOptions = (options: Argv.Values) => ({ maxMessageBytes: options.bytes("mcp-max-bytes") })
@@ -113,6 +116,7 @@ export const connectOptions = (options: Argv.Values) => ({ maxMessageBytes: opti
 const parsedList = <A>(options: Argv.Values, option: string, parse: (text: string) => McpScoped.Parsed<A>): ReadonlyArray<McpScoped.Scoped<A>> =>
   options.list(option).flatMap((text) => {
     const parsed = parse(text)
+    // Stryker disable next-line ConditionalExpression: the option's check (Argv) refused every value that does not parse
     return parsed._tag === "Ok" ? [parsed.scoped] : []
   })
 
@@ -127,7 +131,7 @@ const httpServers = (mcp: typeof Mcp, options: Argv.Values): Effect.Effect<Reado
     const headers = assigned.byServer.get(i) ?? []
     const twice = headers.find((header, j) => headers.findIndex((other) => other.name.toLowerCase() === header.name.toLowerCase()) !== j)
     if (twice !== undefined) return Effect.fail(new UsageError({ message: `--mcp-header gives ${twice.name} twice for ${names[i]}` }))
-    servers.push(mcp.http(url, headers.length === 0 ? {} : { headers: Object.fromEntries(headers.map((header) => [header.name, header.value])) }))
+    servers.push(mcp.http(url, { headers: Object.fromEntries(headers.map((header) => [header.name, header.value])) }))
   }
   return Effect.succeed(servers)
 }
@@ -151,6 +155,7 @@ const connections = (options: Argv.Values) =>
  */
 const availability = (mcp: typeof Mcp, tool: Tool.Tool): string => {
   const origin = mcp.originOf(tool)
+  // Stryker disable next-line ConditionalExpression: every tool toolsOf gives has its origin; the type cannot say so
   if (origin === undefined) return "from an MCP server named with --mcp / --mcp-url"
   const renamed = origin.renamed === undefined ? "" : ` (its tool ${JSON.stringify(origin.tool)}, ${origin.renamed})`
   const asks =
@@ -178,6 +183,7 @@ export const connect = (
   reserved: ReadonlyArray<string>
 ): Effect.Effect<ReadonlyArray<{ readonly tool: Tool.Tool; readonly availability: string }>, UsageError, Scope.Scope> =>
   Effect.gen(function* () {
+    // Stryker disable next-line ConditionalExpression: connecting no server gives no tool too; this spares loading the MCP client
     if (!named(options)) return []
     const { mcp, connections: connected } = yield* connections(options)
     const tools = yield* mcp.toolsOf(connected, reserved)
@@ -195,11 +201,12 @@ export const registry = (
   builtins: ReadonlyArray<Tool.Tool<FileSystem.FileSystem>>
 ): Effect.Effect<Registry.Registry<FileSystem.FileSystem>, UsageError, Scope.Scope | Io> =>
   Effect.gen(function* () {
+    // Stryker disable next-line ConditionalExpression: no server gives the built-in tools too; this spares loading the MCP client
     if (!named(options)) return Registry.unsafeMake(...builtins)
     const { mcp, connections: connected } = yield* connections(options)
     const made = yield* mcp.toRegistry(connected, builtins)
     const io = yield* Io
     // Names come from the servers: escaped before the terminal shows them.
-    yield* Effect.forEach(renameNotes(mcp, connected, made.tools.values()), (note) => io.err(`${escapeLines(note)}\n`), { discard: true })
+    for (const note of renameNotes(mcp, connected, made.tools.values())) yield* io.err(`${escapeLines(note)}\n`)
     return made
   }).pipe(Effect.catchTag("McpError", (error) => Effect.fail(usageError(error))))
