@@ -24,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type * as Io from "./Io.js"
+import { durationText } from "./internal/durationText.js"
 import { failedText, retryingText } from "./internal/retryText.js"
 import { escapeName } from "./internal/terminalText.js"
 
@@ -48,7 +49,8 @@ export const guard = (service: LanguageModel.Service, refused: (error: ModelErro
 const guardLayer = <E, R>(layer: Layer.Layer<LanguageModel.LanguageModel, E, R>, refused: (error: ModelError.ModelError) => Effect.Effect<void>) =>
   Layer.map(layer, (context) => Context.add(context, LanguageModelTag.LanguageModel, guard(Context.get(context, LanguageModelTag.LanguageModel), refused)))
 
-const seconds = (millis: number): string => Duration.format(Duration.millis(Math.round(millis / 100) * 100))
+/** Elapsed time to a tenth of a second (`0ms` at the start, not a bare `0`). */
+const seconds = (millis: number): string => durationText(millis, 100)
 
 /** Runs `cases` (bounded, results in case order) and builds the report; fails with `onRefusal`'s error at the first refused key. */
 export const run = <R, RM, RD, E>(

@@ -60,7 +60,7 @@ export const lineOf = (event: LiveAgent.LiveAgentEvent): string | undefined => {
   switch (event._tag) {
     case "CallFinished": {
       const { record } = event
-      const took = ` (${Duration.format(Duration.millis(Math.round(Duration.toMillis(record.duration))))})`
+      const took = ` (${Screen.callTime(record.duration)})`
       const outcome = record.outcome
       const name = escapeName(record.name)
       if (outcome._tag === "Repeated") return `← ${name}: asked again after a reconnect; not run twice`

@@ -15,6 +15,7 @@ import * as Fiber from "effect/Fiber"
 import * as Schedule from "effect/Schedule"
 import type * as Io from "./Io.js"
 import { failedText, nextAttemptText, retryingText } from "./internal/retryText.js"
+import { durationText } from "./internal/durationText.js"
 import { escapeName, escapeLines } from "./internal/terminalText.js"
 
 export interface Screen {
@@ -83,6 +84,9 @@ export const preview = (value: unknown, max = 160): string => {
   }
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
 }
+
+/** How long a call took, to the millisecond (`1s 234ms`; under half a millisecond `0ms`). */
+export const callTime = (duration: Duration.Duration): string => durationText(Duration.toMillis(duration))
 
 /** How a call looks: `name({"arg":1})`, with what the model chose escaped for the terminal. */
 export const callText = (call: FunctionCall.FunctionCall): string => `${escapeName(call.name)}(${escapeName(preview(call.args))})`
@@ -166,7 +170,7 @@ export const make = (io: Io.Service, options: Options = {}): Screen => {
       }
       case "CallFinished": {
         const { record } = event
-        const took = dim(` (${Duration.format(Duration.millis(Math.round(Duration.toMillis(record.duration))))})`)
+        const took = dim(` (${callTime(record.duration)})`)
         return Either.match(record.result, {
           onLeft: (error) => line(red(`← ${escapeName(record.name)} failed: ${escapeLines(error.message)}`) + took),
           onRight: (value) => line(dim(`← ${escapeName(record.name)}: ${escapeName(preview(value))}`) + took)

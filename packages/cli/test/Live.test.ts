@@ -314,6 +314,9 @@ describe("agentfx live", () => {
       '← calc\\u001b failed: "calc" failed: bad\\u001b[2J (1s 234ms)'
     )
     expect(finished({ _tag: "Repeated", response })).toBe("← calc\\u001b: asked again after a reconnect; not run twice")
+    // A call under half a millisecond: 0ms, not Duration.format's bare "0" (chat's lines use the same text).
+    const quick = { ...record({ _tag: "Answered", result: Either.right(1), response }), duration: Duration.millis(0.4) }
+    expect(LiveRepl.lineOf({ _tag: "CallFinished", record: quick })).toBe("← calc\\u001b: 1 (0ms)")
     expect(finished({ _tag: "Cancelled" })).toBeUndefined()
     expect(LiveRepl.lineOf({ _tag: "CallCancelled", record: record({ _tag: "Stopped", response }) })).toBe("✗ calc\\u001b stopped")
     expect(LiveRepl.lineOf({ _tag: "CallCancelled", record: record({ _tag: "Cancelled" }) })).toBe("✗ calc\\u001b cancelled by the server")

@@ -16,6 +16,7 @@ import * as path from "node:path"
 import { exitWhenReaderGoes } from "../src/internal/brokenPipe.js"
 import { enabled } from "../src/internal/color.js"
 import { displayUrl } from "../src/internal/displayUrl.js"
+import { durationText } from "../src/internal/durationText.js"
 import * as FileProblem from "../src/internal/fileProblem.js"
 import * as Output from "../src/internal/output.js"
 import { escapeAll } from "../src/internal/terminalText.js"
@@ -188,5 +189,12 @@ describe("text from outside, made safe for a terminal", () => {
     const made = Object.assign(Object.create({ inherited: true }) as object, { id: "x\n" })
     expect(escapeAll({ when: date, made, none: null, missing: undefined, count: 3 })).toEqual({ when: date, made, none: null, missing: undefined, count: 3 })
     expect(escapeAll({ when: date }).when).toBe(date)
+  })
+})
+
+describe("durationText", () => {
+  it("Duration.format's text rounded to the step, and a zero as 0ms (Duration.format writes a bare 0): a call's time and eval's elapsed time", () => {
+    expect([0, 0.4, 0.5, 999.6, 1234.4].map((millis) => durationText(millis))).toEqual(["0ms", "0ms", "1ms", "1s", "1s 234ms"])
+    expect([0, 49, 50, 1234, 61_260].map((millis) => durationText(millis, 100))).toEqual(["0ms", "0ms", "100ms", "1s 200ms", "1m 1s 300ms"])
   })
 })
