@@ -54,7 +54,8 @@ export const errorOf = (
     case "Close":
       return { status: 500, body: statusError(500, fault.reason, flavour) }
   }
-  // A stall or a disconnect sends nothing.
+  // A stall or a disconnect sends nothing; the compiler checks they are the only faults left here.
+  fault._tag satisfies "Stall" | "Disconnect"
   return undefined
 }
 

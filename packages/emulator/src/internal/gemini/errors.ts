@@ -96,7 +96,8 @@ export const errorOf = (fault: Fault.AnswerFault, model: string): { status: numb
     case "Close":
       return { status: 500, body: envelope(500, fault.reason) }
   }
-  // A stall or a disconnect sends nothing.
+  // A stall or a disconnect sends nothing; the compiler checks they are the only faults left here.
+  fault._tag satisfies "Stall" | "Disconnect"
   return undefined
 }
 
