@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config"
 import base from "./vitest.config.js"
+import { unloadableFileAsFailedTest } from "./scripts/unloadableFileAsFailedTest.mjs"
 
 // Stryker's vitest config: only the tests of the package under mutation (MUTATION_PACKAGE, set by
 // scripts/mutation.mjs), so a mutant is checked against the tests that can kill it and nothing else.
@@ -14,7 +15,8 @@ const spawnedOnly = ["packages/cli/test/Executable.test.ts", "packages/cli/test/
 // Stryker runs several of these at once, one per core: each keeps Vitest's own worker count, not the suite's.
 // Each test file gets a fresh process (Vitest's default), in one project: the suite's shared workers and its
 // projects of isolated files would override the narrowed include.
+// A test file that fails to load counts as a failed test (scripts/unloadableFileAsFailedTest.mjs says why).
 export default defineConfig({
   ...base,
-  test: { ...base.test, maxWorkers: undefined, poolOptions: undefined, projects: undefined, include: tests ?? [`packages/${pkg}/test/**/*.test.ts`], exclude: [...(base.test?.exclude ?? []), ...spawnedOnly] }
+  test: { ...base.test, reporters: ["default", unloadableFileAsFailedTest], maxWorkers: undefined, poolOptions: undefined, projects: undefined, include: tests ?? [`packages/${pkg}/test/**/*.test.ts`], exclude: [...(base.test?.exclude ?? []), ...spawnedOnly] }
 })
