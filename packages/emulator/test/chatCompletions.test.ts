@@ -8,6 +8,7 @@ import { FunctionCall, ModelError } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Conformance, Emulator, Fault, Policy } from "../src/index.js"
+import { unknownFields } from "../src/internal/chatCompletions/wire.js"
 
 type Route = "openai" | "glm"
 
@@ -694,6 +695,82 @@ describe("chat completions — the 400s of a body the servers refuse: each serve
       expect(refusal(body, "openai")).toEqual({ message: openai, param })
       expect(refusal(body, "glm")).toEqual({ message: glm, param })
     }
+  })
+
+  it("each field by what it expects, when a value of another kind stands in its place", () => {
+    const assistant = (extra: object) => ({ model: "m", messages: [user, { role: "assistant", content: null, ...extra }] })
+    const call = { id: "c1", type: "function", function: { name: "f", arguments: "{}" } }
+    // [body, param, what is expected, what came]
+    const cases: ReadonlyArray<readonly [unknown, string, string, string]> = [
+      [{ model: 5, messages: [user] }, "model", "a string", "an integer"],
+      [{ model: "m", messages: [{ role: "user", content: 5 }] }, "messages[0].content", "one of a string or array of objects", "an integer"],
+      [{ model: "m", messages: [{ role: "user", content: [{ type: "text", text: 5 }] }] }, "messages[0].content[0].text", "a string", "an integer"],
+      [{ model: "m", messages: [{ role: "user", content: "hi", name: 5 }] }, "messages[0].name", "a string", "an integer"],
+      [assistant({ tool_calls: {} }), "messages[1].tool_calls", "an array", "an object"],
+      [assistant({ tool_calls: [5] }), "messages[1].tool_calls[0]", "an object", "an integer"],
+      [assistant({ tool_calls: [{ ...call, function: 5 }] }), "messages[1].tool_calls[0].function", "an object", "an integer"],
+      [assistant({ tool_calls: [{ ...call, index: "0" }] }), "messages[1].tool_calls[0].index", "a number", "a string"],
+      [assistant({ content: "x", refusal: 5 }), "messages[1].refusal", "a string", "an integer"],
+      [{ model: "m", messages: [user], tools: [5] }, "tools[0]", "an object", "an integer"],
+      [{ model: "m", messages: [user], tools: [{ type: "function", function: 5 }] }, "tools[0].function", "an object", "an integer"],
+      [{ model: "m", messages: [user], tools: [{ type: "function", function: { name: "f", parameters: [] } }] }, "tools[0].function.parameters", "an object", "an array"],
+      [{ model: "m", messages: [user], tools: [{ type: "function", function: { name: "f", strict: "yes" } }] }, "tools[0].function.strict", "a boolean", "a string"],
+      [{ model: "m", messages: [user], stream_options: 5 }, "stream_options", "an object", "an integer"],
+      [{ model: "m", messages: [user], max_tokens: "9" }, "max_tokens", "a number", "a string"],
+      [{ model: "m", messages: [user], max_completion_tokens: "9" }, "max_completion_tokens", "a number", "a string"],
+      [{ model: "m", messages: [user], response_format: 5 }, "response_format", "an object", "an integer"],
+      [{ model: "m", messages: [user], response_format: { type: "json_schema", json_schema: 5 } }, "response_format.json_schema", "an object", "an integer"],
+      [{ model: "m", messages: [user], response_format: { type: "json_schema", json_schema: { name: "n", schema: 5 } } }, "response_format.json_schema.schema", "an object", "an integer"]
+    ]
+    for (const [body, param, expected, came] of cases) {
+      expect(refusal(body, "openai")).toEqual({ message: `Invalid type for '${param}': expected ${expected}, but got ${came} instead.`, param })
+      expect(refusal(body, "glm")).toEqual({ message: `${param} 参数非法: expected ${expected}`, param })
+    }
+    // null is taken where a field may be null, and nowhere else.
+    expect(refusal({ model: "m", messages: [user], tools: null, stream: null, temperature: null, response_format: null }, "openai")).toBe("accepted")
+    expect(refusal({ model: "m", messages: [{ role: "user", content: "hi", name: null }] }, "openai")).toEqual({
+      message: "Invalid type for 'messages[0].name': expected a string, but got null instead.",
+      param: "messages[0].name"
+    })
+  })
+
+  it("OpenAI knows each of its top-level arguments and nothing beside them; GLM lets any through", () => {
+    const known = [
+      ...["model", "messages", "tools", "tool_choice", "stream", "stream_options", "temperature", "top_p", "max_tokens"],
+      ...["max_completion_tokens", "n", "stop", "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs"],
+      ...["user", "seed", "response_format", "parallel_tool_calls", "reasoning_effort", "metadata", "store", "service_tier"],
+      ...["modalities", "audio", "prediction", "web_search_options", "verbosity", "prompt_cache_key", "safety_identifier", "functions", "function_call"]
+    ]
+    for (const key of known) expect(unknownFields({ model: "m", messages: [user], [key]: null })).toBeUndefined()
+    for (const key of ["max_token", "Model", "thinking", "constructor", "toString", "__proto__"]) {
+      expect(unknownFields(JSON.parse(`{"model":"m","messages":[],${JSON.stringify(key)}:1}`) as { [key: string]: unknown })).toEqual({
+        message: `Unrecognized request argument supplied: ${key}`,
+        param: null
+      })
+      expect(refusal(JSON.parse(`{"model":"m","messages":[{"role":"user","content":"hi"}],${JSON.stringify(key)}:1}`), "glm")).toBe("accepted")
+    }
+  })
+
+  it("OpenAI knows the fields of each role's messages and nothing beside them, at the message's own position", () => {
+    const fields: ReadonlyArray<readonly [role: string, known: ReadonlyArray<string>, others: ReadonlyArray<string>]> = [
+      ["system", ["role", "content", "name"], ["tool_calls", "tool_call_id", "refusal"]],
+      ["developer", ["role", "content", "name"], ["tool_calls", "tool_call_id", "audio"]],
+      ["user", ["role", "content", "name"], ["tool_calls", "tool_call_id", "function_call"]],
+      ["assistant", ["role", "content", "name", "tool_calls", "refusal", "audio", "function_call"], ["tool_call_id", "reasoning_content"]],
+      ["tool", ["role", "content", "tool_call_id"], ["name", "tool_calls", "refusal"]]
+    ]
+    for (const [role, known, others] of fields) {
+      const message = Object.fromEntries(known.map((key) => [key, null]))
+      expect(unknownFields({ model: "m", messages: [user, { ...message, role }] })).toBeUndefined()
+      for (const key of others) {
+        expect(unknownFields({ model: "m", messages: [user, user, { ...message, role, [key]: null }] })).toEqual({
+          message: `Additional properties are not allowed ('${key}' was unexpected) - 'messages.2'`,
+          param: "messages.[2]"
+        })
+      }
+    }
+    // Only the messages' own fields are looked at, not those of a body whose messages are no list.
+    expect(unknownFields({ model: "m", messages: { role: "user", foo: 1 } })).toBeUndefined()
   })
 })
 

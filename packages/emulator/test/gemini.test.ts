@@ -792,6 +792,60 @@ describe("Gemini — a body the proto parser cannot read", () => {
     )
   })
 
+  it("each message and enum by its own type name when a value of the wrong kind stands in its place", () => {
+    const type = (name: string) => `type.googleapis.com/google.ai.generativelanguage.v1beta.${name}`
+    const part = (value: object) => ({ contents: [{ role: "user", parts: [value] }] })
+    // The value sent is 5 unless said.
+    const cases: ReadonlyArray<readonly [body: unknown, at: string, name: string, shown?: string]> = [
+      [part({ inlineData: 5 }), "contents[0].parts[0].inline_data", type("Blob")],
+      [part({ fileData: 5 }), "contents[0].parts[0].file_data", type("FileData")],
+      [part({ functionCall: 5 }), "contents[0].parts[0].function_call", type("FunctionCall")],
+      [part({ functionResponse: 5 }), "contents[0].parts[0].function_response", type("FunctionResponse")],
+      [part({ functionResponse: { name: "f", response: {}, scheduling: 5 } }), "contents[0].parts[0].function_response.scheduling", type("FunctionResponse.Scheduling")],
+      [{ contents: [{ role: "user", parts: [5] }] }, "contents[0].parts[0]", type("Part")],
+      [{ contents: hi.contents, tools: [5] }, "tools[0]", type("Tool")],
+      [{ contents: hi.contents, tools: [{ functionDeclarations: [5] }] }, "tools[0].function_declarations[0]", type("FunctionDeclaration")],
+      [declared({ behavior: 5 }), "tools[0].function_declarations[0].behavior", type("FunctionDeclaration.Behavior")],
+      [declared({ parameters: 5 }), "tools[0].function_declarations[0].parameters", type("Schema")],
+      [declared({ parameters: { type: "NUMBER", minimum: "low" } }), "tools[0].function_declarations[0].parameters.minimum", "TYPE_DOUBLE", `"low"`],
+      [{ contents: hi.contents, toolConfig: 5 }, "tool_config", type("ToolConfig")],
+      [{ contents: hi.contents, toolConfig: { functionCallingConfig: 5 } }, "tool_config.function_calling_config", type("FunctionCallingConfig")],
+      [{ contents: hi.contents, toolConfig: { functionCallingConfig: { mode: 5 } } }, "tool_config.function_calling_config.mode", type("FunctionCallingConfig.Mode")],
+      [{ contents: hi.contents, generationConfig: 5 }, "generation_config", type("GenerationConfig")],
+      [{ contents: hi.contents, generationConfig: { temperature: "hot" } }, "generation_config.temperature", "TYPE_FLOAT", `"hot"`]
+    ]
+    for (const [body, at, name, shown = "5"] of cases) expect(refusal(body)).toBe(`Invalid value at '${at}' (${name}), ${shown}`)
+  })
+
+  it("each value of each enum is read, in either spelling where the API takes both, and nothing beside them", () => {
+    const mode = (value: string) => ({ contents: hi.contents, toolConfig: { functionCallingConfig: { mode: value } } })
+    for (const value of ["MODE_UNSPECIFIED", "AUTO", "ANY", "NONE", "VALIDATED"]) expect(refusal(mode(value))).not.toMatch(/^Invalid value/)
+    expect(refusal(mode("auto"))).toBe(`Invalid value at 'tool_config.function_calling_config.mode' (type.googleapis.com/google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), "auto"`)
+    for (const value of ["UNSPECIFIED", "BLOCKING", "NON_BLOCKING"]) expect(refusal(declared({ behavior: value }))).not.toMatch(/^Invalid value/)
+    expect(refusal(declared({ behavior: "blocking" }))).toMatch(/^Invalid value at 'tools\[0\]\.function_declarations\[0\]\.behavior'/)
+    const scheduling = (value: string) => ({
+      contents: [
+        ...hi.contents,
+        { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] },
+        { role: "user", parts: [{ functionResponse: { name: "f", response: {}, scheduling: value } }] }
+      ]
+    })
+    for (const value of ["SCHEDULING_UNSPECIFIED", "SILENT", "WHEN_IDLE", "INTERRUPT"]) expect(refusal(scheduling(value))).not.toMatch(/^Invalid value/)
+    expect(refusal(scheduling("LATER"))).toMatch(/^Invalid value at 'contents\[2\]\.parts\[0\]\.function_response\.scheduling'/)
+    const types = ["TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL", "string", "number", "integer", "boolean", "array", "object", "null"]
+    for (const value of types) expect(refusal(declared({ parameters: { type: "OBJECT", properties: { a: { type: value } } } }))).not.toMatch(/^Invalid value/)
+    expect(refusal(declared({ parameters: { type: "Object" } }))).toMatch(/^Invalid value at 'tools\[0\]\.function_declarations\[0\]\.parameters\.type'/)
+  })
+
+  it("an int64 string is a whole decimal number, sign and all, and nothing around it", () => {
+    for (const value of ["12", "-3", "0", 7]) expect(refusal(declared({ parameters: { type: "STRING", maxLength: value } }))).not.toMatch(/^Invalid value/)
+    for (const value of ["x12", "12x", "1.5", "", " 12", "+3"]) {
+      expect(refusal(declared({ parameters: { type: "STRING", maxLength: value } }))).toBe(
+        `Invalid value at 'tools[0].function_declarations[0].parameters.max_length' (TYPE_INT64), ${JSON.stringify(value)}`
+      )
+    }
+  })
+
   it("a required field left out (Live's setup names its model): the field and its name, under the message's own name", () => {
     expect(decodeFrame({ setup: {} })).toEqual(Either.left("* BidiGenerateContentClientMessage.setup.model: model is required.\n"))
   })
