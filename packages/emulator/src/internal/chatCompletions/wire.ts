@@ -157,10 +157,9 @@ const problemOf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKe
     case "Missing":
       return { path, missing: true }
     case "Composite": {
-      // A struct or an array (handed a value of the wrong kind, they fail with a Type issue) failed inside: the
-      // inner problem. A union whose member of the value's kind failed inside (a nullable array of tool calls):
-      // that member's problem; a union no member of which takes the value's kind fails as a whole.
-      if (!AST.isUnion(issue.ast)) return problemOf(issuesOf(issue.issues)[0]!, path)
+      // A struct or an array failed inside (handed a value of the wrong kind, they fail with a Type issue instead),
+      // or the member of a union that takes the value's kind did (a nullable array of tool calls): the first problem
+      // there. A union no member of which takes the value's kind fails as a whole.
       const inner = issuesOf(issue.issues).find((member) => member._tag !== "Type")
       return inner !== undefined ? problemOf(inner, path) : { path, missing: false, expected: expectedOf(issue.ast), actual: issue.actual }
     }
@@ -173,10 +172,10 @@ const problemOf = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKe
     case "Unexpected":
     case "Forbidden":
       return { path, missing: false, expected: "a valid value", actual: issue.actual }
-    // Stryker restore all
   }
 }
 
+// Stryker restore all
 // Stryker disable next-line StringLiteral: "first" is also Effect's default
 const decode = Schema.decodeUnknownEither(Request, { errors: "first", onExcessProperty: "preserve" })
 
