@@ -283,8 +283,10 @@ export const approve = Effect.fn("DurableAgent.approve")(function* (runId: strin
 })
 
 /**
- * Cancels a run: it is interrupted where it stands (a running tool with it) and its status is `Cancelled`. A run
- * that already ended keeps its outcome.
+ * Cancels a run: its status is `Cancelled` and its events end with `Done(cancelled)` as soon as this returns. A run
+ * that waits (for approval, for a retry) is interrupted where it stands; a model call or a tool call under way
+ * finishes in the runner, and its answer is dropped: the run records nothing after its Done and starts no other step.
+ * A run that already ended keeps its outcome.
  *
  * @since 0.3.0
  * @category running
@@ -293,7 +295,8 @@ export const cancel = Effect.fn("DurableAgent.cancel")(function* (runId: string)
   const row = yield* rowOf(runId)
   if (row.state !== "running") return
   const store = yield* RunStore
-  yield* store.settle(runId, "cancelled", null)
+  // A run that ended meanwhile keeps its outcome (and its Done).
+  if (!(yield* store.settle(runId, "cancelled", null))) return
   yield* store.append(runId, "done", { _tag: "Done", outcome: "cancelled", text: null })
   const workflow = workflowOf(row.agent)
   yield* workflow.interrupt(yield* workflow.executionId({ runId }))
