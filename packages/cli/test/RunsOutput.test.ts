@@ -224,6 +224,21 @@ describe("agentfx run --durable and runs: what each prints", () => {
     })
   )
 
+  it.scopedLive("runs cancel: a run that waits for approval is cancelled, the command says so, and resume exits 1", () =>
+    Effect.gen(function* () {
+      const store = path.join(yield* tempDir, "runs.db")
+      const hosts = ["--allow-host", "127.0.0.1"]
+      yield* agentfx([...quiet, "run", "--durable", "--run-id", "web", "--store", store, ...hosts, "fetch http://127.0.0.1:9/x"])
+      // This process runs no agent: it stores the cancellation, and returns.
+      const cancel = yield* agentfx([...quiet, "runs", "cancel", "web", "--store", store])
+      expect(cancel).toEqual({ code: 0, stdout: "", stderr: "run web cancelled\n" })
+      const resumed = yield* agentfx([...quiet, "runs", "resume", "web", "--store", store, ...hosts])
+      expect([resumed.code, resumed.stdout, afterProvider(resumed.stderr)]).toEqual([1, "", ["agentfx: run web was cancelled", ""]])
+      const shown = JSON.parse((yield* agentfx([...quiet, "runs", "show", "web", "--json", "--store", store])).stdout) as { state: string; events: ReadonlyArray<{ event: { _tag: string } }> }
+      expect([shown.state, shown.events.map(({ event }) => event._tag)]).toEqual(["Cancelled", ["TurnFinished", "ApprovalRequested", "Done"]])
+    })
+  )
+
   it.scopedLive("a store is a PostgreSQL URL only when it starts with postgres:// or postgresql://: anything else is a SQLite file", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
