@@ -301,8 +301,9 @@ export const approve = Effect.fn("DurableAgent.approve")(function* (runId: strin
 
 /**
  * Cancels a run: its status is `Cancelled` and its events end with `Done(cancelled)` as soon as this returns. A run
- * that waits (for approval, for a retry) is interrupted where it stands; a model call or a tool call under way
- * finishes in the runner, and its answer is dropped: the run records nothing after its Done and starts no other step.
+ * parked on an approval (or a long retry wait) stops where it stands; a model call, a tool call or a short retry wait
+ * under way finishes in the runner, and its answer is dropped: the run records nothing after its Done and starts no
+ * other step.
  * A run that already ended keeps its outcome. Like `approve`, it needs a layer with an engine, and works from a process
  * that does not run the agent.
  *

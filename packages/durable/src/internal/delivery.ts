@@ -90,6 +90,6 @@ export const deliver = (options: {
     })
     // Stored once (its primary key is the deferred's name): deciding or cancelling again stores nothing more.
     yield* local.storage
-      .saveRequest(new Message.OutgoingRequest({ envelope, context: Context.empty() as never, lastReceivedReply: Option.none(), rpc: DeferredRpc, respond: () => Effect.void }))
+      .saveRequest(new Message.OutgoingRequest({ envelope, context: Context.empty(), lastReceivedReply: Option.none(), rpc: DeferredRpc, respond: () => Effect.void }))
       .pipe(Effect.mapError((error) => new StoreUnavailable({ store: options.store, reason: error.message })))
   })
