@@ -205,10 +205,8 @@ describe("agentfx run --durable and runs: what each prints", () => {
 
       const cancelled = { state: "Cancelled", ...summary, updatedAt: run!.updatedAt }
       const shown = (yield* agentfx([...quiet, "runs", "show", "stuck", "--json", "--store", store])).stdout
-      const events = (JSON.parse(shown) as { events: ReadonlyArray<unknown> }).events
-      expect(shown).toBe(`${JSON.stringify({ ...cancelled, events }, null, 2)}\n`)
-      // What the model answered after the cancel may be recorded after this; the cancel is the first event.
-      expect(events[0]).toEqual({ offset: 0, event: { _tag: "Done", outcome: "cancelled", text: null } })
+      // What the model answered after the cancel is not recorded: the cancel is the run's one event, and its last.
+      expect(shown).toBe(`${JSON.stringify({ ...cancelled, events: [{ offset: 0, event: { _tag: "Done", outcome: "cancelled", text: null } }] }, null, 2)}\n`)
       const resumed = yield* agentfx([...quiet, "runs", "resume", "stuck", "--store", store])
       expect([resumed.code, resumed.stdout, afterProvider(resumed.stderr)]).toEqual([1, "", ["agentfx: run stuck was cancelled", ""]])
       const resumedJson = yield* agentfx([...quiet, "runs", "resume", "stuck", "--json", "--store", store])
@@ -223,6 +221,21 @@ describe("agentfx run --durable and runs: what each prints", () => {
       const cancel = yield* agentfx([...quiet, "runs", "cancel", "sum", "--store", store])
       expect(cancel).toEqual({ code: 0, stdout: "", stderr: "run sum had already ended (Finished): it keeps its outcome\n" })
       expect((yield* listed(store)).map((run) => run.state)).toEqual(["Finished"])
+    })
+  )
+
+  it.scopedLive("runs cancel: a run that waits for approval is cancelled, the command says so, and resume exits 1", () =>
+    Effect.gen(function* () {
+      const store = path.join(yield* tempDir, "runs.db")
+      const hosts = ["--allow-host", "127.0.0.1"]
+      yield* agentfx([...quiet, "run", "--durable", "--run-id", "web", "--store", store, ...hosts, "fetch http://127.0.0.1:9/x"])
+      // This process runs no agent: it stores the cancellation, and returns.
+      const cancel = yield* agentfx([...quiet, "runs", "cancel", "web", "--store", store])
+      expect(cancel).toEqual({ code: 0, stdout: "", stderr: "run web cancelled\n" })
+      const resumed = yield* agentfx([...quiet, "runs", "resume", "web", "--store", store, ...hosts])
+      expect([resumed.code, resumed.stdout, afterProvider(resumed.stderr)]).toEqual([1, "", ["agentfx: run web was cancelled", ""]])
+      const shown = JSON.parse((yield* agentfx([...quiet, "runs", "show", "web", "--json", "--store", store])).stdout) as { state: string; events: ReadonlyArray<{ event: { _tag: string } }> }
+      expect([shown.state, shown.events.map(({ event }) => event._tag)]).toEqual(["Cancelled", ["TurnFinished", "ApprovalRequested", "Done"]])
     })
   )
 

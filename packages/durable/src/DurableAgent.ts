@@ -53,12 +53,13 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Duration from "effect/Duration"
 import * as Exit from "effect/Exit"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import type { StoreBusy, StoreUnavailable } from "./DurableError.js"
 import { NoPendingApproval, RunCancelled, type RunConflict, UnknownRun } from "./DurableError.js"
+import * as Delivery from "./internal/delivery.js"
 import * as Layers from "./internal/layers.js"
 import * as Schemas from "./internal/schemas.js"
 import { approvalOf, body, workflowOf } from "./internal/workflow.js"
@@ -161,7 +162,11 @@ export const make = <R>(name: string, options: Options<R>): DurableAgent<R> => {
     Effect.flatMap(RunStore, (store) => store.claim({ runId: input.runId, agent: name, workflow: workflow.name, fingerprint: fingerprintOf(input) }))
   return {
     name,
-    layer: workflow.toLayer(body(options)) as Layer.Layer<never, never, WorkflowEngine | RunStore | LanguageModel.LanguageModel | Exclude<R, Approval.Approval>>,
+    layer: Layer.merge(workflow.toLayer(body(options)), Delivery.running(name)) as Layer.Layer<
+      never,
+      never,
+      WorkflowEngine | RunStore | LanguageModel.LanguageModel | Exclude<R, Approval.Approval>
+    >,
     run: Effect.fn("DurableAgent.run")(function* (input: Input) {
       yield* claim(input)
       const exit = yield* Effect.exit(workflow.execute(payloadOf(input)))
@@ -264,7 +269,10 @@ export const attach = Effect.fn("DurableAgent.attach")(function* (runId: string)
  * Decides a call that waits for approval; the run resumes in whichever process runs it (this one, if it runs the
  * agent). A call that does not wait is `NoPendingApproval`.
  *
- * The module's example denies a call from the process that runs the agent; any process on the same store can decide it.
+ * The module's example denies a call from the process that runs the agent; any process on the same store can decide it,
+ * on a layer with an engine (`layerSqlite`, `layerPg`, a `clientOnly` one too; the readers only read). A process that
+ * does not run the agent returns once the decision is stored: a PostgreSQL runner of the agent is told at once; on
+ * SQLite the run goes on when a process that runs the agent next opens the store.
  *
  * @since 0.3.0
  * @category approvals
@@ -277,14 +285,27 @@ export const approve = Effect.fn("DurableAgent.approve")(function* (runId: strin
   const workflow = workflowOf(row.agent)
   const executionId = yield* workflow.executionId({ runId })
   const deferred = approvalOf(callId)
-  yield* DurableDeferred.done(deferred, { token: DurableDeferred.tokenFromExecutionId(deferred, { workflow, executionId }), exit: Exit.succeed(decision) })
+  const exit = Exit.succeed(decision)
+  yield* Delivery.deliver({
+    agent: row.agent,
+    workflow,
+    executionId,
+    deferredName: deferred.name,
+    exit,
+    store: store.name,
+    viaEngine: DurableDeferred.done(deferred, { token: DurableDeferred.tokenFromExecutionId(deferred, { workflow, executionId }), exit })
+  })
   // Decided now, not when the run resumes: its status stops showing the call as waiting at once.
   yield* store.decide(runId, callId, JSON.stringify(decision))
 })
 
 /**
- * Cancels a run: it is interrupted where it stands (a running tool with it) and its status is `Cancelled`. A run
- * that already ended keeps its outcome.
+ * Cancels a run: its status is `Cancelled` and its events end with `Done(cancelled)` as soon as this returns. A run
+ * parked on an approval (or a long retry wait) stops where it stands; a model call, a tool call or a short retry wait
+ * under way finishes in the runner, and its answer is dropped: the run records nothing after its Done and starts no
+ * other step.
+ * A run that already ended keeps its outcome. Like `approve`, it needs a layer with an engine, and works from a process
+ * that does not run the agent.
  *
  * @since 0.3.0
  * @category running
@@ -293,10 +314,21 @@ export const cancel = Effect.fn("DurableAgent.cancel")(function* (runId: string)
   const row = yield* rowOf(runId)
   if (row.state !== "running") return
   const store = yield* RunStore
-  yield* store.settle(runId, "cancelled", null)
+  // A run that ended meanwhile keeps its outcome (and its Done).
+  if (!(yield* store.settle(runId, "cancelled", null))) return
   yield* store.append(runId, "done", { _tag: "Done", outcome: "cancelled", text: null })
   const workflow = workflowOf(row.agent)
-  yield* workflow.interrupt(yield* workflow.executionId({ runId }))
+  const executionId = yield* workflow.executionId({ runId })
+  // The engine's interruption is its deferred "Workflow/InterruptSignal", completed.
+  yield* Delivery.deliver({
+    agent: row.agent,
+    workflow,
+    executionId,
+    deferredName: "Workflow/InterruptSignal",
+    exit: Exit.void,
+    store: store.name,
+    viaEngine: workflow.interrupt(executionId)
+  })
 })
 
 /**

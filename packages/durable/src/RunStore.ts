@@ -47,10 +47,16 @@ export interface Service {
   }) => Effect.Effect<"new" | "existing", RunConflict | StoreUnavailable>
   readonly get: (runId: string) => Effect.Effect<Row | undefined, StoreUnavailable>
   readonly list: Effect.Effect<ReadonlyArray<Row>, StoreUnavailable>
-  /** Sets a run's outcome; a cancelled run keeps "cancelled". */
-  readonly settle: (runId: string, state: "finished" | "failed" | "cancelled", outcome: string | null) => Effect.Effect<void, StoreUnavailable>
-  /** Appends an event under `key`; an event already appended under that key is not appended again. */
-  readonly append: (runId: string, key: string, event: RunEvent.RunEvent) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Gives a running run its outcome; true when the run has it now (set now, or already), false when it had ended
+   * otherwise (a run cancelled meanwhile stays cancelled; one that finished is not cancelled).
+   */
+  readonly settle: (runId: string, state: "finished" | "failed" | "cancelled", outcome: string | null) => Effect.Effect<boolean, StoreUnavailable>
+  /**
+   * Appends an event under `key`; an event already appended under that key is not appended again. Nothing is
+   * appended after a run's `Done` (key `done`), whoever appends: false then, true otherwise.
+   */
+  readonly append: (runId: string, key: string, event: RunEvent.RunEvent) => Effect.Effect<boolean, StoreUnavailable>
   /** The events from `offset` on. */
   readonly events: (runId: string, offset: number) => Effect.Effect<ReadonlyArray<RunEvent.Numbered>, StoreUnavailable>
   /** Records that a call waits for a decision (once). */

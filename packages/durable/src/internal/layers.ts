@@ -25,6 +25,7 @@ import * as path from "node:path"
 import type { PgOptions, SqliteOptions } from "../DurableAgent.js"
 import { StoreBusy, StoreUnavailable } from "../DurableError.js"
 import { RunStore } from "../RunStore.js"
+import * as Delivery from "./delivery.js"
 import * as Store from "./store.js"
 
 /** A message as one line (a driver's may run over several). */
@@ -153,6 +154,7 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<WorkflowEngine 
   const client = sqliteClient(store)
   const engine = ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(SingleRunner.layer({ runnerStorage: "memory", shardingConfig: { entityMessagePollInterval: "1 second" } })),
+    Layer.tap(Delivery.track),
     Layer.orDie
   )
   return Layer.mergeAll(engine, storeLayer(store)).pipe(
@@ -183,6 +185,7 @@ export const layerPg = (options: PgOptions): Layer.Layer<WorkflowEngine | RunSto
   // second CREATE TABLE IF NOT EXISTS of a type at the same moment): the loser builds again, and finds them.
   const engine = ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(cluster),
+    Layer.tap(Delivery.track),
     Layer.catchAllCause((cause) => Layer.fail(cause)),
     Layer.retry(Schedule.intersect(Schedule.recurs(3), Schedule.spaced("250 millis"))),
     Layer.catchAll((cause) => Layer.failCause(cause)),

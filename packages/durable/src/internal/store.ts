@@ -92,19 +92,32 @@ export const make = (name: string): Effect.Effect<Service, StoreUnavailable, Sql
       get,
       list: orUnavailable(sql<RunRow>`SELECT * FROM agentfx_runs ORDER BY created_at, run_id`).pipe(Effect.map((rows) => rows.map(rowOf))),
       settle: (runId, state, outcome) =>
+        // Only a running run takes an outcome, once: a cancelled run stays cancelled, a finished one finished. Settling
+        // again with the outcome it has (a run replayed after a crash) changes nothing, and says so.
         orUnavailable(sql`
-          UPDATE agentfx_runs SET state = ${state}, outcome = ${outcome}, updated_at = ${Date.now()}
-          WHERE run_id = ${runId} AND state <> 'cancelled'`).pipe(Effect.asVoid),
+          UPDATE agentfx_runs SET state = ${state},
+            outcome = CASE WHEN state = 'running' THEN ${outcome} ELSE outcome END,
+            updated_at = CASE WHEN state = 'running' THEN ${Date.now()} ELSE updated_at END
+          WHERE run_id = ${runId} AND state IN ('running', ${state}) RETURNING run_id`).pipe(Effect.map((rows) => rows.length > 0)),
       append: (runId, key, event) =>
         appends.withPermits(1)(
-          orUnavailable(sql`
+          // One statement: the event is numbered and stored only while the run has no Done. Two processes appending to
+          // the same run at once (the runner and the canceller) compute the same number; the second fails on it, and
+          // its retry sees the first's row — so nothing is ever numbered after a Done.
+          orUnavailable(sql<{ seq: number | string }>`
             INSERT INTO agentfx_events (run_id, seq, key, event)
-            SELECT CAST(${runId} AS TEXT), COALESCE(MAX(seq) + 1, 0), CAST(${key} AS TEXT), CAST(${encodeEvent(event)} AS TEXT)
-            FROM agentfx_events WHERE run_id = ${runId}
-            ON CONFLICT (run_id, key) DO NOTHING`).pipe(
+            SELECT CAST(${runId} AS TEXT), COALESCE((SELECT MAX(seq) + 1 FROM agentfx_events WHERE run_id = ${runId}), 0),
+              CAST(${key} AS TEXT), CAST(${encodeEvent(event)} AS TEXT)
+            WHERE NOT EXISTS (SELECT 1 FROM agentfx_events WHERE run_id = ${runId} AND key = 'done')
+            ON CONFLICT (run_id, key) DO NOTHING RETURNING seq`).pipe(
             // Another process appending to the same run at the same moment took the number: take the next.
             Effect.retry({ times: 5, schedule: Schedule.spaced("10 millis") }),
-            Effect.asVoid
+            Effect.flatMap((inserted) =>
+              inserted.length > 0
+                ? Effect.succeed(true)
+                : // Not stored: appended before under this key (a replayed step), or the run has ended.
+                  Effect.map(orUnavailable(sql`SELECT 1 AS ended FROM agentfx_events WHERE run_id = ${runId} AND key = 'done'`), (done) => done.length === 0)
+            )
           )
         ),
       events: (runId, offset) =>

@@ -10,12 +10,14 @@ import * as Activity from "@effect/workflow/Activity"
 import * as DurableClock from "@effect/workflow/DurableClock"
 import * as DurableDeferred from "@effect/workflow/DurableDeferred"
 import * as Workflow from "@effect/workflow/Workflow"
-import type { WorkflowEngine, WorkflowInstance } from "@effect/workflow/WorkflowEngine"
+import type { WorkflowEngine } from "@effect/workflow/WorkflowEngine"
+import { WorkflowInstance } from "@effect/workflow/WorkflowEngine"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Options as Definition } from "../DurableAgent.js"
@@ -74,7 +76,21 @@ export const body = <R>(definition: Definition<R>) => (payload: Schema.Struct.Ty
     const real = yield* Effect.clock
     const inWorkflow = <A, E>(effect: Effect.Effect<A, E, Engine>): Effect.Effect<A, E> => Effect.provide(effect, context)
     const runId = payload.runId
-    const record = (key: string, event: RunEvent.RunEvent) => Effect.orDie(store.append(runId, key, event))
+    // A run cancelled while a step was under way (the canceller interrupts the workflow, but a model call or a tool
+    // in flight finishes) stops at the step's end: nothing of it is recorded, and no step follows. The workflow is
+    // interrupted for good, as the engine interrupts a cancelled run that waits: its run ends, and is not resumed.
+    const instance = yield* WorkflowInstance
+    const root = yield* Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+    const stop = Effect.suspend(() => {
+      instance.interrupted = true
+      // The whole run, from wherever the step ends (a call's fiber too); this fiber is interrupted with it.
+      return Effect.zipRight(Fiber.interruptFork(root), Effect.never)
+    })
+    const stopIfCancelled = Effect.flatMap(Effect.orDie(store.get(runId)), (row) => (row?.state === "cancelled" ? stop : Effect.void))
+    // The store appends nothing after a Done: an event refused is a run that ended — cancelled, it stops here; a
+    // finished one is a run replayed after a crash, which goes on to its recorded result.
+    const record = (key: string, event: RunEvent.RunEvent) =>
+      Effect.flatMap(Effect.orDie(store.append(runId, key, event)), (appended) => (appended ? Effect.void : stopIfCancelled))
     const nonIdempotent = new Set(definition.nonIdempotent ?? [])
     // What the latest model turn asked for: the turn and arguments of each call, for its events.
     let turn = 0
@@ -82,21 +98,24 @@ export const body = <R>(definition: Definition<R>) => (payload: Schema.Struct.Ty
 
     const hooks: Loop.Hooks = {
       attempt: (at, attempt, request) =>
-        inWorkflow(
-          Activity.make({ name: `turn/${at}/attempt/${attempt}`, success: Schemas.Response, error: ModelError.ModelError, execute: request })
-        ).pipe(
-          Effect.tap((response) => {
-            turn = at
-            const asked = Turn.calls(response.turn)
-            calls = new Map(asked.map((call) => [call.id, call]))
-            return record(`turn/${at}`, {
-              _tag: "TurnFinished",
-              turn: at,
-              text: Turn.text(response.turn),
-              calls: asked.map(({ args, id, name }) => ({ id, name, args })),
-              usage: response.usage
+        Effect.zipRight(
+          stopIfCancelled,
+          inWorkflow(
+            Activity.make({ name: `turn/${at}/attempt/${attempt}`, success: Schemas.Response, error: ModelError.ModelError, execute: request })
+          ).pipe(
+            Effect.tap((response) => {
+              turn = at
+              const asked = Turn.calls(response.turn)
+              calls = new Map(asked.map((call) => [call.id, call]))
+              return record(`turn/${at}`, {
+                _tag: "TurnFinished",
+                turn: at,
+                text: Turn.text(response.turn),
+                calls: asked.map(({ args, id, name }) => ({ id, name, args })),
+                usage: response.usage
+              })
             })
-          })
+          )
         ),
       retryClock: durableClock(real, inWorkflow)
     }
@@ -166,19 +185,18 @@ export const body = <R>(definition: Definition<R>) => (payload: Schema.Struct.Ty
       Effect.provideService(Approval.Approval, approval),
       Effect.onExit((exit) =>
         Exit.match(exit, {
+          // Done only with the outcome the run has: one cancelled meanwhile keeps its Done(cancelled).
           onSuccess: (result) =>
-            Effect.zipRight(
-              Effect.orDie(store.settle(runId, "finished", encodeResult(result))),
-              record("done", { _tag: "Done", outcome: "finished", text: result.text })
+            Effect.flatMap(Effect.orDie(store.settle(runId, "finished", encodeResult(result))), (settled) =>
+              settled ? Effect.orDie(store.append(runId, "done", { _tag: "Done", outcome: "finished", text: result.text })) : Effect.void
             ),
           // A run that suspends (an approval, a long wait) is interrupted, not failed: it has no outcome yet.
           onFailure: (cause) =>
             Option.match(Cause.failureOption(cause), {
               onNone: () => Effect.void,
               onSome: (error) =>
-                Effect.zipRight(
-                  Effect.orDie(store.settle(runId, "failed", encodeError(error))),
-                  record("done", { _tag: "Done", outcome: "failed", text: error.message })
+                Effect.flatMap(Effect.orDie(store.settle(runId, "failed", encodeError(error))), (settled) =>
+                  settled ? Effect.orDie(store.append(runId, "done", { _tag: "Done", outcome: "failed", text: error.message })) : Effect.void
                 )
             })
         })
