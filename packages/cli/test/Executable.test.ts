@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url"
 import * as Builtins from "../src/Builtins.js"
 import * as CatalogueText from "../src/internal/catalogueText.js"
 import { repeating, scenarioWith, shoutCase, shoutScenario, silent } from "./support/mcpServers.js"
+import { withoutCallTimes } from "./support/callTimes.js"
 import { processesWith } from "./support/processes.js"
 
 const cli = fileURLToPath(new URL("..", import.meta.url))
@@ -415,8 +416,7 @@ describe.concurrent("the agentfx executable", () => {
     expect(early.code).toBe(0)
     expect(before.code).toBe(0)
     // A tool call's duration is the one thing that differs from run to run.
-    const timeless = (text: string) => text.replace(/\(\d+ms\)/g, "(N ms)")
-    expect(timeless(early.stdout)).toBe(timeless(before.stdout))
+    expect(withoutCallTimes(early.stdout, "(N ms)")).toBe(withoutCallTimes(before.stdout, "(N ms)"))
     expect(early.stderr).toBe(before.stderr)
     expect(early.stdout.startsWith("agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou> what is 6 * 7?\n")).toBe(true)
     expect(early.stdout.split("agentfx chat — ")).toHaveLength(2)
