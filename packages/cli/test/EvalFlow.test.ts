@@ -63,6 +63,21 @@ describe("issue 39 item 2: agentfx eval -t, --tag, --bail, --only-failures", () 
       expect(pattern).toEqual({ code: 2, stdout: "", stderr: "agentfx: --filter kettle: no case's id, description or tag contains it\n" })
       const together = yield* agentfx([...args, "-t", "subtracts", "--tag", "smoke"])
       expect(together.stderr).toBe("agentfx: --filter and --tag: no case matches a pattern and has a tag of those given, though each selects cases on its own\n")
+      const both = yield* agentfx([...args, "-t", "kettle", "--tag", "smoke", "--tag", "smoek"])
+      expect(both).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: 'agentfx: --filter kettle: no case\'s id, description or tag contains it; --tag smoek: no case has it (did you mean "smoke"?); the tags: products, smoke, sums\n'
+      })
+    })
+  )
+
+  it.scopedLive("a selection of every case says nothing of it (the provider's line comes first)", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const every = yield* agentfx([...args, "-t", "s"])
+      expect(every.stderr.split("\n")[0]).toMatch(/^provider: emulator — /)
+      expect(every.stderr).toContain("eval: 4/4 done")
     })
   )
 
