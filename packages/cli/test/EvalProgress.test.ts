@@ -1,0 +1,112 @@
+/**
+ * `agentfx eval`'s progress and its stop at a refused key (EvalProgress), in-process on the TestClock: the plain
+ * line of each case when piped, the status line on a terminal, and the whole run stopped at the first refusal.
+ */
+import { Io } from "@agentfx/cli"
+import { Fault, Policy } from "@agentfx/emulator"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
+import * as path from "node:path"
+import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { mathScenario } from "./support/scenarios.js"
+
+/** A case computing `expression`; its cassette calls the calculator with `called` (a different one fails it). */
+const caseText = (id: string, expression: string, called: string) => `- id: ${id}
+  scenario: math
+  input: what is ${expression}?
+  expected_function_calls:
+    - function_name: calculator
+      arguments: { expression: "${expression}" }
+  x-cassette:
+    - calls: [{ name: calculator, args: { expression: "${called}" } }]
+    - text: done
+`
+
+/** Three cases, the second failing; its id holds an escape sequence, which the progress shows escaped. */
+const suite = Effect.gen(function* () {
+  const dir = yield* tempDir
+  writeFiles(dir, {
+    "scenarios/math.md": mathScenario,
+    "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2"),
+    "cases/b.yaml": caseText('"wrong\\e[31m"', "3 * 3", "3 + 3"),
+    "cases/c.yaml": caseText("subtracts", "9 - 4", "9 - 4")
+  })
+  return ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--concurrency", "1", "--threshold", "0"]
+})
+
+const progressLines = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("eval: "))
+
+describe("agentfx eval's progress", () => {
+  it.scoped("piped: a line per case as it ends, with the cases done of all, those passing, the time, and the case", () =>
+    Effect.gen(function* () {
+      const args = yield* suite
+      const result = yield* agentfx(args)
+      expect(result.code).toBe(0)
+      expect(progressLines(result.stderr)).toEqual([
+        "eval: 1/3 done, 1 passing, 0ms — ✓ adds",
+        "eval: 2/3 done, 1 passing, 0ms — ✗ wrong\\u001b[31m",
+        "eval: 3/3 done, 2 passing, 0ms — ✓ subtracts"
+      ])
+    }))
+
+  it.scoped("on a terminal: one status line, redrawn as cases end and as time goes by, cleared at the end", () =>
+    Effect.gen(function* () {
+      const args = yield* suite
+      const terminal = yield* Effect.tap(Io.memory({ interactive: true }), (memory) => memory.end)
+      const result = yield* agentfx(args, { terminal })
+      expect(result.code).toBe(0)
+      expect(progressLines(result.stderr)).toEqual([])
+      expect(yield* terminal.statuses).toEqual(["eval: 0/3 done, 0 passing, 0ms", "eval: 1/3 done, 1 passing, 0ms", "eval: 2/3 done, 1 passing, 0ms", "eval: 3/3 done, 2 passing, 0ms", ""])
+    }))
+
+  it.scoped("on a terminal the status line ticks every quarter of a second while a case waits for its model", () =>
+    Effect.gen(function* () {
+      const args = yield* suite
+      const server = yield* emulator()
+      yield* server.inject(Fault.stall, { times: 1 })
+      const { env, flags } = viaGemini(server)
+      const terminal = yield* Io.memory({ interactive: true })
+      const fiber = yield* Effect.fork(agentfx([...args, ...flags], { env, terminal }))
+      yield* server.awaitRequests(1)
+      for (let tick = 0; tick < 5; tick++) {
+        yield* TestClock.adjust("125 millis")
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      }
+      yield* terminal.interrupt
+      const result = yield* Fiber.join(fiber)
+      expect(result).toEqual({ code: 130, stdout: "", stderr: `provider: gemini, model gemini-2.5-flash at ${server.geminiBaseUrl} (chosen with --provider)\nagentfx: interrupted\n` })
+      // At 0, 250 and 500 ms (to a tenth of a second), then cleared as the run ends.
+      expect(yield* terminal.statuses).toEqual(["eval: 0/3 done, 0 passing, 0ms", "eval: 0/3 done, 0 passing, 300ms", "eval: 0/3 done, 0 passing, 500ms", ""])
+    }))
+})
+
+describe("agentfx eval stops at the first refusal of the key", () => {
+  const refusal = "agentfx: gemini refused the API key (400): check GEMINI_API_KEY or GOOGLE_API_KEY, or run offline with --provider emulator"
+
+  it.scoped("a refused key ends the whole run at once: one line naming the variable, no report, no further case asked", () =>
+    Effect.gen(function* () {
+      const args = yield* suite
+      const server = yield* emulator()
+      const { env, flags } = viaGemini(server)
+      yield* server.inject(Fault.unauthorized(), { times: 1 })
+      const result = yield* agentfx([...args, ...flags], { env })
+      expect(result).toEqual({ code: 1, stdout: "", stderr: `provider: gemini, model gemini-2.5-flash at ${server.geminiBaseUrl} (chosen with --provider)\n${refusal}\n` })
+      expect(yield* server.received).toBe(1)
+    }))
+
+  it.scoped("a key refused in the second case: the first's progress, then the refusal; the third is never asked", () =>
+    Effect.gen(function* () {
+      const args = yield* suite
+      const server = yield* emulator({
+        policy: Policy.script([{ calls: [{ name: "calculator", args: { expression: "2 + 2" } }] }, { text: "4" }, Fault.unauthorized()])
+      })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx([...args, ...flags], { env })
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe("")
+      expect(result.stderr.split("\n").slice(1)).toEqual(["eval: 1/3 done, 1 passing, 0ms — ✓ adds", refusal, ""])
+      expect(yield* server.received).toBe(3)
+    }))
+})
