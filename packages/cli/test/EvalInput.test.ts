@@ -172,3 +172,58 @@ describe("issue 39 item 1: agentfx eval lists every input problem at once", () =
     })
   )
 })
+
+describe("agentfx eval: which files are read, and problems across them", () => {
+  /** A scenario `name` with the calculator, whose parameters take `extra` besides `expression`. */
+  const scenario = (name: string, extra: string) => `---
+name: ${name}
+description: Arithmetic
+available_functions:
+  - name: calculator
+    description: Evaluates an arithmetic expression
+    parameters:
+      type: object
+      properties:
+        expression: { type: string }
+      required: [expression]${extra}
+---
+Compute.
+`
+  const caseOf = (id: string, scenarioName: string, args: string) => `- id: ${id}
+  scenario: ${scenarioName}
+  input: what is 2 + 2?
+  expected_function_calls:
+    - function_name: calculator
+      arguments: ${args}
+`
+
+  it.scopedLive("a case id used twice and a scenario name defined twice are problems naming both places; .yml and .YAML files are cases, other files and README.md are not read; open parameters take any argument", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/math.md": scenario("math", "\n      additionalProperties: false"),
+        "scenarios/z-copy.md": scenario("math", ""),
+        "scenarios/open.md": scenario("open", "\n      additionalProperties: true"),
+        "scenarios/README.md": "Not a scenario.\n",
+        "scenarios/notes.txt": "Not a scenario either.\n",
+        "cases/a.yml": `${caseOf("twin", "open", "{ expression: \"2 + 2\", precision: 2 }")}${caseOf("closed", "math", "{ expression: \"2 + 2\", precision: 2 }")}`,
+        "cases/deeper/b.YAML": `${caseOf("other", "open", "{ expression: \"2 + 2\" }")}${caseOf("twin", "open", "{ expression: \"2 + 2\" }")}`,
+        "cases/notes.txt": "- id: not a case\n"
+      })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const [a, b, copy, math] = [path.join(dir, "cases", "a.yml"), path.join(dir, "cases", "deeper", "b.YAML"), path.join(dir, "scenarios", "z-copy.md"), path.join(dir, "scenarios", "math.md")]
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: [
+          "agentfx: 3 problems in 3 files of the eval input; nothing was run:",
+          `  ${a}:12: case "closed": expected_function_calls[0].arguments.precision: calculator has no argument "precision"; it takes: expression`,
+          `  ${b}:7: id: the case id "twin" is also used at ${a}:1`,
+          `  ${copy}: name: scenario "math" is also defined in ${math}`,
+          ""
+        ].join("\n")
+      })
+    })
+  )
+})
+
