@@ -1,3 +1,4 @@
+import { Builtins } from "@agentfx/cli"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as path from "node:path"
@@ -203,12 +204,13 @@ Compute.
       writeFiles(dir, {
         "scenarios/math.md": scenario("math", "\n      additionalProperties: false"),
         "scenarios/z-copy.md": scenario("math", ""),
-        "scenarios/open.md": scenario("open", "\n      additionalProperties: true"),
+        "scenarios/open.MD": scenario("open", "\n      additionalProperties: true"),
         "scenarios/README.md": "Not a scenario.\n",
         "scenarios/notes.txt": "Not a scenario either.\n",
         "cases/a.yml": `${caseOf("twin", "open", "{ expression: \"2 + 2\", precision: 2 }")}${caseOf("closed", "math", "{ expression: \"2 + 2\", precision: 2 }")}`,
         "cases/deeper/b.YAML": `${caseOf("other", "open", "{ expression: \"2 + 2\" }")}${caseOf("twin", "open", "{ expression: \"2 + 2\" }")}`,
-        "cases/notes.txt": "- id: not a case\n"
+        "cases/notes.txt": "- id: not a case\n",
+        "cases/old.yaml.bak": "- id: not a case\n"
       })
       const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
       const [a, b, copy, math] = [path.join(dir, "cases", "a.yml"), path.join(dir, "cases", "deeper", "b.YAML"), path.join(dir, "scenarios", "z-copy.md"), path.join(dir, "scenarios", "math.md")]
@@ -222,6 +224,55 @@ Compute.
           `  ${copy}: name: scenario "math" is also defined in ${math}`,
           ""
         ].join("\n")
+      })
+    })
+  )
+})
+
+describe("agentfx eval: a directory without files of its kind, and functions that must be mocked", () => {
+  it.scopedLive("no scenario file: that one problem, the cases naming a scenario not flagged again; no case file: that one problem", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/notes.txt": "",
+        "scenarios/math.md": mathScenario,
+        "empty/notes.txt": "",
+        "cases/a.yaml": "- id: a\n  scenario: math\n  input: hi\n  expected_function_calls: []\n"
+      })
+      const noScenarios = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "empty")])
+      expect(noScenarios).toEqual({ code: 2, stdout: "", stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${path.join(dir, "empty")}: holds no scenario files (*.md)\n` })
+      const noCases = yield* agentfx(["eval", path.join(dir, "empty"), "--scenarios", path.join(dir, "scenarios")])
+      expect(noCases).toEqual({ code: 2, stdout: "", stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${path.join(dir, "empty")}: holds no eval case files (*.yaml, *.yml)\n` })
+    })
+  )
+
+  it.scopedLive("a function that is not built in, expected twice and not mocked: one problem, at its first call", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const lookup = mathScenario.replace(
+        "available_functions:",
+        "available_functions:\n  - name: lookup\n    description: Looks a word up\n    parameters: { type: object, properties: { word: { type: string } } }"
+      )
+      writeFiles(dir, {
+        "scenarios/math.md": lookup,
+        "cases/a.yaml": `- id: twice
+  scenario: math
+  input: look up two words
+  expected_function_calls:
+    - function_name: calculator
+      arguments: { expression: "2 + 2" }
+    - function_name: lookup
+      arguments: { word: one }
+    - function_name: lookup
+      arguments: { word: two }
+`
+      })
+      const file = path.join(dir, "cases", "a.yaml")
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${file}:7: case "twice": expects a call to lookup, which scenario "math" declares but is not a built-in tool (${Builtins.names.join(", ")}): mock it under mock_function_responses.lookup\n`
       })
     })
   )
