@@ -72,6 +72,16 @@ describe("issue 39 item 2: agentfx eval -t, --tag, --bail, --only-failures", () 
     })
   )
 
+  it.scopedLive("--max-turns bounds each case's run: a case whose answer comes in a second turn stops after the first, saying why", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const result = yield* agentfx([...args, "-t", "adds", "--max-turns", "1", "--report-json", "-"])
+      expect(result.code).toBe(0)
+      const report = Either.getOrThrow(EvalReport.fromJson(result.stdout))
+      expect(report.cases.map((c) => [c.id, c.turns, c.stopReason, c.text])).toEqual([["adds", 1, "max turns (1)", ""]])
+    })
+  )
+
   it.scopedLive("a selection of every case says nothing of it (the provider's line comes first)", () =>
     Effect.gen(function* () {
       const { args } = yield* suite

@@ -73,7 +73,10 @@ describe("agentfx eval: which report takes stdout", () => {
       const { args } = yield* suite
       const json = yield* agentfx([...args, "--report-json", "-"])
       expect(json.code).toBe(0)
-      expect(Either.getOrThrow(EvalReport.fromJson(json.stdout)).cases.map((c) => [c.id, c.status])).toEqual([
+      const report = Either.getOrThrow(EvalReport.fromJson(json.stdout))
+      // The suite is named by the cases' directory.
+      expect(report.suite).toBe("cases")
+      expect(report.cases.map((c) => [c.id, c.status])).toEqual([
         ["adds", "passed"],
         ["<b>bold</b>", "failed"]
       ])
