@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import * as path from "node:path"
-import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { agentfx, emulator, tempDir, untilEnd, viaGemini, writeFiles } from "./support/cli.js"
 import { mathScenario } from "./support/scenarios.js"
 
 /** A case computing `expression`; its cassette calls the calculator with `called` (a different one fails it). */
@@ -79,6 +79,28 @@ describe("agentfx eval's progress", () => {
       expect(result).toEqual({ code: 130, stdout: "", stderr: `provider: gemini, model gemini-2.5-flash at ${server.geminiBaseUrl} (chosen with --provider)\nagentfx: interrupted\n` })
       // At 0, 250 and 500 ms (to a tenth of a second), then cleared as the run ends.
       expect(yield* terminal.statuses).toEqual(["eval: 0/3 done, 0 passing, 0ms", "eval: 0/3 done, 0 passing, 300ms", "eval: 0/3 done, 0 passing, 500ms", ""])
+    }))
+})
+
+describe("agentfx eval's retries, piped", () => {
+  it.scoped("each retried attempt is a line naming the case, the reason and the next attempt; the last, not retried, is none", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2") })
+      const server = yield* emulator()
+      yield* server.inject(Fault.overloaded(), { times: 4 })
+      const { env, flags } = viaGemini(server)
+      const result = yield* untilEnd(yield* Effect.fork(agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--threshold", "0", ...flags], { env })))
+      expect(result.code).toBe(0)
+      const retrying = (attempt: number) =>
+        new RegExp(`^eval: adds: the model request failed — Overloaded: UNAVAILABLE: The model is overloaded\\. Please try again later\\.; retrying \\(attempt ${attempt}/4, next in \\d s\\)$`)
+      expect(result.stderr.split("\n").slice(1)).toEqual([
+        expect.stringMatching(retrying(2)),
+        expect.stringMatching(retrying(3)),
+        expect.stringMatching(retrying(4)),
+        expect.stringMatching(/^eval: 1\/1 done, 0 passing, \d+s( \d+ms)? — ✗ adds$/),
+        ""
+      ])
     }))
 })
 
