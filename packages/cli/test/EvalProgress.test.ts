@@ -104,6 +104,47 @@ describe("agentfx eval's retries, piped", () => {
     }))
 })
 
+describe("agentfx eval's retries on a terminal", () => {
+  it.scoped("the status line names the case whose retry comes last of those still waiting, and its time left", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2"), "cases/b.yaml": caseText("subtracts", "9 - 4", "9 - 4") })
+      const server = yield* emulator({ policy: Policy.script([Fault.rateLimited({ retryAfter: "5 seconds" }), Fault.rateLimited({ retryAfter: "9 seconds" })]) })
+      const { env, flags } = viaGemini(server)
+      const terminal = yield* Io.memory({ interactive: true })
+      const fiber = yield* Effect.fork(agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--concurrency", "2", ...flags], { env, terminal }))
+      yield* server.awaitRequests(2)
+      const waits = (text: string): Effect.Effect<void> =>
+        Effect.flatMap(terminal.statuses, (statuses) =>
+          statuses.some((status) => status.includes(text)) ? Effect.void : Effect.zipRight(Effect.promise(() => new Promise((resolve) => setImmediate(resolve))), waits(text))
+        )
+      yield* waits("next in 9 s")
+      for (let second = 0; second < 5; second++) {
+        yield* TestClock.adjust("1 second")
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      }
+      // The first case's retry, at 5 s, ends it (the script has nothing more); the clock stands still until it has.
+      yield* waits("eval: 1/2 done")
+      yield* TestClock.adjust("1 second")
+      yield* terminal.interrupt
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(130)
+      const statuses = yield* terminal.statuses
+      // Which case was refused for 5 s and which for 9 s is the order their requests arrived in.
+      const first = /— (\w+): RateLimited — retrying \(attempt 2\/4, next in 5 s, as the provider asked\)$/.exec(statuses.find((status) => status.includes("next in 5 s"))!)![1]!
+      const second = first === "adds" ? "subtracts" : "adds"
+      const retrying = (left: number) => `${second}: RateLimited — retrying (attempt 2/4, next in ${left} s, as the provider asked)`
+      expect(statuses).toContain(`eval: 0/2 done, 0 passing, 0ms — ${retrying(9)}`)
+      // The later retry is shown though the other comes first; once the other case has ended, still it, with its time left.
+      expect(statuses).toContain(`eval: 0/2 done, 0 passing, 1s — ${retrying(8)}`)
+      expect(statuses).toContain(`eval: 0/2 done, 0 passing, 4s 800ms — ${retrying(5)}`)
+      expect(statuses).toContain(`eval: 1/2 done, 0 passing, 5s — ${retrying(4)}`)
+      expect(statuses).toContain(`eval: 1/2 done, 0 passing, 6s — ${retrying(3)}`)
+      expect(statuses.filter((status) => status.includes(`— ${first}:`))).toEqual([`eval: 0/2 done, 0 passing, 0ms — ${first}: RateLimited — retrying (attempt 2/4, next in 5 s, as the provider asked)`])
+      expect(statuses.at(-1)).toBe("")
+    }))
+})
+
 describe("agentfx eval stops at the first refusal of the key", () => {
   const refusal = "agentfx: gemini refused the API key (400): check GEMINI_API_KEY or GOOGLE_API_KEY, or run offline with --provider emulator"
 
