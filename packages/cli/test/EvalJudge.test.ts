@@ -142,6 +142,25 @@ describe("agentfx eval: which model judges", () => {
     })
   )
 
+  it.scopedLive("--judge-provider emulator with a real provider for the agent: the rubrics' recorded verdicts are replayed, the agent's turns asked of its provider; the judge's line says the flag chose it (it said \"chosen with --judge-provider: set one to use a real model\")", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const agent = yield* emulator({ policy: Policy.script(politeTurns) })
+      const result = yield* agentfx([...args, "-t", "polite", "--provider", "gemini", "--base-url", agent.geminiBaseUrl, "--judge-provider", "emulator"], {
+        env: { GEMINI_API_KEY: agent.apiKey }
+      })
+      expect(result.code).toBe(0)
+      expect(preamble(result.stderr)).toEqual([
+        "eval: 1 of 4 cases selected",
+        `provider: gemini, model gemini-2.5-flash at ${agent.geminiBaseUrl} (chosen with --provider)`,
+        "judge: emulator — replays each rubric's recorded verdict in x-judge-cassette (1 of 1 rubrics have one) offline through the Gemini provider, no network. Chosen with --judge-provider."
+      ])
+      expect((yield* agent.requests).map((request) => request.model)).toEqual(["gemini-2.5-flash", "gemini-2.5-flash"])
+      // The recorded verdict, not one of the agent's server.
+      expect(Either.getOrThrow(EvalReport.fromJson(result.stdout)).cases[0]!.verdicts).toEqual([{ rubric: "The answer thanks the user", pass: true, score: 0.9, reason: "It thanks the user." }])
+    })
+  )
+
   it.scopedLive("no case with a rubric: no judge is named, even with --judge-provider", () =>
     Effect.gen(function* () {
       const { args } = yield* suite
