@@ -80,7 +80,8 @@ export const make = (timeout: Duration.Duration): Delivery => {
         // Stryker disable next-line StringLiteral: the reason is read only when an error has no description, and this one has
         Effect.timeoutFail({ duration: timeout, onTimeout: () => new RequestError({ request, reason: "Transport", description: within }) }),
         Effect.tap((response: HttpClientResponse.HttpClientResponse) => {
-          if (response.status >= 200 && response.status < 300) {
+          // fetch gives only final answers (200 and up): below 300 is 2xx.
+          if (response.status < 300) {
             pending.delete(batch)
             return Effect.void
           }
