@@ -51,7 +51,7 @@ export const describeEmulator = (choice: Choice, answers?: string): string => {
     choice.reason === "--provider"
       ? "Chosen with --provider"
       : choice.reason.startsWith("no ")
-        ? `${choice.reason.replace(/^no/, "No")}: set one to use a real model`
+        ? `No${choice.reason.slice(2)}: set one to use a real model`
         : `C${choice.reason.slice(1)}`
   const source = answers === undefined ? "the offline rule model, in-process on 127.0.0.1" : `replays ${answers} offline`
   return `provider: emulator — ${source} through the Gemini provider, no network. ${why}.`
