@@ -2,11 +2,14 @@
  * `agentfx eval`'s progress and its stop at a refused key (EvalProgress), in-process on the TestClock: the plain
  * line of each case when piped, the status line on a terminal, and the whole run stopped at the first refusal.
  */
-import { Io } from "@agentfx/cli"
+import { EvalProgress, Io } from "@agentfx/cli"
+import type { LanguageModel } from "@agentfx/core"
+import { ModelError } from "@agentfx/core"
 import { Fault, Policy } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, untilEnd, viaGemini, writeFiles } from "./support/cli.js"
@@ -173,3 +176,27 @@ describe("agentfx eval stops at the first refusal of the key", () => {
       expect(yield* server.received).toBe(3)
     }))
 })
+
+describe("EvalProgress.guard", () => {
+  it.effect("a refused key is reported whether the model answers whole or streams, other errors are not, and every call fails as it did", () =>
+    Effect.gen(function* () {
+      const refusals: Array<string> = []
+      const failing = (error: ModelError.ModelError): LanguageModel.Service => ({
+        provider: "test",
+        model: "m",
+        generate: () => Effect.fail(error),
+        stream: () => Stream.fail(error)
+      })
+      const guarded = (error: ModelError.ModelError) => EvalProgress.guard(failing(error), (refused) => Effect.sync(() => refusals.push(`${refused._tag}: ${refused.message}`)))
+      const request = { messages: [] } as unknown as LanguageModel.Request
+      const refused = new ModelError.Unauthorized({ message: "key refused", status: 401 })
+      const overloaded = new ModelError.Overloaded({ message: "busy" })
+      expect(yield* Effect.flip(guarded(refused).generate(request))).toBe(refused)
+      expect(yield* Effect.flip(Stream.runDrain(guarded(refused).stream(request)))).toBe(refused)
+      expect(yield* Effect.flip(guarded(overloaded).generate(request))).toBe(overloaded)
+      expect(yield* Effect.flip(Stream.runDrain(guarded(overloaded).stream(request)))).toBe(overloaded)
+      expect(refusals).toEqual(["Unauthorized: key refused", "Unauthorized: key refused"])
+      expect([guarded(refused).provider, guarded(refused).model]).toEqual(["test", "m"])
+    }))
+})
+
