@@ -278,3 +278,24 @@ describe("agentfx eval: a directory without files of its kind, and functions tha
   )
 })
 
+describe("agentfx eval: a Live scenario's case that says mode: rest", () => {
+  it.scopedLive("runs as a REST run: no problem, the case passes", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/spoken.md": mathScenario.replace("name: math", "name: spoken").replace("available_functions:", "mode: live\navailable_functions:"),
+        "cases/a.yaml": `- id: rest
+  scenario: spoken
+  mode: rest
+  input: what is 2 + 2?
+  expected_function_calls: [{ function_name: calculator }]
+  mock_function_responses:
+    notify: { response: { sent: true } }
+`
+      })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect([result.code, result.stdout.split("\n").at(-2)]).toEqual([0, expect.stringMatching(/^1\/1 passed \(100 %\)/)])
+    })
+  )
+})
+
