@@ -299,3 +299,22 @@ describe("agentfx eval: a Live scenario's case that says mode: rest", () => {
   )
 })
 
+describe("agentfx eval: a scenario that declares no function", () => {
+  it.scopedLive("a case expecting a call of it says the scenario declares none", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/plain.md": "---\nname: plain\ndescription: Answers\navailable_functions: []\n---\nAnswer.\n",
+        "cases/a.yaml": "- id: calls\n  scenario: plain\n  input: hi\n  expected_function_calls:\n    - function_name: calculator\n"
+      })
+      const file = path.join(dir, "cases", "a.yaml")
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${file}:5: case "calls": expected_function_calls[0].function_name: "calculator" is not declared by scenario "plain" (it declares: none)\n`
+      })
+    })
+  )
+})
+
