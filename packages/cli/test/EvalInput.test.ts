@@ -316,5 +316,22 @@ describe("agentfx eval: a scenario that declares no function", () => {
       })
     })
   )
+
+  it.scopedLive("a case naming a scenario that no file defines, when the only scenario file is broken: known: none; a case naming the broken file's scenario is not flagged again", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/words.md": "---\nname: words\ndescripton: Words\navailable_functions: []\n---\nCount.\n",
+        "cases/a.yaml": "- id: lost\n  scenario: other\n  input: hi\n  expected_function_calls: []\n- id: wordy\n  scenario: words\n  input: hi\n  expected_function_calls: []\n"
+      })
+      const [file, words] = [path.join(dir, "cases", "a.yaml"), path.join(dir, "scenarios", "words.md")]
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.stderr.split("\n").slice(1, 3)).toEqual([
+        `  ${file}:2: case "lost": scenario: "other" is not a scenario of --scenarios; known: none`,
+        expect.stringMatching(new RegExp(`^  ${words.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: descripton: unknown field`))
+      ])
+      expect(result.stderr.split("\n")[0]).toBe("agentfx: 2 problems in 2 files of the eval input; nothing was run:")
+    })
+  )
 })
 
