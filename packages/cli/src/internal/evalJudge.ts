@@ -48,6 +48,7 @@ export const service = (
  * the emulator replays, when the judge is the emulator).
  */
 export const describe = (judging: Judging, announcement: Provider.Announcement | undefined, replayed: string | undefined): string => {
+  // Provider.describe's line starts with "provider: ", which the judge's says in its place.
   const described = Provider.describe(announcement ?? { choice: judging.choice, answers: replayed })
-  return `judge: ${described.replace(/^provider: /, "")}`
+  return `judge: ${described.slice("provider: ".length)}`
 }
