@@ -274,7 +274,16 @@ const echoCase = `- id: echoes
     - text: It said hi.
 `
 
-describe("agentfx eval and --base-url", () => {
+describe("agentfx eval and --root, --base-url", () => {
+  it.scopedLive("a --root that is not a directory is refused naming the option", () =>
+    Effect.gen(function* () {
+      const { dir, cases, scenarios } = yield* suite({ "adds.yaml": passing })
+      const result = yield* agentfx(["eval", cases, "--scenarios", scenarios, "--root", path.join(dir, "nope")])
+      expect(result).toEqual({ code: 2, stdout: "", stderr: `agentfx: --root ${path.join(dir, "nope")}: no such directory\n` })
+    })
+  )
+
+
   it.scopedLive("--base-url with the in-process emulator is a usage error before any case runs (exit 2)", () =>
     Effect.gen(function* () {
       const { cases, scenarios } = yield* suite({ "adds.yaml": passing })
