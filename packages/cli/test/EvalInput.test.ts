@@ -198,7 +198,7 @@ Compute.
       arguments: ${args}
 `
 
-  it.scopedLive("a case id used twice and a scenario name defined twice are problems naming both places; .yml and .YAML files are cases, other files and README.md are not read; open parameters take any argument", () =>
+  it.scopedLive("a case id used twice and a scenario name defined twice are problems naming both places; .yml and .YAML files are cases (in folders too), other files, README.md and a scenario in a folder are not read; open parameters take any argument", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
       writeFiles(dir, {
@@ -207,6 +207,8 @@ Compute.
         "scenarios/open.MD": scenario("open", "\n      additionalProperties: true"),
         "scenarios/README.md": "Not a scenario.\n",
         "scenarios/notes.txt": "Not a scenario either.\n",
+        // Scenarios are the directory's own files: one in a folder under it is not read.
+        "scenarios/old/math.md": scenario("math", ""),
         "cases/a.yml": `${caseOf("twin", "open", "{ expression: \"2 + 2\", precision: 2 }")}${caseOf("closed", "math", "{ expression: \"2 + 2\", precision: 2 }")}`,
         "cases/deeper/b.YAML": `${caseOf("other", "open", "{ expression: \"2 + 2\" }")}${caseOf("twin", "open", "{ expression: \"2 + 2\" }")}`,
         "cases/notes.txt": "- id: not a case\n",
