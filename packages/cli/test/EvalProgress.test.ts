@@ -45,8 +45,11 @@ describe("agentfx eval's progress", () => {
   it.scoped("piped: a line per case as it ends, with the cases done of all, those passing, the time, and the case", () =>
     Effect.gen(function* () {
       const args = yield* suite
+      // The times are from the run's start, not from the clock's.
+      yield* TestClock.adjust("1 hour")
       const result = yield* agentfx(args)
       expect(result.code).toBe(0)
+      expect(result.stdout.split("\n").at(-2)).toBe("2/3 passed (66.67 %), 1 failed, 0 errored — threshold 0 %: PASS  0 ms")
       expect(progressLines(result.stderr)).toEqual([
         "eval: 1/3 done, 1 passing, 0ms — ✓ adds",
         "eval: 2/3 done, 1 passing, 0ms — ✗ wrong\\u001b[31m",
