@@ -149,6 +149,51 @@ describe("agentfx eval's retries on a terminal", () => {
       expect(statuses.filter((status) => status.includes(`— ${first}:`))).toEqual([`eval: 0/2 done, 0 passing, 0ms — ${first}: RateLimited — retrying (attempt 2/4, next in 5 s, as the provider asked)`])
       expect(statuses.at(-1)).toBe("")
     }))
+
+  it.scoped("the case told to wait longer first is the one shown; a retry under way is no longer shown, at its very time and after", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2"), "cases/b.yaml": caseText("subtracts", "9 - 4", "9 - 4") })
+      // The retried attempts are never answered: their cases wait, their retries under way.
+      const server = yield* emulator({ policy: Policy.script([Fault.rateLimited({ retryAfter: "9 seconds" }), Fault.rateLimited({ retryAfter: "5 seconds" }), Fault.stall, Fault.stall]) })
+      const { env, flags } = viaGemini(server)
+      const terminal = yield* Io.memory({ interactive: true })
+      const fiber = yield* Effect.fork(agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--concurrency", "2", ...flags], { env, terminal }))
+      yield* server.awaitRequests(2)
+      // Both refused: the status was drawn for each, the longer wait shown both times.
+      const drawn = (count: number): Effect.Effect<void> =>
+        Effect.flatMap(terminal.statuses, (statuses) =>
+          statuses.filter((status) => status.includes("next in 9 s")).length >= count
+            ? Effect.void
+            : Effect.zipRight(Effect.promise(() => new Promise((resolve) => setImmediate(resolve))), drawn(count))
+        )
+      yield* drawn(2)
+      for (let second = 0; second < 5; second++) {
+        yield* TestClock.adjust("1 second")
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      }
+      yield* server.awaitRequests(3)
+      for (let second = 0; second < 5; second++) {
+        yield* TestClock.adjust("1 second")
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      }
+      yield* server.awaitRequests(4)
+      yield* TestClock.adjust("1 second")
+      yield* terminal.interrupt
+      expect((yield* Fiber.join(fiber)).code).toBe(130)
+      const statuses = yield* terminal.statuses
+      const longer = /— (\w+): RateLimited — retrying \(attempt 2\/4, next in 9 s, as the provider asked\)$/.exec(statuses.find((status) => status.includes("next in 9 s"))!)![1]!
+      const retrying = (left: number) => `${longer}: RateLimited — retrying (attempt 2/4, next in ${left} s, as the provider asked)`
+      // Once both have failed, the longer wait is shown, though its case was told first.
+      const shorter = longer === "adds" ? "subtracts" : "adds"
+      expect(statuses.filter((status) => status.includes(`— ${shorter}:`))).toEqual([])
+      expect(statuses).toContain(`eval: 0/2 done, 0 passing, 1s — ${retrying(8)}`)
+      expect(statuses).toContain(`eval: 0/2 done, 0 passing, 6s — ${retrying(3)}`)
+      expect(statuses).toContain(`eval: 0/2 done, 0 passing, 8s 800ms — ${retrying(1)}`)
+      expect(statuses).toContain("eval: 0/2 done, 0 passing, 9s")
+      expect(statuses).toContain("eval: 0/2 done, 0 passing, 10s")
+      expect(statuses.filter((status) => status.includes("next in 0 s") || status.includes("next in -"))).toEqual([])
+    }))
 })
 
 describe("agentfx eval stops at the first refusal of the key", () => {
