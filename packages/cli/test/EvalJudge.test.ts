@@ -127,6 +127,19 @@ describe("agentfx eval: which model judges", () => {
     })
   )
 
+  it.scopedLive("without --judge-provider the eval's own provider judges, with its --model and --base-url", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const server = yield* emulator({ policy: Policy.script([...politeTurns, { text: verdict }]) })
+      const result = yield* agentfx([...args, "-t", "polite", "--provider", "gemini", "--base-url", server.geminiBaseUrl, "--model", "agent-model"], {
+        env: { GEMINI_API_KEY: server.apiKey }
+      })
+      expect(result.code).toBe(0)
+      expect(preamble(result.stderr).at(-1)).toBe(`judge: gemini, model agent-model at ${server.geminiBaseUrl.replace(/\/+$/, "")} (chosen with --provider)`)
+      expect((yield* server.requests).map((request) => request.model)).toEqual(["agent-model", "agent-model", "agent-model"])
+    })
+  )
+
   it.scopedLive("--judge-provider naming another provider takes that provider's own model and base URL, not the eval's", () =>
     Effect.gen(function* () {
       const { args } = yield* suite
