@@ -64,6 +64,8 @@ describe("agentfx eval's progress", () => {
       const result = yield* agentfx(args, { terminal })
       expect(result.code).toBe(0)
       expect(progressLines(result.stderr)).toEqual([])
+      // The line stops ticking with the run: time going by after it draws nothing.
+      yield* TestClock.adjust("1 second")
       expect(yield* terminal.statuses).toEqual(["eval: 0/3 done, 0 passing, 0ms", "eval: 1/3 done, 1 passing, 0ms", "eval: 2/3 done, 1 passing, 0ms", "eval: 3/3 done, 2 passing, 0ms", ""])
     }))
 
