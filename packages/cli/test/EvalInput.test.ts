@@ -335,5 +335,22 @@ describe("agentfx eval: a scenario that declares no function", () => {
       expect(result.stderr.split("\n")[0]).toBe("agentfx: 2 problems in 2 files of the eval input; nothing was run:")
     })
   )
+
+  it.scopedLive("a broken file named like a scenario another file defines does not hide that scenario's cases' problems", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/words.md": "---\nname: words\ndescripton: Words\navailable_functions: []\n---\nCount.\n",
+        "scenarios/x.md": "---\nname: words\ndescription: Words\navailable_functions: []\n---\nCount.\n",
+        "cases/a.yaml": "- id: calls\n  scenario: words\n  input: hi\n  expected_function_calls:\n    - function_name: calculator\n"
+      })
+      const file = path.join(dir, "cases", "a.yaml")
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.stderr.split("\n").slice(0, 2)).toEqual([
+        "agentfx: 2 problems in 2 files of the eval input; nothing was run:",
+        `  ${file}:5: case "calls": expected_function_calls[0].function_name: "calculator" is not declared by scenario "words" (it declares: none)`
+      ])
+    })
+  )
 })
 
