@@ -9,6 +9,7 @@ import { FastCheck as fc } from "effect"
 import { EventEmitter } from "node:events"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import { ModelError } from "@agentfx/core"
 import * as Argv from "../src/Argv.js"
 import { specs } from "../src/commands/specs.js"
 import * as EarlyScreen from "../src/internal/earlyScreen.js"
@@ -141,6 +142,26 @@ describe("the provider rule, one for the program and the executable", () => {
     expect(ProviderChoice.choose(undefined, env({ OPENAI_API_KEY: "k", ZAI_API_KEY: "k", GEMINI_API_KEY: " " }))).toEqual({ name: "glm", reason: "ZAI_API_KEY is set" })
     expect(ProviderChoice.choose(undefined, env({ OPENAI_API_KEY: "k", ZAI_API_KEY: "" }))).toEqual({ name: "openai", reason: "OPENAI_API_KEY is set" })
     expect(ProviderChoice.choose("glm", env({ GEMINI_API_KEY: "k" }))).toEqual({ name: "glm", reason: "--provider" })
+  })
+
+  it("the emulator's line says why it is used: a flag chose it, or no key is set and how to use a real model; and what it answers with", () => {
+    const where = "through the Gemini provider, no network."
+    expect(ProviderChoice.describeEmulator({ name: "emulator", reason: "--provider" })).toBe(
+      `provider: emulator — the offline rule model, in-process on 127.0.0.1 ${where} Chosen with --provider.`
+    )
+    expect(ProviderChoice.describeEmulator(ProviderChoice.choose(undefined, env({})), "each case's x-cassette")).toBe(
+      `provider: emulator — replays each case's x-cassette offline ${where} No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.`
+    )
+    expect(ProviderChoice.describeEmulator({ name: "emulator", reason: "chosen with --judge-provider" }, "each rubric's recorded verdict")).toBe(
+      `provider: emulator — replays each rubric's recorded verdict offline ${where} Chosen with --judge-provider.`
+    )
+  })
+
+  it("a refused key names the provider's own variables: glm-coding's is ZAI_API_KEY", () => {
+    const error = new ModelError.Unauthorized({ message: "no", status: 401 })
+    expect(Provider.refused({ name: "glm-coding", reason: "--provider" }, error).message).toBe(
+      "glm-coding refused the API key (401): check ZAI_API_KEY, or run offline with --provider emulator"
+    )
   })
 })
 

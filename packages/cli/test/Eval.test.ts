@@ -274,6 +274,30 @@ const echoCase = `- id: echoes
     - text: It said hi.
 `
 
+describe("agentfx eval and --root, --base-url", () => {
+  it.scopedLive("a --root that is not a directory is refused naming the option", () =>
+    Effect.gen(function* () {
+      const { dir, cases, scenarios } = yield* suite({ "adds.yaml": passing })
+      const result = yield* agentfx(["eval", cases, "--scenarios", scenarios, "--root", path.join(dir, "nope")])
+      expect(result).toEqual({ code: 2, stdout: "", stderr: `agentfx: --root ${path.join(dir, "nope")}: no such directory\n` })
+    })
+  )
+
+
+  it.scopedLive("--base-url with the in-process emulator is a usage error before any case runs (exit 2)", () =>
+    Effect.gen(function* () {
+      const { cases, scenarios } = yield* suite({ "adds.yaml": passing })
+      const result = yield* agentfx(["eval", cases, "--scenarios", scenarios, "--provider", "emulator", "--base-url", "http://127.0.0.1:1"])
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          "agentfx: --base-url does not apply to the in-process emulator; to use an emulator started with `agentfx emulator`, pass --provider gemini (or glm, openai) with its base URL and set that provider's key to the emulator's\n"
+      })
+    })
+  )
+})
+
 describe("agentfx eval with a scenario naming an MCP server", () => {
   it.scopedLive("the server is started, its listed tool is offered and called for real through the emulator: exit 0", () =>
     Effect.gen(function* () {

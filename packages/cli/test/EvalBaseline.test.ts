@@ -46,6 +46,12 @@ describe("issue 39 item 4: agentfx eval --baseline, --fail-on-regression", () =>
       expect(gated.code).toBe(1)
       expect(gated.stderr).toContain(`agentfx: 1 case passes in ${earlier} and not now: adds\n`)
 
+      // Against a baseline this run does not fall short of, --fail-on-regression passes.
+      const now = path.join(dir, "now.json")
+      expect((yield* agentfx([...args, "--report-json", now])).code).toBe(0)
+      const same = yield* agentfx([...args, "--baseline", now, "--fail-on-regression"])
+      expect([same.code, same.stderr.includes("agentfx:")]).toEqual([0, false])
+
       // --json keeps stdout the report alone; the table goes to stderr.
       const json = yield* agentfx([...args, "--baseline", earlier, "--json"])
       expect(Either.isRight(EvalReport.fromJson(json.stdout))).toBe(true)

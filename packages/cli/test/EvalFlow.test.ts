@@ -63,6 +63,31 @@ describe("issue 39 item 2: agentfx eval -t, --tag, --bail, --only-failures", () 
       expect(pattern).toEqual({ code: 2, stdout: "", stderr: "agentfx: --filter kettle: no case's id, description or tag contains it\n" })
       const together = yield* agentfx([...args, "-t", "subtracts", "--tag", "smoke"])
       expect(together.stderr).toBe("agentfx: --filter and --tag: no case matches a pattern and has a tag of those given, though each selects cases on its own\n")
+      const both = yield* agentfx([...args, "-t", "kettle", "--tag", "smoke", "--tag", "smoek"])
+      expect(both).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: 'agentfx: --filter kettle: no case\'s id, description or tag contains it; --tag smoek: no case has it (did you mean "smoke"?); the tags: products, smoke, sums\n'
+      })
+    })
+  )
+
+  it.scopedLive("--max-turns bounds each case's run: a case whose answer comes in a second turn stops after the first, saying why", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const result = yield* agentfx([...args, "-t", "adds", "--max-turns", "1", "--report-json", "-"])
+      expect(result.code).toBe(0)
+      const report = Either.getOrThrow(EvalReport.fromJson(result.stdout))
+      expect(report.cases.map((c) => [c.id, c.turns, c.stopReason, c.text])).toEqual([["adds", 1, "max turns (1)", ""]])
+    })
+  )
+
+  it.scopedLive("a selection of every case says nothing of it (the provider's line comes first)", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const every = yield* agentfx([...args, "-t", "s"])
+      expect(every.stderr.split("\n")[0]).toMatch(/^provider: emulator — /)
+      expect(every.stderr).toContain("eval: 4/4 done")
     })
   )
 

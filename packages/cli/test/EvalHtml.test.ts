@@ -1,5 +1,7 @@
+import { EvalReport } from "@agentfx/tools"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
@@ -64,3 +66,37 @@ describe("issue 39 item 5: agentfx eval --report-html", () => {
     })
   )
 })
+
+describe("agentfx eval: which report takes stdout", () => {
+  it.scopedLive("--report-json - and --junit - each print their report alone on stdout, the summary line on stderr", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const json = yield* agentfx([...args, "--report-json", "-"])
+      expect(json.code).toBe(0)
+      const report = Either.getOrThrow(EvalReport.fromJson(json.stdout))
+      // The suite is named by the cases' directory.
+      expect(report.suite).toBe("cases")
+      expect(report.cases.map((c) => [c.id, c.status])).toEqual([
+        ["adds", "passed"],
+        ["<b>bold</b>", "failed"]
+      ])
+      const summary = /\n1\/2 passed \(50 %\), 1 failed, 0 errored — threshold 0 %: PASS {2}\d+ ms\n$/
+      expect(json.stderr).toMatch(summary)
+      const junit = yield* agentfx([...args, "--junit", "-"])
+      expect(junit.code).toBe(0)
+      expect(junit.stdout).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites /)
+      expect(junit.stderr).toMatch(summary)
+    })
+  )
+
+  it.scopedLive("two renderings on stdout are refused before anything runs, naming each", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const refused = (names: string) => ({ code: 2, stdout: "", stderr: `agentfx: ${names} would both print on stdout: send one of them to a file\n` })
+      expect(yield* agentfx([...args, "--report-json", "-", "--junit", "-"])).toEqual(refused("--report-json - and --junit -"))
+      expect(yield* agentfx([...args, "--json", "--junit", "-"])).toEqual(refused("--json and --junit -"))
+      expect(yield* agentfx([...args, "--report-json", "-", "--report-html", "-"])).toEqual(refused("--report-json - and --report-html -"))
+    })
+  )
+})
+

@@ -1,3 +1,4 @@
+import { Builtins } from "@agentfx/cli"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as path from "node:path"
@@ -172,3 +173,184 @@ describe("issue 39 item 1: agentfx eval lists every input problem at once", () =
     })
   )
 })
+
+describe("agentfx eval: which files are read, and problems across them", () => {
+  /** A scenario `name` with the calculator, whose parameters take `extra` besides `expression`. */
+  const scenario = (name: string, extra: string) => `---
+name: ${name}
+description: Arithmetic
+available_functions:
+  - name: calculator
+    description: Evaluates an arithmetic expression
+    parameters:
+      type: object
+      properties:
+        expression: { type: string }
+      required: [expression]${extra}
+---
+Compute.
+`
+  const caseOf = (id: string, scenarioName: string, args: string) => `- id: ${id}
+  scenario: ${scenarioName}
+  input: what is 2 + 2?
+  expected_function_calls:
+    - function_name: calculator
+      arguments: ${args}
+`
+
+  it.scopedLive("a case id used twice and a scenario name defined twice are problems naming both places; .yml and .YAML files are cases (in folders too), other files, README.md and a scenario in a folder are not read; open parameters take any argument", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/math.md": scenario("math", "\n      additionalProperties: false"),
+        "scenarios/z-copy.md": scenario("math", ""),
+        "scenarios/open.MD": scenario("open", "\n      additionalProperties: true"),
+        "scenarios/README.md": "Not a scenario.\n",
+        "scenarios/notes.txt": "Not a scenario either.\n",
+        // Scenarios are the directory's own files: one in a folder under it is not read.
+        "scenarios/old/math.md": scenario("math", ""),
+        "cases/a.yml": `${caseOf("twin", "open", "{ expression: \"2 + 2\", precision: 2 }")}${caseOf("closed", "math", "{ expression: \"2 + 2\", precision: 2 }")}`,
+        "cases/deeper/b.YAML": `${caseOf("other", "open", "{ expression: \"2 + 2\" }")}${caseOf("twin", "open", "{ expression: \"2 + 2\" }")}`,
+        "cases/notes.txt": "- id: not a case\n",
+        "cases/old.yaml.bak": "- id: not a case\n"
+      })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      const [a, b, copy, math] = [path.join(dir, "cases", "a.yml"), path.join(dir, "cases", "deeper", "b.YAML"), path.join(dir, "scenarios", "z-copy.md"), path.join(dir, "scenarios", "math.md")]
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: [
+          "agentfx: 3 problems in 3 files of the eval input; nothing was run:",
+          `  ${a}:12: case "closed": expected_function_calls[0].arguments.precision: calculator has no argument "precision"; it takes: expression`,
+          `  ${b}:7: id: the case id "twin" is also used at ${a}:1`,
+          `  ${copy}: name: scenario "math" is also defined in ${math}`,
+          ""
+        ].join("\n")
+      })
+    })
+  )
+})
+
+describe("agentfx eval: a directory without files of its kind, and functions that must be mocked", () => {
+  it.scopedLive("no scenario file: that one problem, the cases naming a scenario not flagged again; no case file: that one problem", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/notes.txt": "",
+        "scenarios/math.md": mathScenario,
+        "empty/notes.txt": "",
+        "cases/a.yaml": "- id: a\n  scenario: math\n  input: hi\n  expected_function_calls: []\n"
+      })
+      const noScenarios = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "empty")])
+      expect(noScenarios).toEqual({ code: 2, stdout: "", stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${path.join(dir, "empty")}: holds no scenario files (*.md)\n` })
+      const noCases = yield* agentfx(["eval", path.join(dir, "empty"), "--scenarios", path.join(dir, "scenarios")])
+      expect(noCases).toEqual({ code: 2, stdout: "", stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${path.join(dir, "empty")}: holds no eval case files (*.yaml, *.yml)\n` })
+    })
+  )
+
+  it.scopedLive("a function that is not built in, expected twice and not mocked: one problem, at its first call", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const lookup = mathScenario.replace(
+        "available_functions:",
+        "available_functions:\n  - name: lookup\n    description: Looks a word up\n    parameters: { type: object, properties: { word: { type: string } } }"
+      )
+      writeFiles(dir, {
+        "scenarios/math.md": lookup,
+        "cases/a.yaml": `- id: twice
+  scenario: math
+  input: look up two words
+  expected_function_calls:
+    - function_name: calculator
+      arguments: { expression: "2 + 2" }
+    - function_name: lookup
+      arguments: { word: one }
+    - function_name: lookup
+      arguments: { word: two }
+`
+      })
+      const file = path.join(dir, "cases", "a.yaml")
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${file}:7: case "twice": expects a call to lookup, which scenario "math" declares but is not a built-in tool (${Builtins.names.join(", ")}): mock it under mock_function_responses.lookup\n`
+      })
+    })
+  )
+})
+
+describe("agentfx eval: a Live scenario's case that says mode: rest", () => {
+  it.scopedLive("runs as a REST run: no problem, the case passes", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/spoken.md": mathScenario.replace("name: math", "name: spoken").replace("available_functions:", "mode: live\navailable_functions:"),
+        "cases/a.yaml": `- id: rest
+  scenario: spoken
+  mode: rest
+  input: what is 2 + 2?
+  expected_function_calls: [{ function_name: calculator }]
+  mock_function_responses:
+    notify: { response: { sent: true } }
+`
+      })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect([result.code, result.stdout.split("\n").at(-2)]).toEqual([0, expect.stringMatching(/^1\/1 passed \(100 %\)/)])
+    })
+  )
+})
+
+describe("agentfx eval: a scenario that declares no function", () => {
+  it.scopedLive("a case expecting a call of it says the scenario declares none", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/plain.md": "---\nname: plain\ndescription: Answers\navailable_functions: []\n---\nAnswer.\n",
+        "cases/a.yaml": "- id: calls\n  scenario: plain\n  input: hi\n  expected_function_calls:\n    - function_name: calculator\n"
+      })
+      const file = path.join(dir, "cases", "a.yaml")
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${file}:5: case "calls": expected_function_calls[0].function_name: "calculator" is not declared by scenario "plain" (it declares: none)\n`
+      })
+    })
+  )
+
+  it.scopedLive("a case naming a scenario that no file defines, when the only scenario file is broken: known: none; a case naming the broken file's scenario is not flagged again", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/words.md": "---\nname: words\ndescripton: Words\navailable_functions: []\n---\nCount.\n",
+        "cases/a.yaml": "- id: lost\n  scenario: other\n  input: hi\n  expected_function_calls: []\n- id: wordy\n  scenario: words\n  input: hi\n  expected_function_calls: []\n"
+      })
+      const [file, words] = [path.join(dir, "cases", "a.yaml"), path.join(dir, "scenarios", "words.md")]
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.stderr.split("\n").slice(1, 3)).toEqual([
+        `  ${file}:2: case "lost": scenario: "other" is not a scenario of --scenarios; known: none`,
+        expect.stringMatching(new RegExp(`^  ${words.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: descripton: unknown field`))
+      ])
+      expect(result.stderr.split("\n")[0]).toBe("agentfx: 2 problems in 2 files of the eval input; nothing was run:")
+    })
+  )
+
+  it.scopedLive("a broken file named like a scenario another file defines does not hide that scenario's cases' problems", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/words.md": "---\nname: words\ndescripton: Words\navailable_functions: []\n---\nCount.\n",
+        "scenarios/x.md": "---\nname: words\ndescription: Words\navailable_functions: []\n---\nCount.\n",
+        "cases/a.yaml": "- id: calls\n  scenario: words\n  input: hi\n  expected_function_calls:\n    - function_name: calculator\n"
+      })
+      const file = path.join(dir, "cases", "a.yaml")
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.stderr.split("\n").slice(0, 2)).toEqual([
+        "agentfx: 2 problems in 2 files of the eval input; nothing was run:",
+        `  ${file}:5: case "calls": expected_function_calls[0].function_name: "calculator" is not declared by scenario "words" (it declares: none)`
+      ])
+    })
+  )
+})
+

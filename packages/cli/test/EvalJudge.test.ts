@@ -102,6 +102,88 @@ describe("issue 39 item 3: agentfx eval with answer checks and judge: rubrics", 
   )
 })
 
+describe("agentfx eval: which model judges", () => {
+  const verdict = '{"pass": true, "score": 0.8, "reason": "It thanks the user."}'
+  /** The agent's turns of case "polite" (the calculator, then the answer), then the judge's verdict. */
+  /** What stderr says before the cases run: the selection, the provider and the judge. */
+  const preamble = (stderr: string) => stderr.split("\n").filter((line) => /^(eval: \d+ of |provider: |judge: )/.test(line))
+  const politeTurns = [{ calls: [{ name: "calculator", args: { expression: "2 + 2" } }] }, { text: "It is 4, thank you for asking." }]
+
+  it.scopedLive("--judge-provider naming the eval's own provider takes its --model and --base-url", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const server = yield* emulator({ policy: Policy.script([...politeTurns, { text: verdict }]) })
+      const result = yield* agentfx([...args, "-t", "polite", "--provider", "gemini", "--base-url", server.geminiBaseUrl, "--model", "agent-model", "--judge-provider", "gemini"], {
+        env: { GEMINI_API_KEY: server.apiKey }
+      })
+      expect(result.code).toBe(0)
+      const at = server.geminiBaseUrl.replace(/\/+$/, "")
+      expect(preamble(result.stderr)).toEqual([
+        "eval: 1 of 4 cases selected",
+        `provider: gemini, model agent-model at ${at} (chosen with --provider)`,
+        `judge: gemini, model agent-model at ${at} (chosen with --judge-provider)`
+      ])
+      expect((yield* server.requests).map((request) => request.model)).toEqual(["agent-model", "agent-model", "agent-model"])
+    })
+  )
+
+  it.scopedLive("without --judge-provider the eval's own provider judges, with its --model and --base-url", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const server = yield* emulator({ policy: Policy.script([...politeTurns, { text: verdict }]) })
+      const result = yield* agentfx([...args, "-t", "polite", "--provider", "gemini", "--base-url", server.geminiBaseUrl, "--model", "agent-model"], {
+        env: { GEMINI_API_KEY: server.apiKey }
+      })
+      expect(result.code).toBe(0)
+      expect(preamble(result.stderr).at(-1)).toBe(`judge: gemini, model agent-model at ${server.geminiBaseUrl.replace(/\/+$/, "")} (chosen with --provider)`)
+      expect((yield* server.requests).map((request) => request.model)).toEqual(["agent-model", "agent-model", "agent-model"])
+    })
+  )
+
+  it.scopedLive("--judge-provider naming another provider takes that provider's own model and base URL, not the eval's", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const agent = yield* emulator({ policy: Policy.script(politeTurns) })
+      const judge = yield* emulator({ policy: Policy.script([{ text: verdict }]) })
+      const result = yield* agentfx([...args, "-t", "polite", "--provider", "gemini", "--base-url", agent.geminiBaseUrl, "--model", "agent-model", "--judge-provider", "openai"], {
+        env: { GEMINI_API_KEY: agent.apiKey, OPENAI_API_KEY: judge.apiKey, OPENAI_BASE_URL: judge.openAIBaseUrl() }
+      })
+      expect(result.code).toBe(0)
+      expect(preamble(result.stderr).at(-1)).toBe(`judge: openai, model gpt-4.1-mini at ${judge.openAIBaseUrl()} (chosen with --judge-provider)`)
+      expect((yield* judge.requests).map((request) => request.model)).toEqual(["gpt-4.1-mini"])
+      expect(Either.getOrThrow(EvalReport.fromJson(result.stdout)).cases[0]!.verdicts).toEqual([{ rubric: "The answer thanks the user", pass: true, score: 0.8, reason: "It thanks the user." }])
+    })
+  )
+
+  it.scopedLive("--judge-provider emulator with a real provider for the agent: the rubrics' recorded verdicts are replayed, the agent's turns asked of its provider; the judge's line says the flag chose it (it said \"chosen with --judge-provider: set one to use a real model\")", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const agent = yield* emulator({ policy: Policy.script(politeTurns) })
+      const result = yield* agentfx([...args, "-t", "polite", "--provider", "gemini", "--base-url", agent.geminiBaseUrl, "--judge-provider", "emulator"], {
+        env: { GEMINI_API_KEY: agent.apiKey }
+      })
+      expect(result.code).toBe(0)
+      expect(preamble(result.stderr)).toEqual([
+        "eval: 1 of 4 cases selected",
+        `provider: gemini, model gemini-2.5-flash at ${agent.geminiBaseUrl} (chosen with --provider)`,
+        "judge: emulator — replays each rubric's recorded verdict in x-judge-cassette (1 of 1 rubrics have one) offline through the Gemini provider, no network. Chosen with --judge-provider."
+      ])
+      expect((yield* agent.requests).map((request) => request.model)).toEqual(["gemini-2.5-flash", "gemini-2.5-flash"])
+      // The recorded verdict, not one of the agent's server.
+      expect(Either.getOrThrow(EvalReport.fromJson(result.stdout)).cases[0]!.verdicts).toEqual([{ rubric: "The answer thanks the user", pass: true, score: 0.9, reason: "It thanks the user." }])
+    })
+  )
+
+  it.scopedLive("no case with a rubric: no judge is named, even with --judge-provider", () =>
+    Effect.gen(function* () {
+      const { args } = yield* suite
+      const result = yield* agentfx([...args, "-t", "long", "--judge-provider", "gemini", "--judge-model", "grader"])
+      expect(result.code).toBe(0)
+      expect(preamble(result.stderr)).toEqual(["eval: 1 of 4 cases selected", expect.stringMatching(/^provider: emulator — /)])
+    })
+  )
+})
+
 const typedScenario = mathScenario.replace(
   "---\nCompute",
   "output_schema: { type: object, properties: { result: { type: number }, words: { type: string } }, required: [result, words] }\n---\nCompute"

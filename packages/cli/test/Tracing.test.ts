@@ -2,20 +2,26 @@ import { Agent, LanguageModel, Registry, Retry, Telemetry, Tool } from "@agentfx
 import { Fault, Policy } from "@agentfx/emulator"
 import { Gemini } from "@agentfx/providers"
 import { OtlpSerialization, OtlpTracer } from "@effect/opentelemetry"
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
+import * as TraceDelivery from "../src/internal/traceDelivery.js"
 import { defaultTimeout, parseHeaders, settings } from "../src/internal/tracing.js"
 import { agentfx, count, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
 import * as Executable from "./support/executable.js"
@@ -115,6 +121,8 @@ describe("agentfx exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT 
         env: { ...jsonTo(url), OTEL_EXPORTER_OTLP_HEADERS: "x-tenant=blue%20team", OTEL_SERVICE_NAME: "my-agent" }
       })
       expect(result.code).toBe(0)
+      // Every batch delivered: nothing said of them.
+      expect(lines(result.stderr)).toEqual([expect.stringMatching(/^provider: emulator/)])
       expect(received.length).toBeGreaterThan(0)
       expect(received.every((request) => request.path === "/v1/traces")).toBe(true)
       expect(received[0]!.headers["x-tenant"]).toBe("blue team")
@@ -149,6 +157,10 @@ describe("agentfx exports OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT 
   it("OTLP headers are read as the specification writes them", () => {
     expect(parseHeaders("a=1, b = two%20words ,=skipped,c")).toEqual({ a: "1", b: "two words" })
     expect(parseHeaders("")).toEqual({})
+  })
+
+  it("a pair without = or without a name is skipped, a value is split at its first =, and one that is not URL-encoded is kept as written", () => {
+    expect(parseHeaders("novalue, =blank,token=a=b,d=%zz,e=100%")).toEqual({ token: "a=b", d: "%zz", e: "100%" })
   })
 })
 
@@ -369,6 +381,91 @@ describe("issue 35 item 18: the standard variables are honoured or refused, neve
       )
     }))
 
+  it.effect("a variable of blanks is unset, and the blanks around a value are not part of it", () =>
+    Effect.gen(function* () {
+      expect(
+        yield* settingsOf({
+          OTEL_EXPORTER_OTLP_ENDPOINT: " http://collector:4318// ",
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "  ",
+          OTEL_EXPORTER_OTLP_PROTOCOL: " http/json ",
+          OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: " ",
+          OTEL_EXPORTER_OTLP_TIMEOUT: " 700 ",
+          OTEL_EXPORTER_OTLP_HEADERS: " ",
+          OTEL_SERVICE_NAME: " ",
+          OTEL_TRACES_EXPORTER: " ",
+          OTEL_SDK_DISABLED: " "
+        })
+      ).toEqual(Either.right(Option.some({ url: "http://collector:4318/v1/traces", protocol: "http/json", headers: {}, timeout: Duration.millis(700), serviceName: "agentfx", content: false })))
+      expect(yield* settingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "  " })).toEqual(Either.right(Option.none()))
+    }))
+
+  it.effect("http/protobuf may be asked for by name; the general headers come under the traces' own", () =>
+    Effect.gen(function* () {
+      const chosen = yield* settingsOf({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+        OTEL_EXPORTER_OTLP_HEADERS: "a=1"
+      })
+      expect(Either.getOrThrow(chosen).pipe(Option.map(({ protocol, headers }) => ({ protocol, headers })))).toEqual(Option.some({ protocol: "http/protobuf", headers: { a: "1" } }))
+      const traces = yield* settingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_EXPORTER_OTLP_TRACES_HEADERS: "b=2" })
+      expect(Either.getOrThrow(traces).pipe(Option.map(({ headers }) => headers))).toEqual(Option.some({ b: "2" }))
+    }))
+
+  it.effect("a header HTTP cannot carry is refused naming its variable and its name, not its value: a name that is not a token, a value with a NUL, a line break or a character above U+00FF", () =>
+    Effect.gen(function* () {
+      const at = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
+      const headers = (variable: string, text: string) =>
+        Effect.map(settingsOf({ ...at, [variable]: text }), (result) => (Either.isLeft(result) ? result.left.message : Option.getOrThrow(result.right).headers))
+      const token = "x-A_1.~!#$%&'*+^`|9z"
+      expect(yield* headers("OTEL_EXPORTER_OTLP_HEADERS", `${token}=v, latin=\u00ff\u0080\u007f, tab=a\tb`)).toEqual({ [token]: "v", latin: "\u00ff\u0080\u007f", tab: "a\tb" })
+      for (const name of ["a b", "a:b", "a/b", "caf\u00e9", "a(b)", "a@b"]) {
+        expect(yield* headers("OTEL_EXPORTER_OTLP_HEADERS", `${name}=v`)).toBe(`OTEL_EXPORTER_OTLP_HEADERS: "${name}" is not an HTTP header name`)
+      }
+      for (const value of ["Bearer%20se%0Acret", "se%0Dcret", "se%00cret", "se\u0100cret", "se%E2%82%ACcret"]) {
+        expect(yield* headers("OTEL_EXPORTER_OTLP_TRACES_HEADERS", `ok=1,authorization=${value}`)).toBe(
+          "OTEL_EXPORTER_OTLP_TRACES_HEADERS: the value of authorization holds a character HTTP cannot carry (a NUL, a line break, or one above U+00FF)"
+        )
+      }
+    }))
+
+  it.scopedLive("a header value with a line break stops the command before it runs, its value not shown; before, fetch refused it at export and the line said only Transport", () =>
+    Effect.gen(function* () {
+      const { url, received } = yield* collector()
+      const result = yield* agentfx(["run", "what is 1 + 1"], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20se%0Acret" } })
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          "agentfx: OTEL_EXPORTER_OTLP_HEADERS: the value of authorization holds a character HTTP cannot carry (a NUL, a line break, or one above U+00FF)\n"
+      })
+      expect(received).toEqual([])
+    }))
+
+  it.effect("OTEL_TRACES_EXPORTER is a list: its names in any case, blanks and repeats aside; none or otlp alone, else refused as written", () =>
+    Effect.gen(function* () {
+      const exporter = (value: string) =>
+        Effect.map(settingsOf({ OTEL_TRACES_EXPORTER: value }), (result) =>
+          Either.isLeft(result) ? result.left.message : Option.match(result.right, { onNone: () => "none", onSome: (chosen) => chosen.url })
+        )
+      expect(yield* exporter(" OTLP , otlp ,")).toBe("http://localhost:4318/v1/traces")
+      expect(yield* exporter("None")).toBe("none")
+      expect(yield* exporter("none, none")).toBe("none")
+      const refused = (written: string) => `OTEL_TRACES_EXPORTER=${written}: agentfx exports traces with otlp only; set it to otlp, or to none to export nothing`
+      expect(yield* exporter("none,otlp")).toBe(refused("none,otlp"))
+      expect(yield* exporter(" zipkin ")).toBe(refused("zipkin"))
+    }))
+
+  it.effect("OTEL_SDK_DISABLED and the content capture are true in any case and blanks; any other value leaves them off", () =>
+    Effect.gen(function* () {
+      const at = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
+      expect(yield* settingsOf({ ...at, OTEL_SDK_DISABLED: " True " })).toEqual(Either.right(Option.none()))
+      expect(Option.isSome(Either.getOrThrow(yield* settingsOf({ ...at, OTEL_SDK_DISABLED: "yes" })))).toBe(true)
+      const content = (value: string) => Effect.map(settingsOf({ ...at, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value }), (result) => Either.getOrThrow(result).pipe(Option.map((chosen) => chosen.content)))
+      expect(yield* content(" TRUE ")).toEqual(Option.some(true))
+      expect(yield* content("false")).toEqual(Option.some(false))
+      expect(yield* content("1")).toEqual(Option.some(false))
+    }))
+
   it.effect("the service is named by OTEL_SERVICE_NAME, else by service.name in OTEL_RESOURCE_ATTRIBUTES, else agentfx", () =>
     Effect.gen(function* () {
       const at = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
@@ -478,5 +575,145 @@ describe("issue 35 item 18: the standard variables are honoured or refused, neve
       expect(result.code).toBe(0)
       expect(result.stdout).toContain("1 + 1 = 2.")
       expect(lines(result.stderr).at(-1)).toBe(`agentfx: traces were not delivered to http://127.0.0.1:${port}/v1/traces: the connection was refused (ECONNREFUSED)`)
+    }))
+})
+
+describe("the delivery of traces: which batches reached the collector, and why the others did not", () => {
+  const timeout = Duration.millis(300)
+  type Fetch = typeof globalThis.fetch
+  /** One batch's request: the exporter sends the same request again when it retries the batch. */
+  const batch = (text: string) => HttpClientRequest.bodyText(HttpClientRequest.post("http://collector.test/v1/traces"), text)
+  /** What became of an attempt: the status answered, the error handed back to the exporter, or the defect it ended as. */
+  const attempt = (delivery: TraceDelivery.Delivery, fetch: Fetch, request: HttpClientRequest.HttpClientRequest) =>
+    Effect.flatMap(HttpClient.HttpClient, (client) => client.execute(request)).pipe(
+      Effect.provide(delivery.layer),
+      Effect.provideService(FetchHttpClient.Fetch, fetch),
+      Effect.exit,
+      Effect.map(
+        Exit.match({
+          onSuccess: (response) => `answered ${response.status}`,
+          onFailure: (cause) =>
+            Option.match(Cause.dieOption(cause), {
+              onNone: () => `failed: ${Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).name : "?"}`,
+              onSome: (defect) => `died: ${defect instanceof Error ? defect.message : String(defect)}`
+            })
+        })
+      )
+    )
+  const answering = (status: number): Fetch => () => Promise.resolve(new Response(null, { status }))
+  const failing = (cause: unknown): Fetch => () => Promise.reject(cause)
+  /** An error with a system code (as Node's are), caused by `cause`. */
+  const coded = (code: string | undefined, message: string, cause?: unknown) => Object.assign(new Error(message, { cause }), code === undefined ? {} : { code })
+  /** fetch's own rejection: a TypeError whose cause says why. */
+  const fetchFailed = (cause: unknown) => new TypeError("fetch failed", { cause })
+  /** Why one attempt that failed with `cause` (before the command's end) did not deliver its batch. */
+  const reasonOf = (cause: unknown) =>
+    Effect.gen(function* () {
+      const delivery = TraceDelivery.make(timeout)
+      expect(yield* attempt(delivery, failing(cause), batch("one"))).toBe("failed: RequestError")
+      return yield* delivery.undelivered
+    })
+
+  it.effect("an answer from 200 to 299 delivers the batch; one of 300 or more keeps it, named by the status, and is handed back for the exporter to retry", () =>
+    Effect.gen(function* () {
+      for (const status of [200, 204, 299]) {
+        const delivery = TraceDelivery.make(timeout)
+        expect(yield* attempt(delivery, answering(status), batch("one"))).toBe(`answered ${status}`)
+        expect(yield* delivery.undelivered).toBeUndefined()
+      }
+      for (const status of [300, 400, 503]) {
+        const delivery = TraceDelivery.make(timeout)
+        expect(yield* attempt(delivery, answering(status), batch("one"))).toBe(`answered ${status}`)
+        expect(yield* delivery.undelivered).toBe(`the collector answered HTTP ${status}`)
+      }
+    }))
+
+  it.effect("a batch is delivered once an attempt of it is: a retry answered 200 clears its failure, and another batch's failure stays", () =>
+    Effect.gen(function* () {
+      const delivery = TraceDelivery.make(timeout)
+      const first = batch("first")
+      const second = batch("second")
+      yield* attempt(delivery, answering(503), first)
+      yield* attempt(delivery, failing(fetchFailed(coded("ECONNRESET", "read ECONNRESET"))), second)
+      yield* attempt(delivery, answering(200), first)
+      expect(yield* delivery.undelivered).toBe("the connection failed (ECONNRESET)")
+      yield* attempt(delivery, answering(200), second)
+      expect(yield* delivery.undelivered).toBeUndefined()
+    }))
+
+  it.effect("once the command has ended, a failed attempt ends as a defect saying why (the exporter retries any failure, not a defect); an answer of 200 is still one", () =>
+    Effect.gen(function* () {
+      const delivery = TraceDelivery.make(timeout)
+      yield* delivery.closing
+      expect(yield* attempt(delivery, answering(503), batch("one"))).toBe("died: the collector answered HTTP 503")
+      expect(yield* attempt(delivery, failing(fetchFailed(coded("ECONNREFUSED", "connect ECONNREFUSED"))), batch("two"))).toBe(
+        "died: the connection was refused (ECONNREFUSED)"
+      )
+      expect(yield* delivery.undelivered).toBe("the connection was refused (ECONNREFUSED)")
+      expect(yield* attempt(delivery, answering(200), batch("three"))).toBe("answered 200")
+    }))
+
+  it.effect("an attempt that got no answer is named by the innermost system code, else by what fetch said", () =>
+    Effect.gen(function* () {
+      expect(yield* reasonOf(fetchFailed(coded("ECONNREFUSED", "connect ECONNREFUSED")))).toBe("the connection was refused (ECONNREFUSED)")
+      expect(yield* reasonOf(fetchFailed(coded("ENOTFOUND", "getaddrinfo ENOTFOUND collector.test")))).toBe("the host was not found (ENOTFOUND)")
+      expect(yield* reasonOf(fetchFailed(coded("EAI_AGAIN", "getaddrinfo EAI_AGAIN collector.test")))).toBe("the host was not found (EAI_AGAIN)")
+      expect(yield* reasonOf(fetchFailed(coded("UND_ERR_SOCKET", "other side closed", coded("ECONNRESET", "read ECONNRESET"))))).toBe("the connection failed (ECONNRESET)")
+      // The innermost code, not the innermost error's: this one has none.
+      expect(yield* reasonOf(fetchFailed(coded("UND_ERR_SOCKET", "other side closed", new Error("closed"))))).toBe("the connection failed (UND_ERR_SOCKET)")
+      // No code: not fetch's words, which quote a header they refuse (it may be a credential), nor the error's kind.
+      expect(yield* reasonOf(new TypeError('Headers.append: "Bearer se\ncret" is an invalid header value.'))).toBe("the request could not be sent")
+      expect(yield* reasonOf("refused")).toBe("the request could not be sent")
+    }))
+
+  it.effect("the code is looked for 8 errors deep (fetch's rejection the first), and a cause that loops ends the search", () =>
+    Effect.gen(function* () {
+      /** fetch's rejection, then `depth - 1` errors under it, the last with `code`. */
+      const chain = (depth: number) => {
+        let error: Error = coded("ECONNRESET", "read ECONNRESET")
+        for (let level = 0; level < depth - 2; level++) error = coded(undefined, `level ${level}`, error)
+        return fetchFailed(error)
+      }
+      expect(yield* reasonOf(chain(8))).toBe("the connection failed (ECONNRESET)")
+      expect(yield* reasonOf(chain(9))).toBe("the request could not be sent")
+      const loop = new Error("a cause that loops")
+      Object.assign(loop, { cause: loop })
+      expect(yield* reasonOf(loop)).toBe("the request could not be sent")
+    }))
+
+  it.effect("an attempt the collector does not answer ends at the timeout, and says so", () =>
+    Effect.gen(function* () {
+      const delivery = TraceDelivery.make(timeout)
+      const asked = yield* Deferred.make<void>()
+      const never: Fetch = () => (Deferred.unsafeDone(asked, Exit.void), new Promise<Response>(() => {}))
+      const fiber = yield* Effect.fork(attempt(delivery, never, batch("one")))
+      yield* Deferred.await(asked)
+      yield* TestClock.adjust(Duration.millis(299))
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust(Duration.millis(1))
+      expect(yield* Fiber.join(fiber)).toBe("failed: RequestError")
+      expect(yield* delivery.undelivered).toBe("the collector did not answer within 300ms")
+    }))
+
+  it.effect("an attempt cut off before any answer (the exporter stopped at exit) leaves its batch undelivered, saying so", () =>
+    Effect.gen(function* () {
+      const delivery = TraceDelivery.make(timeout)
+      const asked = yield* Deferred.make<void>()
+      const never: Fetch = () => (Deferred.unsafeDone(asked, Exit.void), new Promise<Response>(() => {}))
+      // A running attempt's batch counts as undelivered from the start.
+      const first = yield* Effect.fork(attempt(delivery, never, batch("one")))
+      yield* Deferred.await(asked)
+      expect(yield* delivery.undelivered).toBe("the command ended before the collector answered")
+      yield* Fiber.interrupt(first)
+      expect(yield* delivery.undelivered).toBe("the command ended before the collector answered")
+      // Cut off after another batch failed: the cut is the reason, as the last failure.
+      const other = TraceDelivery.make(timeout)
+      yield* attempt(other, answering(503), batch("two"))
+      const again = yield* Deferred.make<void>()
+      const second = yield* Effect.fork(attempt(other, () => (Deferred.unsafeDone(again, Exit.void), new Promise<Response>(() => {})), batch("three")))
+      yield* Deferred.await(again)
+      expect(yield* other.undelivered).toBe("the collector answered HTTP 503")
+      yield* Fiber.interrupt(second)
+      expect(yield* other.undelivered).toBe("the command ended before the collector answered")
     }))
 })

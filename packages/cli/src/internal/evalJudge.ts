@@ -17,8 +17,6 @@ import * as Provider from "../Provider.js"
 export interface Judging {
   readonly choice: Provider.Choice
   readonly settings: Provider.Settings
-  /** Whether `--judge-provider` chose it (else it is the eval's provider). */
-  readonly chosen: boolean
 }
 
 /** The judge the options ask for, when some case has a rubric. */
@@ -29,8 +27,7 @@ export const judging = (cases: ReadonlyArray<EvalCase.EvalCase>, choice: Provide
   const same = name === undefined || name === choice.name
   return {
     choice: name === undefined ? choice : { name, reason: "chosen with --judge-provider" },
-    settings: { ...settings, model: options.text("judge-model") ?? (same ? settings.model : undefined), baseUrl: same ? settings.baseUrl : undefined },
-    chosen: name !== undefined
+    settings: { ...settings, model: options.text("judge-model") ?? (same ? settings.model : undefined), baseUrl: same ? settings.baseUrl : undefined }
   }
 }
 
@@ -51,6 +48,7 @@ export const service = (
  * the emulator replays, when the judge is the emulator).
  */
 export const describe = (judging: Judging, announcement: Provider.Announcement | undefined, replayed: string | undefined): string => {
+  // Provider.describe's line starts with "provider: ", which the judge's says in its place.
   const described = Provider.describe(announcement ?? { choice: judging.choice, answers: replayed })
-  return `judge: ${described.replace(/^provider: /, "")}`
+  return `judge: ${described.slice("provider: ".length)}`
 }

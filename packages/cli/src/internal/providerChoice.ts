@@ -46,7 +46,13 @@ export const choose = (flag: Name | undefined, lookup: Lookup): Choice => {
 
 /** The emulator's one-line announcement; `answers` names a cassette it replays instead of the offline rule model. */
 export const describeEmulator = (choice: Choice, answers?: string): string => {
-  const why = choice.reason === "--provider" ? "Chosen with --provider" : `${choice.reason.replace(/^no/, "No")}: set one to use a real model`
+  // A flag chose it (--provider, or eval's "chosen with --judge-provider"), or no key is set: then how to use a real model.
+  const why =
+    choice.reason === "--provider"
+      ? "Chosen with --provider"
+      : choice.reason.startsWith("no ")
+        ? `No${choice.reason.slice(2)}: set one to use a real model`
+        : `C${choice.reason.slice(1)}`
   const source = answers === undefined ? "the offline rule model, in-process on 127.0.0.1" : `replays ${answers} offline`
   return `provider: emulator — ${source} through the Gemini provider, no network. ${why}.`
 }

@@ -14,6 +14,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
+import type { HttpClientError } from "@effect/platform/HttpClientError"
 import { RequestError } from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Duration from "effect/Duration"
@@ -31,9 +32,7 @@ export interface Delivery {
 }
 
 /** The failure of the last attempt at a batch, when the command has ended and no retry should follow. */
-class NotRetriedAtExit extends Error {
-  override readonly name = "NotRetriedAtExit"
-}
+class NotRetriedAtExit extends Error {}
 
 /** An attempt still running when the exporter stopped: a background export the exit cut short, or the last one. */
 const cutOff = "the command ended before the collector answered"
@@ -49,13 +48,17 @@ const systemCode = (error: unknown): string | undefined => {
   return code
 }
 
-/** Why an attempt that got no HTTP answer failed, in a few words. */
-const transportReason = (error: RequestError): string => {
+/**
+ * Why an attempt that got no HTTP answer failed, in a few words: by the system's code, else by the attempt's own
+ * description (its timeout). fetch's words are not repeated: a header it refuses, it quotes, and that may be a
+ * credential.
+ */
+const transportReason = (error: HttpClientError): string => {
   const code = systemCode(error.cause)
   if (code === "ECONNREFUSED") return "the connection was refused (ECONNREFUSED)"
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `the host was not found (${code})`
   if (code !== undefined) return `the connection failed (${code})`
-  return error.description ?? error.reason
+  return error.description ?? "the request could not be sent"
 }
 
 /** The client `make` watches, with each attempt bounded by `timeout`. */
@@ -74,9 +77,11 @@ export const make = (timeout: Duration.Duration): Delivery => {
       // Remembered from the start: an attempt cut off at exit never reports back.
       pending.add(batch)
       return attempt.pipe(
+        // Stryker disable next-line StringLiteral: the reason is read only when an error has no description, and this one has
         Effect.timeoutFail({ duration: timeout, onTimeout: () => new RequestError({ request, reason: "Transport", description: within }) }),
         Effect.tap((response: HttpClientResponse.HttpClientResponse) => {
-          if (response.status >= 200 && response.status < 300) {
+          // fetch gives only final answers (200 and up): below 300 is 2xx.
+          if (response.status < 300) {
             pending.delete(batch)
             return Effect.void
           }
@@ -84,7 +89,7 @@ export const make = (timeout: Duration.Duration): Delivery => {
           return ended ? Effect.die(new NotRetriedAtExit(reason)) : Effect.void
         }),
         Effect.tapError((error) => {
-          failed(batch, error._tag === "RequestError" ? transportReason(error) : error.message)
+          failed(batch, transportReason(error))
           return ended ? Effect.die(new NotRetriedAtExit(reason)) : Effect.void
         }),
         Effect.onInterrupt(() => Effect.sync(() => failed(batch, cutOff)))

@@ -10,7 +10,7 @@
  *
  * What cannot be honoured stops the command before it runs (exit 2, one line naming the variable): the gRPC
  * protocol and other exporters than `otlp`, an unknown protocol, an endpoint that is not http(s), a timeout that
- * is not a number of milliseconds. The exporter flushes when the command ends, waiting at most the export timeout
+ * is not a number of milliseconds, a header HTTP cannot carry. The exporter flushes when the command ends, waiting at most the export timeout
  * (`OTEL_EXPORTER_OTLP_TIMEOUT`, 2 s here); traces that did not reach the collector are named in one line on
  * stderr, with why.
  */
@@ -28,10 +28,11 @@ import { displayUrl } from "./displayUrl.js"
 import { version } from "./immediate.js"
 import { escapeLines } from "./terminalText.js"
 
-const variable = (name: string) =>
+const variable = (name: string): Effect.Effect<Option.Option<string>> =>
   Config.option(Config.string(name)).pipe(
     Effect.map(Option.filter((value) => value.trim() !== "")),
-    Effect.orElseSucceed(() => Option.none<string>())
+    // A string is only ever missing, which the option reads as none: nothing else is left to recover from.
+    Effect.orElseSucceed(Option.none)
   )
 
 /** The first of `names` that is set, with its name (a signal's own variable goes before the general one). */
@@ -45,6 +46,7 @@ export const parseHeaders = (text: string): Record<string, string> => {
   const headers: Record<string, string> = {}
   for (const pair of text.split(",")) {
     const at = pair.indexOf("=")
+    // Stryker disable next-line EqualityOperator: a pair that starts with = has an empty key, which is skipped below
     if (at <= 0) continue
     const key = pair.slice(0, at).trim()
     let value = pair.slice(at + 1).trim()
@@ -56,6 +58,19 @@ export const parseHeaders = (text: string): Record<string, string> => {
     if (key !== "") headers[key] = value
   }
   return headers
+}
+
+/**
+ * What is wrong with the first header that HTTP cannot carry, or `undefined`: a name that is not a token, or a value
+ * with a NUL, a line break, or a character above U+00FF (fetch refuses them all). A value is not quoted: it may be a
+ * credential.
+ */
+const headerProblem = (headers: Readonly<Record<string, string>>): string | undefined => {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[-!#$%&'*+.^_`|~0-9A-Za-z]+$/.test(name)) return `"${name}" is not an HTTP header name`
+    if (/[\0\r\n]|[^\0-\xff]/.test(value)) return `the value of ${name} holds a character HTTP cannot carry (a NUL, a line break, or one above U+00FF)`
+  }
+  return undefined
 }
 
 /**
@@ -144,7 +159,12 @@ export const settings: Effect.Effect<Option.Option<Settings>, UsageError> = Effe
   const url = Option.orElse(yield* endpoint, () => (choice === "otlp" ? Option.some(defaultUrl) : Option.none()))
   if (Option.isNone(url)) return Option.none()
   const resourceAttributes = yield* variable("OTEL_RESOURCE_ATTRIBUTES")
-  const headerText = (name: string) => Effect.map(variable(name), (value) => parseHeaders(Option.getOrElse(value, () => "")))
+  const headerText = (name: string) =>
+    Effect.flatMap(variable(name), (value) => {
+      const headers = Option.getOrUndefined(Option.map(value, parseHeaders))
+      const problem = headers === undefined ? undefined : headerProblem(headers)
+      return problem === undefined ? Effect.succeed(headers) : Effect.fail(new UsageError({ message: `${name}: ${problem}` }))
+    })
   return Option.some({
     url: url.value,
     protocol: yield* protocol,
