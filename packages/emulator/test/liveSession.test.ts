@@ -7,7 +7,7 @@
  */
 import { ModelError, Turn } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Deferred, Effect, Either } from "effect"
 import type { Scope } from "effect"
 import { WebSocket } from "ws"
 import { Emulator, Fault, Policy } from "../src/index.js"
@@ -526,6 +526,28 @@ describe("a Live session reads its client's frames", () => {
       expect(yield* client.closed).toStrictEqual({ code: 1007, reason: "Invalid JSON payload received. Expected an object, got [1]." })
       const [record] = yield* emulator.live
       expect([record!.received, record!.setup, record!.model]).toStrictEqual([[[1]], undefined, undefined])
+
+      // A frame past the size limit, sent before the client heard the server's close, leaves that close as it was.
+      const small = yield* Emulator.make({ maxLiveFrameBytes: 64 })
+      const late = yield* setUp(small)
+      yield* Effect.zipRight(
+        small.closeLive(0, 4000, "closing"),
+        Effect.sync(() => late.send({ realtimeInput: { text: "x".repeat(100) } }))
+      )
+      expect(yield* late.closed).toStrictEqual({ code: 4000, reason: "closing" })
+      expect((yield* small.live)[0]!.closed).toStrictEqual({ code: 4000, reason: "closing", by: "server" })
+      expect((yield* small.live)[0]!.violations).toStrictEqual([])
+
+      // A turn the client left before it was answered sends nothing, its fault's raw frame neither, and records nothing sent.
+      const gone = yield* Deferred.make<void>()
+      const slow = yield* Emulator.make({ policy: Policy.fromFunction(() => Effect.as(Deferred.await(gone), Policy.withFaults({ text: "Too late." }, Fault.rawFrame("raw")))) })
+      const impatient = yield* setUp(slow)
+      impatient.send(ask("Hello?"))
+      impatient.close(1000, "")
+      yield* impatient.closed
+      yield* Deferred.succeed(gone, undefined)
+      expect(yield* slow.awaitLiveClosed(0)).toStrictEqual({ code: 1000, reason: "", by: "client" })
+      expect((yield* slow.live)[0]!.sent).toStrictEqual([setupComplete])
 
       const leaving = yield* setUp(emulator)
       leaving.close(4000, "bye")
