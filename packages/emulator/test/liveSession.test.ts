@@ -471,6 +471,38 @@ describe("a Live session's frames, exactly", () => {
       const [record] = yield* emulator.live
       expect(record!.sent.slice(1, 3)).toStrictEqual([Buffer.from([0, 1]), "{}"])
     }))
+  it.scoped("a turn sends its text only (no reasoning), and calls without any declaration, or with a tool that declares none, are blocking; the faults are recorded", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({
+        policy: Policy.script([
+          Policy.withFaults({ reasoning: "Let me think.", text: "Hi.", ...usage(1, 1, 2) }, Fault.rawFrame("{}")),
+          { calls: [{ name: "f", args: {} }] },
+          { calls: [{ name: "g", args: {} }] }
+        ])
+      })
+      const client = yield* setUp(emulator)
+      client.send(ask("Hello."))
+      yield* client.received(5)
+      client.send(ask("Call f."))
+      yield* client.received(6)
+      expect((yield* client.finish).slice(1)).toStrictEqual([{}, ...words("Hi."), generationComplete, turnComplete([1, 1, 2]), toolCall(["call_1_0", "f", {}])])
+      expect((yield* emulator.live)[0]!.faults).toStrictEqual([Fault.rawFrame("{}")])
+      const other = yield* setUp(emulator, { tools: [{ googleSearch: {} }] })
+      other.send(ask("Call g."))
+      yield* other.received(2)
+      expect(yield* other.finish).toStrictEqual([setupComplete, toolCall(["call_2_0", "g", {}])])
+    }))
+
+  it.scoped("with frameDelay the words go out one at a time: a connection closed meanwhile has had the first word only", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ frameDelay: "1 hour", policy: Policy.script([{ text: "One two three." }]) })
+      const client = yield* setUp(emulator)
+      client.send(ask("Count."))
+      yield* client.received(2)
+      yield* emulator.closeLive(0, 4000, "enough")
+      expect(yield* client.closed).toStrictEqual({ code: 4000, reason: "enough" })
+      expect(yield* client.received(2)).toStrictEqual([setupComplete, ...words("One ")])
+    }))
 })
 
 describe("a Live session's closes, exactly", () => {
