@@ -281,6 +281,21 @@ describe("a Live session's frames, exactly", () => {
       expect((yield* emulator.live)[0]!.cancelled).toStrictEqual(["call_0_1"])
     }))
 
+  it.scoped("while the model waits, content that adds no turn (turnComplete alone, audio) interrupts nothing", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.script([{ calls: [{ name: "a", args: {} }] }, { text: "Done.", ...usage(1, 1, 2) }]) })
+      const client = yield* setUp(emulator, toolsOf(...blocking("a")))
+      client.send(ask("Go."))
+      yield* client.received(2)
+      client.send({ clientContent: { turnComplete: true } })
+      client.send({ clientContent: { turns: [], turnComplete: true } })
+      client.send({ realtimeInput: { audio: { mimeType: "audio/pcm", data: "AAAA" } } })
+      client.send({ toolResponse: { functionResponses: [{ id: "call_0_0", name: "a", response: {} }] } })
+      yield* client.received(5)
+      expect(yield* client.finish).toStrictEqual([setupComplete, toolCall(["call_0_0", "a", {}]), ...words("Done."), generationComplete, turnComplete([1, 1, 2])])
+      expect((yield* emulator.live)[0]!.cancelled).toStrictEqual([])
+    }))
+
   it.scoped("CancelCalls cancels every unanswered blocking call at its time; with none answered the turn ends interrupted, without usage, and the model is not asked", () =>
     Effect.gen(function* () {
       const { policy, requests } = recorded(Policy.withFaults({ calls: [{ name: "a", args: {} }, { name: "b", args: {} }] }, Fault.cancelCalls()), { text: "Next." })
@@ -735,7 +750,9 @@ describe("decodeFrame reads one client message as the service does", () => {
     expect(decodeFrame([1])).toStrictEqual(Either.left("Invalid JSON payload received. Expected an object, got [1]."))
     expect(decodeFrame("text")).toStrictEqual(Either.left('Invalid JSON payload received. Expected an object, got "text".'))
     expect(decodeFrame(null)).toStrictEqual(Either.left("Invalid JSON payload received. Expected an object, got null."))
+    expect(decodeFrame(undefined)).toStrictEqual(Either.left("Invalid JSON payload received. Expected an object, got nothing."))
     expect(decodeFrame({})).toStrictEqual(Either.left(emptyMessage))
+    expect(decodeFrame({ setup: {} })).toStrictEqual(Either.left("* BidiGenerateContentClientMessage.setup.model: model is required.\n"))
     expect(decodeFrame({ toolResponse: {}, clientContent: {}, setup: { model: "m" } })).toStrictEqual(
       Either.left("Invalid JSON payload received. Oneof field 'message_type' is already set. Cannot set 'clientContent'.")
     )
