@@ -9,6 +9,7 @@ import { ModelError, Turn } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either } from "effect"
 import type { Scope } from "effect"
+import type { Socket } from "node:net"
 import { WebSocket } from "ws"
 import { Emulator, Fault, Policy } from "../src/index.js"
 import { decodeFrame } from "../src/internal/live/wire.js"
@@ -23,6 +24,9 @@ interface Client {
   readonly send: (frame: unknown) => void
   readonly sendText: (text: string, binary: boolean) => void
   readonly close: (code: number, reason: string) => void
+  readonly sendBytes: (data: Buffer, binary: boolean) => void
+  /** Writes bytes on the connection as they are, outside the client's framing. */
+  readonly sendRawFrame: (bytes: Buffer) => void
   /** The frames once there are `count` of them (fails if the server closes first). */
   readonly received: (count: number) => Effect.Effect<ReadonlyArray<unknown>>
   readonly closed: Effect.Effect<Closed>
@@ -69,6 +73,8 @@ const open = (emulator: Emulator.Service): Effect.Effect<Client, never, Scope.Sc
             send: (frame) => ws.send(JSON.stringify(frame)),
             sendText: (text, binary) => ws.send(Buffer.from(text, "utf8"), { binary }),
             close: (code, reason) => ws.close(code, reason),
+            sendBytes: (data, binary) => ws.send(data, { binary }),
+            sendRawFrame: (bytes) => (ws as unknown as { readonly _socket: Socket })._socket.write(bytes),
             received: (count) =>
               Effect.promise(() =>
                 wait(
@@ -619,6 +625,24 @@ describe("a Live session reads its client's frames", () => {
       expect(yield* refused("[1]", false)).toStrictEqual({ code: 1007, reason: "Invalid JSON payload received. Expected an object, got [1]." })
       const records = yield* emulator.live
       expect(records.map((record) => record.received)).toStrictEqual([["{nope"], ["{nope"], [[1]]])
+    }))
+
+  it.scoped("a frame the socket refuses (text that is not UTF-8, a reserved bit set) closes with the code ws sent, recorded as the server's close and a violation", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const notUtf8 = yield* setUp(emulator)
+      notUtf8.sendBytes(Buffer.from([0x7b, 0xff, 0x7d]), false)
+      expect(yield* notUtf8.closed).toStrictEqual({ code: 1007, reason: "" })
+      expect(yield* emulator.awaitLiveClosed(0)).toStrictEqual({ code: 1007, reason: "", by: "server" })
+      const reserved = yield* setUp(emulator)
+      // A text frame with RSV2 set, masked, empty: written under the client's framing.
+      reserved.sendRawFrame(Buffer.from([0xa1, 0x80, 0, 0, 0, 0]))
+      expect(yield* reserved.closed).toStrictEqual({ code: 1002, reason: "" })
+      expect(yield* emulator.awaitLiveClosed(1)).toStrictEqual({ code: 1002, reason: "", by: "server" })
+      expect((yield* emulator.live).map((record) => record.violations)).toStrictEqual([
+        ["a frame was refused: Invalid WebSocket frame: invalid UTF-8 sequence"],
+        ["a frame was refused: Invalid WebSocket frame: RSV2 and RSV3 must be clear"]
+      ])
     }))
 
   it.scoped("a binary frame of JSON is read like a text one", () =>

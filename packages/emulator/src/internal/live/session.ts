@@ -85,6 +85,22 @@ interface Pending {
 /** What a connection whose setup never came is closed with: the words of a Google service's DEADLINE_EXCEEDED. */
 const setupOverdue = "Deadline expired before operation could complete."
 
+/**
+ * The close `ws` has sent when it refuses a client frame, by its error's code: 1009 for a length past `maxPayload`
+ * (or past 2^53 - 1), 1007 for text that is not UTF-8, 1002 for any other breach of the protocol.
+ */
+const refusedFrameClose = (code: string | undefined): number => {
+  switch (code) {
+    case "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH":
+    case "WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH":
+      return 1009
+    case "WS_ERR_INVALID_UTF8":
+      return 1007
+    default:
+      return 1002
+  }
+}
+
 const timeLeftText = (duration: Duration.Duration): string => `${Number((Duration.toMillis(duration) / 1000).toFixed(3))}s`
 
 const textOfFrame = (data: RawData): string =>
@@ -102,19 +118,16 @@ const cancelledResponse = (call: FunctionCall.FunctionCall): FunctionResponse.Fu
 export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): Effect.Effect<void> =>
   Effect.gen(function* () {
     const inputs = yield* Queue.unbounded<Input>()
-    /** The socket refused a frame past `maxPayload` (and sent its 1009 close): recorded as the server's close. */
-    const tooLarge = () => {
-      if (record.closed !== undefined) return
-      record.closed = { code: 1009, reason: "", by: "server" }
-      append(record.violations, `a frame larger than the limit of ${ctx.maxFrameBytes} bytes (maxLiveFrameBytes) was refused`)
-      ctx.changed()
-    }
     socket.on("message", (data, binary) => Queue.unsafeOffer(inputs, { _tag: "Frame", data, binary }))
     socket.on("close", (code, reason) => Queue.unsafeOffer(inputs, { _tag: "ClientClosed", code, reason: reason.toString("utf8") }))
+    // A server socket's errors are the frames it refused. It has sent its close already (1009 past `maxPayload`,
+    // 1007 for text that is not UTF-8, 1002 for the rest), and ends once the client answers it: the server's close.
     socket.on("error", (error: Error & { readonly code?: string }) => {
-      // A frame past `maxPayload`: the socket has sent its 1009 close already, and ends once the client answers it.
-      if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return tooLarge()
-      socket.terminate()
+      if (record.closed !== undefined) return
+      const code = refusedFrameClose(error.code)
+      record.closed = { code, reason: "", by: "server" }
+      append(record.violations, code === 1009 ? `a frame larger than the limit of ${ctx.maxFrameBytes} bytes (maxLiveFrameBytes) was refused` : `a frame was refused: ${error.message}`)
+      ctx.changed()
     })
     const scope = yield* Effect.scope
     const later = (after: Duration.Duration, input: Input): Effect.Effect<void> =>
