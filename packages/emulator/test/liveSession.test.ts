@@ -7,7 +7,7 @@
  */
 import { ModelError, Turn } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Either } from "effect"
+import { Deferred, Duration, Effect, Either } from "effect"
 import type { Scope } from "effect"
 import type { Socket } from "node:net"
 import { WebSocket } from "ws"
@@ -351,7 +351,7 @@ describe("a Live session's frames, exactly", () => {
       yield* client.received(2)
       client.send({ toolResponse: { functionResponses: [{ id: "call_0_0", name: "a", response: {} }] } })
       expect(yield* client.closed).toEqual({ code: 4002, reason: "The session reached its time limit." })
-      expect(yield* client.received(4)).toStrictEqual([setupComplete, toolCall(["call_0_0", "a", {}]), toolCall(["call_1_0", "b", {}]), { goAway: { timeLeft: "0.7s" } }])
+      expect(yield* client.received(4)).toStrictEqual([setupComplete, toolCall(["call_0_0", "a", {}]), toolCall(["call_1_0", "b", {}]), { goAway: { timeLeft: "0.700s" } }])
       expect((yield* emulator.live)[0]!.cancelled).toStrictEqual([])
     }))
 
@@ -479,7 +479,31 @@ describe("a Live session's frames, exactly", () => {
       const client = yield* setUp(emulator)
       client.send(ask("Hello."))
       expect(yield* client.closed).toEqual({ code: 1001, reason: "The session reached its time limit." })
-      expect(yield* client.received(5)).toStrictEqual([setupComplete, ...words("Hi."), generationComplete, turnComplete([1, 1, 2]), { goAway: { timeLeft: "0.25s" } }])
+      expect(yield* client.received(5)).toStrictEqual([setupComplete, ...words("Hi."), generationComplete, turnComplete([1, 1, 2]), { goAway: { timeLeft: "0.250s" } }])
+    }))
+
+  it.scoped("goAway's timeLeft is a protobuf Duration in JSON: whole seconds bare, else 3, 6 or 9 decimals; an endless one the largest Duration", () =>
+    Effect.gen(function* () {
+      const cases: ReadonlyArray<readonly [Duration.DurationInput, string]> = [
+        ["2 seconds", "2s"],
+        ["50 millis", "0.050s"],
+        ["61500 millis", "61.500s"],
+        ["1500 micros", "0.001500s"],
+        ["1234567891 nanos", "1.234567891s"],
+        [Duration.infinity, "315576000000s"]
+      ]
+      const emulator = yield* Emulator.make({ policy: Policy.script(cases.map(([timeLeft]) => Policy.withFaults({ text: "." }, Fault.goAway(timeLeft)))) })
+      const written: Array<unknown> = []
+      for (const _ of cases) {
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const client = yield* setUp(emulator)
+            client.send(ask("Hello."))
+            written.push((yield* client.received(5))[4])
+          })
+        )
+      }
+      expect(written).toStrictEqual(cases.map(([, timeLeft]) => ({ goAway: { timeLeft } })))
     }))
 
   it.scoped("a fault's raw frame goes out before the turn's words, as the bytes given", () =>

@@ -15,6 +15,7 @@ import type { FunctionCall, FunctionResponse, Json } from "@agentfx/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import type { RawData, WebSocket } from "ws"
 import type * as Fault from "../../Fault.js"
@@ -101,7 +102,17 @@ const refusedFrameClose = (code: string | undefined): number => {
   }
 }
 
-const timeLeftText = (duration: Duration.Duration): string => `${Number((Duration.toMillis(duration) / 1000).toFixed(3))}s`
+/**
+ * A time left as the service writes it, in a `google.protobuf.Duration`'s JSON: seconds, with 3, 6 or 9 decimals as
+ * the precision needs (none for whole seconds), then "s"; an endless one as the largest Duration there is.
+ */
+const timeLeftText = (duration: Duration.Duration): string => {
+  const nanos = Option.getOrElse(Duration.toNanos(duration), () => 315_576_000_000_000_000_000n)
+  const fraction = nanos % 1_000_000_000n
+  const digits = fraction.toString().padStart(9, "0")
+  const decimals = fraction === 0n ? "" : `.${fraction % 1_000_000n === 0n ? digits.slice(0, 3) : fraction % 1_000n === 0n ? digits.slice(0, 6) : digits}`
+  return `${nanos / 1_000_000_000n}${decimals}s`
+}
 
 const textOfFrame = (data: RawData): string =>
   Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.from(data).toString("utf8")
