@@ -651,7 +651,7 @@ describe("a Live session reads its client's frames", () => {
       expect(records.map((record) => record.received)).toStrictEqual([["{nope"], ["{nope"], [[1]]])
     }))
 
-  it.scoped("a frame the socket refuses (text that is not UTF-8, a reserved bit set) closes with the code ws sent, recorded as the server's close and a violation", () =>
+  it.scoped("a frame the socket refuses (text that is not UTF-8, a reserved bit set, a length past 2^53 - 1) closes with the code ws sent, recorded as the server's close and a violation", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
       const notUtf8 = yield* setUp(emulator)
@@ -663,9 +663,15 @@ describe("a Live session reads its client's frames", () => {
       reserved.sendRawFrame(Buffer.from([0xa1, 0x80, 0, 0, 0, 0]))
       expect(yield* reserved.closed).toStrictEqual({ code: 1002, reason: "" })
       expect(yield* emulator.awaitLiveClosed(1)).toStrictEqual({ code: 1002, reason: "", by: "server" })
+      const huge = yield* setUp(emulator)
+      // A text frame whose 64-bit length is past 2^53 - 1: too large, whatever maxLiveFrameBytes says.
+      huge.sendRawFrame(Buffer.from([0x81, 0xff, 0x00, 0x20, 0, 0, 0, 0, 0, 0]))
+      expect(yield* huge.closed).toStrictEqual({ code: 1009, reason: "" })
+      expect(yield* emulator.awaitLiveClosed(2)).toStrictEqual({ code: 1009, reason: "", by: "server" })
       expect((yield* emulator.live).map((record) => record.violations)).toStrictEqual([
         ["a frame was refused: Invalid WebSocket frame: invalid UTF-8 sequence"],
-        ["a frame was refused: Invalid WebSocket frame: RSV2 and RSV3 must be clear"]
+        ["a frame was refused: Invalid WebSocket frame: RSV2 and RSV3 must be clear"],
+        [`a frame larger than the limit of ${Emulator.defaultMaxLiveFrameBytes} bytes (maxLiveFrameBytes) was refused`]
       ])
     }))
 
