@@ -75,11 +75,11 @@ interface Running {
   readonly dropAfter: number | undefined
 }
 
+/** A turn whose blocking calls the model waits for. A cancellation ends it: the calls it cancels are all it lacked. */
 interface Pending {
   readonly turn: number
   readonly calls: ReadonlyArray<FunctionCall.FunctionCall>
   readonly answers: Map<string, FunctionResponse.FunctionResponse>
-  readonly cancelled: Set<string>
   readonly dropAfter: number | undefined
 }
 
@@ -258,7 +258,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         const blocking = calls.filter((call) => !isNonBlocking(call.name))
         for (const call of calls) if (isNonBlocking(call.name)) running.set(call.id, { call, turn: index, dropAfter: blocking.length === 0 ? dropAfter : undefined })
         if (blocking.length > 0) {
-          pending = { turn: index, calls: blocking, answers: new Map(), cancelled: new Set(), dropAfter }
+          pending = { turn: index, calls: blocking, answers: new Map(), dropAfter }
           yield* resumption(undefined)
         } else {
           yield* send({ serverContent: { generationComplete: true } })
@@ -276,7 +276,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
       }
     })
 
-    const resolved = (turn: Pending) => turn.calls.every((call) => turn.answers.has(call.id) || turn.cancelled.has(call.id))
+    const resolved = (turn: Pending) => turn.calls.every((call) => turn.answers.has(call.id))
 
     /** Every call of the turn is answered or cancelled: record the responses, then go on (or stop, or drop). */
     const finishCalls = (turn: Pending): Effect.Effect<void> =>
@@ -291,9 +291,8 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     /** Cancels the unanswered blocking calls of `turn`, and the NON_BLOCKING calls of turn `index` still running. */
     const cancel = (turn: Pending | undefined, index: number | undefined): Effect.Effect<void> =>
       Effect.suspend(() => {
-        const blocking = turn === undefined ? [] : turn.calls.map((call) => call.id).filter((id) => !turn.answers.has(id) && !turn.cancelled.has(id))
+        const blocking = turn === undefined ? [] : turn.calls.map((call) => call.id).filter((id) => !turn.answers.has(id))
         const background = index === undefined ? [] : [...running.values()].filter((entry) => entry.turn === index).map((entry) => entry.call.id)
-        for (const id of blocking) turn!.cancelled.add(id)
         for (const id of background) running.delete(id)
         const ids = [...blocking, ...background]
         if (ids.length === 0) return Effect.void
@@ -352,10 +351,6 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
             if (everCancelled.has(response.id)) append(record.violations, `the cancelled call "${response.id}" was answered`)
             else if (everAnswered.has(response.id)) append(record.violations, `the call "${response.id}" was answered twice`)
             else return yield* invalid(`Function response id "${response.id}" does not match any outstanding function call.`)
-            continue
-          }
-          if (turn.cancelled.has(call.id)) {
-            append(record.violations, `the cancelled call "${call.id}" was answered`)
             continue
           }
           if (turn.answers.has(call.id)) {
@@ -483,7 +478,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         case "CancelDue":
           return Effect.suspend(() => {
             const turn = pending !== undefined && pending.turn === input.turn ? pending : undefined
-            return Effect.zipRight(cancel(turn, input.turn), Effect.suspend(() => (turn !== undefined && resolved(turn) ? finishCalls(turn) : Effect.void)))
+            return Effect.zipRight(cancel(turn, input.turn), turn === undefined ? Effect.void : finishCalls(turn))
           })
         case "CloseDue":
           return close(input.code, input.reason)
