@@ -157,7 +157,8 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     /** The close a DropAfterResponses fault asks for once a turn's NON_BLOCKING calls have all finished. */
     let dropping: number | undefined
 
-    const isOpen = () => record.closed === undefined && socket.readyState === socket.OPEN
+    // Every close (the server's, the client's, a refused frame's) leaves the socket no longer OPEN.
+    const isOpen = () => socket.readyState === socket.OPEN
     const changed = () => ctx.changed()
     const keepReceived = frameLog(record, "received", ctx.keepFrames)
     const keepSent = frameLog(record, "sent", ctx.keepFrames)
@@ -172,7 +173,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
 
     const close = (code: number, reason: string): Effect.Effect<void> =>
       Effect.sync(() => {
-        if (record.closed !== undefined) return
+        // Once closed, closeSocket leaves the socket and the record as they are.
         closeSocket(socket, record, code, reason)
         changed()
       })
