@@ -25,6 +25,8 @@ interface Client {
   readonly sendText: (text: string, binary: boolean) => void
   readonly close: (code: number, reason: string) => void
   readonly sendBytes: (data: Buffer, binary: boolean) => void
+  /** Sends one text message in fragments, one for each part. */
+  readonly sendFragments: (parts: ReadonlyArray<string>) => void
   /** Writes bytes on the connection as they are, outside the client's framing. */
   readonly sendRawFrame: (bytes: Buffer) => void
   /** The frames once there are `count` of them (fails if the server closes first). */
@@ -74,6 +76,7 @@ const open = (emulator: Emulator.Service): Effect.Effect<Client, never, Scope.Sc
             sendText: (text, binary) => ws.send(Buffer.from(text, "utf8"), { binary }),
             close: (code, reason) => ws.close(code, reason),
             sendBytes: (data, binary) => ws.send(data, { binary }),
+            sendFragments: (parts) => parts.forEach((part, i) => ws.send(part, { fin: i === parts.length - 1 })),
             sendRawFrame: (bytes) => (ws as unknown as { readonly _socket: Socket })._socket.write(bytes),
             received: (count) =>
               Effect.promise(() =>
@@ -675,12 +678,13 @@ describe("a Live session reads its client's frames", () => {
       ])
     }))
 
-  it.scoped("a binary frame of JSON is read like a text one", () =>
+  it.scoped("a binary frame of JSON is read like a text one, and a message in fragments as a whole", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ policy: Policy.script([{ text: "Hi.", ...usage(1, 1, 2) }]) })
       const client = yield* open(emulator)
       client.sendText(JSON.stringify({ setup: { model: "models/m" } }), true)
-      client.sendText(JSON.stringify(ask("Hello.")), true)
+      const text = JSON.stringify(ask("Hello."))
+      client.sendFragments([text.slice(0, 10), text.slice(10, 20), text.slice(20)])
       yield* client.received(4)
       expect(yield* client.finish).toStrictEqual([setupComplete, ...words("Hi."), generationComplete, turnComplete([1, 1, 2])])
     }))

@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import type { RawData, WebSocket } from "ws"
+import type { WebSocket } from "ws"
 import type * as Fault from "../../Fault.js"
 import type * as Policy from "../../Policy.js"
 import type { Decision } from "../answer.js"
@@ -61,7 +61,7 @@ export interface Context {
 }
 
 type Input =
-  | { readonly _tag: "Frame"; readonly data: RawData; readonly binary: boolean }
+  | { readonly _tag: "Frame"; readonly data: Buffer; readonly binary: boolean }
   | { readonly _tag: "SetupOverdue" }
   | { readonly _tag: "SetupDue" }
   | { readonly _tag: "CancelDue"; readonly turn: number }
@@ -114,8 +114,6 @@ const timeLeftText = (duration: Duration.Duration): string => {
   return `${nanos / 1_000_000_000n}${decimals}s`
 }
 
-const textOfFrame = (data: RawData): string =>
-  Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.from(data).toString("utf8")
 
 const cancelledResponse = (call: FunctionCall.FunctionCall): FunctionResponse.FunctionResponse => ({
   _tag: "FunctionResponse",
@@ -129,7 +127,8 @@ const cancelledResponse = (call: FunctionCall.FunctionCall): FunctionResponse.Fu
 export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): Effect.Effect<void> =>
   Effect.gen(function* () {
     const inputs = yield* Queue.unbounded<Input>()
-    socket.on("message", (data, binary) => Queue.unsafeOffer(inputs, { _tag: "Frame", data, binary }))
+    // With ws's default binaryType ("nodebuffer") every message, in fragments or not, arrives as one Buffer.
+    socket.on("message", (data, binary) => Queue.unsafeOffer(inputs, { _tag: "Frame", data: data as Buffer, binary }))
     socket.on("close", (code, reason) => Queue.unsafeOffer(inputs, { _tag: "ClientClosed", code, reason: reason.toString("utf8") }))
     // A server socket's errors are the frames it refused. It has sent its close already (1009 past `maxPayload`,
     // 1007 for text that is not UTF-8, 1002 for the rest), and ends once the client answers it: the server's close.
@@ -189,7 +188,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     /** A fault's frame, as given: text as UTF-8, bytes as they are (in a text frame unless `binary`). */
     const sendRaw = (fault: Fault.RawFrame | Fault.FrameBeforeSetup): void => {
       if (!isOpen()) return
-      const bytes = typeof fault.data === "string" ? Buffer.from(fault.data, "utf8") : Buffer.from(fault.data)
+      const bytes = Buffer.from(fault.data)
       socket.send(bytes, { binary: fault.binary })
       // Bytes are kept as the copy sent, not the caller's array, which may change after.
       keepSent(typeof fault.data === "string" ? fault.data : bytes, bytes.length)
@@ -434,9 +433,9 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
       for (const input of backlog.splice(0)) yield* process(input)
     })
 
-    const onFrame = (data: RawData, binary: boolean): Effect.Effect<void> =>
+    const onFrame = (data: Buffer, binary: boolean): Effect.Effect<void> =>
       Effect.gen(function* () {
-        const text = textOfFrame(data)
+        const text = data.toString("utf8")
         const parsed = parse(text)
         if (Either.isLeft(parsed)) {
           keepReceived(text, text.length)
