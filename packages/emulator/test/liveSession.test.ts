@@ -583,6 +583,17 @@ describe("a Live session's closes, exactly", () => {
       expect((yield* emulator.live).map((record) => record.closed)).toStrictEqual(cases.map(([, closed]) => ({ ...closed, by: "server" })))
     }))
 
+  it.scoped("a drop after the connection was closed, while the policy was deciding, leaves that close on record", () =>
+    Effect.gen(function* () {
+      const made: Array<Emulator.Service> = []
+      const emulator = yield* Emulator.make({ policy: Policy.fromFunction(() => Effect.as(Effect.orDie(made[0]!.closeLive(0, 4000, "closed first")), Fault.disconnect)) })
+      made.push(emulator)
+      const client = yield* setUp(emulator)
+      client.send(ask("Hello."))
+      yield* client.closed
+      expect((yield* emulator.live)[0]!.closed).toStrictEqual({ code: 4000, reason: "closed first", by: "server" })
+    }))
+
   it.scoped("Disconnect drops the socket (1006, recorded as the emulator's drop); Stall answers nothing and keeps the connection", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ policy: Policy.script([Fault.disconnect, Fault.stall]) })

