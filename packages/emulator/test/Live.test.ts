@@ -211,7 +211,7 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
       const client = yield* connect(emulator)
       ask(client, "Hello.")
       const messages = yield* Effect.promise(() => client.until((message) => message.goAway !== undefined))
-      expect(messages.find((message) => message.goAway !== undefined)!.goAway).toEqual({ timeLeft: "0.05s" })
+      expect(messages.find((message) => message.goAway !== undefined)!.goAway).toEqual({ timeLeft: "0.050s" })
       const handle = messages.flatMap((message) => (message.sessionResumptionUpdate?.resumable === true ? [message.sessionResumptionUpdate.newHandle!] : [])).pop()!
       expect(yield* Effect.promise(() => client.closed)).toEqual({ code: 1011, reason: "The session reached its time limit." })
       const resumed = yield* connect(emulator, { sessionResumption: { handle } })

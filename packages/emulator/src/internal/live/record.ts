@@ -41,7 +41,11 @@ export interface LiveRecord {
   readonly responses: ReadonlyArray<LiveResponse>
   /** The last `maxFrames` call ids the server cancelled. */
   readonly cancelled: ReadonlyArray<string>
-  /** The last `maxFrames` protocol breaches that did not close the connection: answers to cancelled ids, answers sent twice. */
+  /**
+   * The last `maxFrames` protocol breaches the emulator noted: answers to cancelled ids and answers sent twice (the
+   * connection goes on), and a frame the socket refused (too large, text that is not UTF-8, against the WebSocket
+   * protocol), which closes it.
+   */
   readonly violations: ReadonlyArray<string>
   /** The last `maxFrames` faults applied to this connection's setup and turns. */
   readonly faults: ReadonlyArray<Fault.Fault>

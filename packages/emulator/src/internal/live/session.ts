@@ -15,8 +15,9 @@ import type { FunctionCall, FunctionResponse, Json } from "@agentfx/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import type { RawData, WebSocket } from "ws"
+import type { WebSocket } from "ws"
 import type * as Fault from "../../Fault.js"
 import type * as Policy from "../../Policy.js"
 import type { Decision } from "../answer.js"
@@ -60,7 +61,7 @@ export interface Context {
 }
 
 type Input =
-  | { readonly _tag: "Frame"; readonly data: RawData; readonly binary: boolean }
+  | { readonly _tag: "Frame"; readonly data: Buffer; readonly binary: boolean }
   | { readonly _tag: "SetupOverdue" }
   | { readonly _tag: "SetupDue" }
   | { readonly _tag: "CancelDue"; readonly turn: number }
@@ -74,21 +75,45 @@ interface Running {
   readonly dropAfter: number | undefined
 }
 
+/** A turn whose blocking calls the model waits for. A cancellation ends it: the calls it cancels are all it lacked. */
 interface Pending {
   readonly turn: number
   readonly calls: ReadonlyArray<FunctionCall.FunctionCall>
   readonly answers: Map<string, FunctionResponse.FunctionResponse>
-  readonly cancelled: Set<string>
   readonly dropAfter: number | undefined
 }
 
 /** What a connection whose setup never came is closed with: the words of a Google service's DEADLINE_EXCEEDED. */
 const setupOverdue = "Deadline expired before operation could complete."
 
-const timeLeftText = (duration: Duration.Duration): string => `${Number((Duration.toMillis(duration) / 1000).toFixed(3))}s`
+/**
+ * The close `ws` has sent when it refuses a client frame, by its error's code: 1009 for a length past `maxPayload`
+ * (or past 2^53 - 1), 1007 for text that is not UTF-8, 1002 for any other breach of the protocol.
+ */
+const refusedFrameClose = (code: string | undefined): number => {
+  switch (code) {
+    case "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH":
+    case "WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH":
+      return 1009
+    case "WS_ERR_INVALID_UTF8":
+      return 1007
+    default:
+      return 1002
+  }
+}
 
-const textOfFrame = (data: RawData): string =>
-  Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.from(data).toString("utf8")
+/**
+ * A time left as the service writes it, in a `google.protobuf.Duration`'s JSON: seconds, with 3, 6 or 9 decimals as
+ * the precision needs (none for whole seconds), then "s"; an endless one as the largest Duration there is.
+ */
+const timeLeftText = (duration: Duration.Duration): string => {
+  const nanos = Option.getOrElse(Duration.toNanos(duration), () => 315_576_000_000_000_000_000n)
+  const fraction = nanos % 1_000_000_000n
+  const digits = fraction.toString().padStart(9, "0")
+  const decimals = fraction === 0n ? "" : `.${fraction % 1_000_000n === 0n ? digits.slice(0, 3) : fraction % 1_000n === 0n ? digits.slice(0, 6) : digits}`
+  return `${nanos / 1_000_000_000n}${decimals}s`
+}
+
 
 const cancelledResponse = (call: FunctionCall.FunctionCall): FunctionResponse.FunctionResponse => ({
   _tag: "FunctionResponse",
@@ -102,19 +127,17 @@ const cancelledResponse = (call: FunctionCall.FunctionCall): FunctionResponse.Fu
 export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): Effect.Effect<void> =>
   Effect.gen(function* () {
     const inputs = yield* Queue.unbounded<Input>()
-    /** The socket refused a frame past `maxPayload` (and sent its 1009 close): recorded as the server's close. */
-    const tooLarge = () => {
-      if (record.closed !== undefined) return
-      record.closed = { code: 1009, reason: "", by: "server" }
-      append(record.violations, `a frame larger than the limit of ${ctx.maxFrameBytes} bytes (maxLiveFrameBytes) was refused`)
-      ctx.changed()
-    }
-    socket.on("message", (data, binary) => Queue.unsafeOffer(inputs, { _tag: "Frame", data, binary }))
+    // With ws's default binaryType ("nodebuffer") every message, in fragments or not, arrives as one Buffer.
+    socket.on("message", (data, binary) => Queue.unsafeOffer(inputs, { _tag: "Frame", data: data as Buffer, binary }))
     socket.on("close", (code, reason) => Queue.unsafeOffer(inputs, { _tag: "ClientClosed", code, reason: reason.toString("utf8") }))
+    // A server socket's errors are the frames it refused. It has sent its close already (1009 past `maxPayload`,
+    // 1007 for text that is not UTF-8, 1002 for the rest), and ends once the client answers it: the server's close.
     socket.on("error", (error: Error & { readonly code?: string }) => {
-      // A frame past `maxPayload`: the socket has sent its 1009 close already, and ends once the client answers it.
-      if (error.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return tooLarge()
-      socket.terminate()
+      if (record.closed !== undefined) return
+      const code = refusedFrameClose(error.code)
+      record.closed = { code, reason: "", by: "server" }
+      append(record.violations, code === 1009 ? `a frame larger than the limit of ${ctx.maxFrameBytes} bytes (maxLiveFrameBytes) was refused` : `a frame was refused: ${error.message}`)
+      ctx.changed()
     })
     const scope = yield* Effect.scope
     const later = (after: Duration.Duration, input: Input): Effect.Effect<void> =>
@@ -133,7 +156,8 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     /** The close a DropAfterResponses fault asks for once a turn's NON_BLOCKING calls have all finished. */
     let dropping: number | undefined
 
-    const isOpen = () => record.closed === undefined && socket.readyState === socket.OPEN
+    // Every close (the server's, the client's, a refused frame's) leaves the socket no longer OPEN.
+    const isOpen = () => socket.readyState === socket.OPEN
     const changed = () => ctx.changed()
     const keepReceived = frameLog(record, "received", ctx.keepFrames)
     const keepSent = frameLog(record, "sent", ctx.keepFrames)
@@ -148,7 +172,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
 
     const close = (code: number, reason: string): Effect.Effect<void> =>
       Effect.sync(() => {
-        if (record.closed !== undefined) return
+        // Once closed, closeSocket leaves the socket and the record as they are.
         closeSocket(socket, record, code, reason)
         changed()
       })
@@ -164,7 +188,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     /** A fault's frame, as given: text as UTF-8, bytes as they are (in a text frame unless `binary`). */
     const sendRaw = (fault: Fault.RawFrame | Fault.FrameBeforeSetup): void => {
       if (!isOpen()) return
-      const bytes = typeof fault.data === "string" ? Buffer.from(fault.data, "utf8") : Buffer.from(fault.data)
+      const bytes = Buffer.from(fault.data)
       socket.send(bytes, { binary: fault.binary })
       // Bytes are kept as the copy sent, not the caller's array, which may change after.
       keepSent(typeof fault.data === "string" ? fault.data : bytes, bytes.length)
@@ -234,7 +258,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         const blocking = calls.filter((call) => !isNonBlocking(call.name))
         for (const call of calls) if (isNonBlocking(call.name)) running.set(call.id, { call, turn: index, dropAfter: blocking.length === 0 ? dropAfter : undefined })
         if (blocking.length > 0) {
-          pending = { turn: index, calls: blocking, answers: new Map(), cancelled: new Set(), dropAfter }
+          pending = { turn: index, calls: blocking, answers: new Map(), dropAfter }
           yield* resumption(undefined)
         } else {
           yield* send({ serverContent: { generationComplete: true } })
@@ -252,7 +276,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
       }
     })
 
-    const resolved = (turn: Pending) => turn.calls.every((call) => turn.answers.has(call.id) || turn.cancelled.has(call.id))
+    const resolved = (turn: Pending) => turn.calls.every((call) => turn.answers.has(call.id))
 
     /** Every call of the turn is answered or cancelled: record the responses, then go on (or stop, or drop). */
     const finishCalls = (turn: Pending): Effect.Effect<void> =>
@@ -267,9 +291,8 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     /** Cancels the unanswered blocking calls of `turn`, and the NON_BLOCKING calls of turn `index` still running. */
     const cancel = (turn: Pending | undefined, index: number | undefined): Effect.Effect<void> =>
       Effect.suspend(() => {
-        const blocking = turn === undefined ? [] : turn.calls.map((call) => call.id).filter((id) => !turn.answers.has(id) && !turn.cancelled.has(id))
+        const blocking = turn === undefined ? [] : turn.calls.map((call) => call.id).filter((id) => !turn.answers.has(id))
         const background = index === undefined ? [] : [...running.values()].filter((entry) => entry.turn === index).map((entry) => entry.call.id)
-        for (const id of blocking) turn!.cancelled.add(id)
         for (const id of background) running.delete(id)
         const ids = [...blocking, ...background]
         if (ids.length === 0) return Effect.void
@@ -328,10 +351,6 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
             if (everCancelled.has(response.id)) append(record.violations, `the cancelled call "${response.id}" was answered`)
             else if (everAnswered.has(response.id)) append(record.violations, `the call "${response.id}" was answered twice`)
             else return yield* invalid(`Function response id "${response.id}" does not match any outstanding function call.`)
-            continue
-          }
-          if (turn.cancelled.has(call.id)) {
-            append(record.violations, `the cancelled call "${call.id}" was answered`)
             continue
           }
           if (turn.answers.has(call.id)) {
@@ -414,9 +433,9 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
       for (const input of backlog.splice(0)) yield* process(input)
     })
 
-    const onFrame = (data: RawData, binary: boolean): Effect.Effect<void> =>
+    const onFrame = (data: Buffer, binary: boolean): Effect.Effect<void> =>
       Effect.gen(function* () {
-        const text = textOfFrame(data)
+        const text = data.toString("utf8")
         const parsed = parse(text)
         if (Either.isLeft(parsed)) {
           keepReceived(text, text.length)
@@ -459,7 +478,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
         case "CancelDue":
           return Effect.suspend(() => {
             const turn = pending !== undefined && pending.turn === input.turn ? pending : undefined
-            return Effect.zipRight(cancel(turn, input.turn), Effect.suspend(() => (turn !== undefined && resolved(turn) ? finishCalls(turn) : Effect.void)))
+            return Effect.zipRight(cancel(turn, input.turn), turn === undefined ? Effect.void : finishCalls(turn))
           })
         case "CloseDue":
           return close(input.code, input.reason)
@@ -475,6 +494,7 @@ export const serve = (socket: WebSocket, record: MutableRecord, ctx: Context): E
     yield* later(ctx.setupTimeout, { _tag: "SetupOverdue" })
     while (true) {
       const input = yield* Queue.take(inputs)
+      // Stryker disable next-line ConditionalExpression,StringLiteral: returning ends the connection's timers now rather than with the emulator; no input is read after the close either way
       if (input._tag === "ClientClosed") return yield* process(input)
       if (record.closed !== undefined) continue
       yield* process(input)
