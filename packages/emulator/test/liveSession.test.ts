@@ -345,8 +345,10 @@ describe("a Live session's frames, exactly", () => {
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({
         policy: Policy.script([
-          Policy.withFaults({ calls: [{ name: "a", args: {} }] }, Fault.cancelCalls("300 millis")),
-          Policy.withFaults({ calls: [{ name: "b", args: {} }] }, Fault.goAway("700 millis", { code: 4002 }))
+          // Real timers of the server: the answer below comes well within the first (a loaded machine included), and the
+          // second closes the session once the first would have cancelled the later call.
+          Policy.withFaults({ calls: [{ name: "a", args: {} }] }, Fault.cancelCalls("1 second")),
+          Policy.withFaults({ calls: [{ name: "b", args: {} }] }, Fault.goAway("1500 millis", { code: 4002 }))
         ])
       })
       const client = yield* setUp(emulator, toolsOf(...blocking("a", "b")))
@@ -354,7 +356,7 @@ describe("a Live session's frames, exactly", () => {
       yield* client.received(2)
       client.send({ toolResponse: { functionResponses: [{ id: "call_0_0", name: "a", response: {} }] } })
       expect(yield* client.closed).toEqual({ code: 4002, reason: "The session reached its time limit." })
-      expect(yield* client.received(4)).toStrictEqual([setupComplete, toolCall(["call_0_0", "a", {}]), toolCall(["call_1_0", "b", {}]), { goAway: { timeLeft: "0.700s" } }])
+      expect(yield* client.received(4)).toStrictEqual([setupComplete, toolCall(["call_0_0", "a", {}]), toolCall(["call_1_0", "b", {}]), { goAway: { timeLeft: "1.500s" } }])
       expect((yield* emulator.live)[0]!.cancelled).toStrictEqual([])
     }))
 
