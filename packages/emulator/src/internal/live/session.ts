@@ -114,7 +114,6 @@ const timeLeftText = (duration: Duration.Duration): string => {
   return `${nanos / 1_000_000_000n}${decimals}s`
 }
 
-
 const cancelledResponse = (call: FunctionCall.FunctionCall): FunctionResponse.FunctionResponse => ({
   _tag: "FunctionResponse",
   id: call.id,
