@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config"
 import base from "./vitest.config.js"
+import { fileURLToPath } from "node:url"
 import { unloadableFileAsFailedTest } from "./scripts/unloadableFileAsFailedTest.mjs"
 
 // Stryker's vitest config: only the tests of the package under mutation (MUTATION_PACKAGE, set by
@@ -15,8 +16,10 @@ const spawnedOnly = ["packages/cli/test/Executable.test.ts", "packages/cli/test/
 // Stryker runs several of these at once, one per core: each keeps Vitest's own worker count, not the suite's.
 // Each test file gets a fresh process (Vitest's default), in one project: the suite's shared workers and its
 // projects of isolated files would override the narrowed include.
-// A test file that fails to load counts as a failed test (scripts/unloadableFileAsFailedTest.mjs says why).
+// A test file that fails to load counts as a failed test, and the package's modules are loaded before any test
+// (scripts/unloadableFileAsFailedTest.mjs and scripts/mutationPreload.mjs say why).
+const preload = fileURLToPath(new URL("./scripts/mutationPreload.mjs", import.meta.url))
 export default defineConfig({
   ...base,
-  test: { ...base.test, reporters: ["default", unloadableFileAsFailedTest], maxWorkers: undefined, poolOptions: undefined, projects: undefined, include: tests ?? [`packages/${pkg}/test/**/*.test.ts`], exclude: [...(base.test?.exclude ?? []), ...spawnedOnly] }
+  test: { ...base.test, setupFiles: [...(base.test?.setupFiles ?? []), preload], reporters: ["default", unloadableFileAsFailedTest], maxWorkers: undefined, poolOptions: undefined, projects: undefined, include: tests ?? [`packages/${pkg}/test/**/*.test.ts`], exclude: [...(base.test?.exclude ?? []), ...spawnedOnly] }
 })
