@@ -161,9 +161,10 @@ if (!args.includes("--merge")) {
         .flatMap(({ source, mutants }) => mutants.filter((m) => m.status === "Survived" || m.status === "NoCoverage").map((m) => placeOf(source, m)))
       const statics = plan.statics.filter((group) => group.sources.some((file) => files.includes(src(file)))).flatMap((group) => group.tests)
       const tests = [...new Set([...run.tests, ...statics])].map(test)
-      // Coverage off: each mutant runs every test of its run, its module loaded with it in place. With coverage per
-      // test, a mutant of a module-level definition is only switched on during the tests that reach it, after the
-      // module was loaded as it was, so it "survives" without having been in effect; a few places afford the time.
+      // Coverage off, asked for each mutant to run every test of its run. Seen with Stryker 9.6's Vitest runner: it
+      // still runs a mutant with the tests its first run found reaching it (3 of 33 for one), so a module-level
+      // definition is only switched on after its module was loaded as it was; what makes such code static, run
+      // against every test with its module loaded mutated, is scripts/mutationPreload.mjs.
       return places.length === 0
         ? []
         : [{ name: firstFree(`${run.name}.retest`), mutate: [...new Set(places)], tests, ignoreStatic: false, coverageAnalysis: "off" }]
