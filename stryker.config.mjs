@@ -50,9 +50,9 @@ const planned =
         incremental: (process.env.MUTATION_INCREMENTAL ?? "") !== "",
         incrementalFile: process.env.MUTATION_INCREMENTAL || config.incrementalFile,
         ignoreStatic: process.env.MUTATION_IGNORE_STATIC === "1",
-        // A run may turn coverage off (`"coverageAnalysis": "off"` in its plan): Stryker counts a module-level class
-        // definition that a test reaches as covered there and runs it only at that test, after the module was
-        // loaded unmutated, so it "survives" without ever being active. With coverage off each mutant is loaded.
+        // A run may turn coverage off (`"coverageAnalysis": "off"` in its plan). Module-level code a test reaches
+        // lazily is made static by scripts/mutationPreload.mjs instead: Vitest's runner narrows a mutant's tests by
+        // its first run's coverage even with coverage off (see --retest in scripts/mutation-plan.mjs).
         coverageAnalysis: /** @type {"off" | "perTest"} */ (process.env.MUTATION_COVERAGE === "off" ? "off" : "perTest"),
         reporters: ["json", "progress"],
         jsonReporter: { fileName: `reports/mutation/${pkg}/plan/${run}.json` },
