@@ -8,19 +8,38 @@
 import { Registry, Tool } from "@agentfx/core"
 import { Scripted } from "@agentfx/core/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Logger, LogLevel, Schema } from "effect"
-import { createServer } from "node:net"
+import { Deferred, Effect, Fiber, Schema } from "effect"
 import { DurableAgent } from "../src/index.js"
+import { runnerAndClient } from "./support/cluster.js"
 import { add, freshStore, runtime } from "./support/inProcess.js"
-import { freshDatabase } from "./support/postgres.js"
 
-const freePort = Effect.async<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    server.close(() => resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0)))
-  })
-})
+const addSteps: ReadonlyArray<Scripted.Step> = [{ calls: [{ id: "a1", name: "add", args: { a: 1, b: 2 } }] }, { text: "3." }]
+
+/** The adder's model: its first request says it arrived (`asked`) and waits for `release`; a later one is answered at once. */
+const heldModel =
+  (asked: Deferred.Deferred<void>, release: Deferred.Deferred<void>): Scripted.Responder =>
+  (_, index) =>
+    index === 0 ? Effect.as(Effect.zipRight(Deferred.succeed(asked, undefined), Deferred.await(release)), addSteps[0]!) : Effect.succeed(addSteps[index] ?? { text: "more" })
+
+/**
+ * Runs `agent` on a fresh SQLite store answered by `model`, cancels the run once `underWay` says its step is in
+ * flight, then lets the step finish (`release`): how the run ended, what it recorded, and what the model was asked.
+ */
+const cancelledInFlight = (
+  agent: DurableAgent.DurableAgent<never>,
+  model: Parameters<typeof Scripted.layer>[0],
+  underWay: Deferred.Deferred<void>,
+  release: Deferred.Deferred<void>
+) =>
+  Effect.gen(function* () {
+    const run = yield* Effect.fork(agent.run({ runId: "r", prompt: "go" }))
+    yield* Deferred.await(underWay)
+    yield* DurableAgent.cancel("r")
+    yield* Deferred.succeed(release, undefined)
+    const exit = yield* Fiber.await(run)
+    const requests = yield* (yield* Scripted.ScriptedModel).requests
+    return { events: yield* DurableAgent.events("r"), exit, requests, status: yield* DurableAgent.status("r") }
+  }).pipe(Effect.provide(runtime(agent, freshStore(), model)))
 
 /** A tool whose handler says it began, then waits for `release`. */
 const held = (began: Deferred.Deferred<void>, release: Deferred.Deferred<void>) =>
@@ -35,20 +54,8 @@ describe("cancel while a step is in flight", () => {
     Effect.gen(function* () {
       const asked = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
-      const steps: ReadonlyArray<Scripted.Step> = [{ calls: [{ id: "a1", name: "add", args: { a: 1, b: 2 } }] }, { text: "3." }]
-      // The first request says it arrived and waits for the test; a second one would be answered at once.
-      const model: Scripted.Responder = (_, index) =>
-        index === 0 ? Effect.as(Effect.zipRight(Deferred.succeed(asked, undefined), Deferred.await(release)), steps[0]!) : Effect.succeed(steps[index] ?? { text: "more" })
       const agent = DurableAgent.make("adder", { registry: Registry.unsafeMake(add) })
-      const { events, exit, requests, status } = yield* Effect.gen(function* () {
-        const run = yield* Effect.fork(agent.run({ runId: "r", prompt: "1+2?" }))
-        yield* Deferred.await(asked)
-        yield* DurableAgent.cancel("r")
-        yield* Deferred.succeed(release, undefined)
-        const exit = yield* Fiber.await(run)
-        const requests = yield* (yield* Scripted.ScriptedModel).requests
-        return { events: yield* DurableAgent.events("r"), exit, requests, status: yield* DurableAgent.status("r") }
-      }).pipe(Effect.provide(runtime(agent, freshStore(), model)))
+      const { events, exit, requests, status } = yield* cancelledInFlight(agent, heldModel(asked, release), asked, release)
       expect(status._tag).toBe("Cancelled")
       expect(events.map(({ event }) => event)).toEqual([{ _tag: "Done", outcome: "cancelled", text: null }])
       expect(exit._tag === "Failure" && exit.cause.toString()).toContain("RunCancelled")
@@ -61,15 +68,7 @@ describe("cancel while a step is in flight", () => {
       const release = yield* Deferred.make<void>()
       const script: ReadonlyArray<Scripted.Step> = [{ calls: [{ id: "s1", name: "slow", args: {} }] }, { text: "Done." }]
       const agent = DurableAgent.make("worker", { registry: Registry.unsafeMake(held(began, release)) })
-      const { events, exit, requests, status } = yield* Effect.gen(function* () {
-        const run = yield* Effect.fork(agent.run({ runId: "r", prompt: "work" }))
-        yield* Deferred.await(began)
-        yield* DurableAgent.cancel("r")
-        yield* Deferred.succeed(release, undefined)
-        const exit = yield* Fiber.await(run)
-        const requests = yield* (yield* Scripted.ScriptedModel).requests
-        return { events: yield* DurableAgent.events("r"), exit, requests, status: yield* DurableAgent.status("r") }
-      }).pipe(Effect.provide(runtime(agent, freshStore(), script)))
+      const { events, exit, requests, status } = yield* cancelledInFlight(agent, script, began, release)
       expect(status._tag).toBe("Cancelled")
       expect(events.map(({ event }) => event._tag)).toEqual(["TurnFinished", "CallStarted", "Done"])
       expect(events.at(-1)!.event).toEqual({ _tag: "Done", outcome: "cancelled", text: null })
@@ -81,19 +80,8 @@ describe("cancel while a step is in flight", () => {
     Effect.gen(function* () {
       const asked = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
-      const steps: ReadonlyArray<Scripted.Step> = [{ calls: [{ id: "a1", name: "add", args: { a: 1, b: 2 } }] }, { text: "3." }]
-      const model: Scripted.Responder = (_, index) =>
-        index === 0 ? Effect.as(Effect.zipRight(Deferred.succeed(asked, undefined), Deferred.await(release)), steps[0]!) : Effect.succeed(steps[index] ?? { text: "more" })
       const agent = DurableAgent.make("adder", { registry: Registry.unsafeMake(add) })
-      const { url } = yield* Effect.acquireRelease(Effect.promise(freshDatabase), (db) => Effect.promise(db.drop))
-      const intervals = { messagePollInterval: "100 millis", shardLockRefreshInterval: "1 second", runnerHealthCheckInterval: "1 second" } as const
-      const { client, runner } = yield* Effect.gen(function* () {
-        const port = yield* freePort
-        const runner = yield* Layer.build(
-          agent.layer.pipe(Layer.provideMerge(DurableAgent.layerPg({ url, runner: { host: "127.0.0.1", port }, ...intervals })), Layer.provideMerge(Scripted.layer(model)))
-        )
-        return { runner, client: yield* Layer.build(DurableAgent.layerPg({ url, clientOnly: true, ...intervals })) }
-      }).pipe(Logger.withMinimumLogLevel(LogLevel.Error))
+      const { client, runner } = yield* runnerAndClient(agent, heldModel(asked, release))
       const run = yield* Effect.fork(Effect.provide(agent.run({ runId: "r", prompt: "1+2?" }), runner))
       yield* Deferred.await(asked)
       yield* Effect.provide(DurableAgent.cancel("r"), client)

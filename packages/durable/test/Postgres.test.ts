@@ -4,10 +4,11 @@
  * ran twice (every tool here is not idempotent, and each counts its side effects in a shared file).
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import * as fs from "node:fs"
-import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { freePort } from "./support/cluster.js"
 import { freshDatabase, query } from "./support/postgres.js"
 import type { Child } from "./support/spawn.js"
 import { start } from "./support/spawn.js"
@@ -15,16 +16,6 @@ import { threeTurns } from "./support/script.js"
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "durable-pg-"))
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 const lines = (file: string): ReadonlyArray<string> => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "") : [])
 
@@ -48,7 +39,7 @@ describe("runners on one PostgreSQL database", () => {
       try {
         const ports: Array<number> = []
         for (let i = 0; i < runners; i++) {
-          ports.push(await freePort())
+          ports.push(await Effect.runPromise(freePort))
           children.push(
             await start({
               mode: "serve",

@@ -5,45 +5,21 @@
  * that runs the agent acts on it: at once on PostgreSQL, when it next opens the store on SQLite.
  */
 import { Approval } from "@agentfx/core"
-import { Scripted } from "@agentfx/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { createServer } from "node:net"
 import { DurableAgent } from "../src/index.js"
+import * as cluster from "./support/cluster.js"
 import { freshStore, registry, runtime } from "./support/inProcess.js"
 import { statusUntil } from "./support/poll.js"
-import { freshDatabase } from "./support/postgres.js"
-
-const freePort = Effect.async<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    server.close(() => resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0)))
-  })
-})
-
-const database = Effect.acquireRelease(Effect.promise(freshDatabase), (db) => Effect.promise(db.drop))
-
-/** Short cluster intervals: the runner reads the messages a client stored within a tenth of a second. */
-const intervals = { messagePollInterval: "100 millis", shardLockRefreshInterval: "1 second", runnerHealthCheckInterval: "1 second" } as const
 
 const script = [{ calls: [{ id: "t1", name: "create_ticket", args: { subject: "kettle" } }] }, { text: "Done." }]
 
-/** A runner of the agent, and a client only, on one fresh database: their contexts, built for the test's scope. */
+/** A runner of the support agent, and a client only, on one fresh database. */
 const runnerAndClient = Effect.gen(function* () {
-  const { url } = yield* database
   const agent = DurableAgent.make("support", { registry })
-  const port = yield* freePort
-  const runner = yield* Layer.build(
-    agent.layer.pipe(
-      Layer.provideMerge(DurableAgent.layerPg({ url, runner: { host: "127.0.0.1", port }, ...intervals })),
-      Layer.provide(Scripted.layer(script))
-    )
-  )
-  const client = yield* Layer.build(DurableAgent.layerPg({ url, clientOnly: true, ...intervals }))
-  return { agent, runner, client }
-}).pipe(Logger.withMinimumLogLevel(LogLevel.Error))
+  return { agent, ...(yield* cluster.runnerAndClient(agent, script)) }
+})
 
 /** A run of `agent` parked on its approval by a process that then closed the store. */
 const parked = (agent: DurableAgent.DurableAgent<never>, filename: string) =>
