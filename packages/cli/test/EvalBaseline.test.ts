@@ -5,30 +5,19 @@ import * as Either from "effect/Either"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
-import { mathScenario } from "./support/scenarios.js"
-
-const caseText = (id: string, expression: string, called: string) => `- id: ${id}
-  scenario: math
-  input: what is ${expression}?
-  expected_function_calls:
-    - function_name: calculator
-      arguments: { expression: "${expression}" }
-  x-cassette:
-    - calls: [{ name: calculator, args: { expression: "${called}" } }]
-    - text: done
-`
+import { calculatorCase, mathScenario } from "./support/scenarios.js"
 
 describe("issue 39 item 4: agentfx eval --baseline, --fail-on-regression", () => {
   it.scopedLive("a run with one regressed case: the table names it, and --fail-on-regression exits 1 naming it", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
       const cases = path.join(dir, "cases")
-      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2"), "cases/b.yaml": caseText("multiplies", "3 * 3", "3 + 3") })
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": calculatorCase("adds", "2 + 2", "2 + 2"), "cases/b.yaml": calculatorCase("multiplies", "3 * 3", "3 + 3") })
       const args = ["eval", cases, "--scenarios", path.join(dir, "scenarios"), "--threshold", "0", "--concurrency", "1"]
       const earlier = path.join(dir, "earlier.json")
       expect((yield* agentfx([...args, "--report-json", earlier])).code).toBe(0)
       // Now adds calls the calculator wrongly, and multiplies is fixed.
-      writeFiles(dir, { "cases/a.yaml": caseText("adds", "2 + 2", "2 * 2"), "cases/b.yaml": caseText("multiplies", "3 * 3", "3 * 3") })
+      writeFiles(dir, { "cases/a.yaml": calculatorCase("adds", "2 + 2", "2 * 2"), "cases/b.yaml": calculatorCase("multiplies", "3 * 3", "3 * 3") })
 
       const compared = yield* agentfx([...args, "--baseline", earlier])
       expect(compared.code).toBe(0)
@@ -62,7 +51,7 @@ describe("issue 39 item 4: agentfx eval --baseline, --fail-on-regression", () =>
   it.scopedLive("a baseline that is not a report, or --fail-on-regression alone, stops the command before anything runs (exit 2)", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2"), "junk.json": '{"suite": 3}' })
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": calculatorCase("adds", "2 + 2", "2 + 2"), "junk.json": '{"suite": 3}' })
       const server = yield* emulator()
       const { env, flags } = viaGemini(server)
       const args = ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), ...flags]

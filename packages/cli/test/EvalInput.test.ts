@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { calculatorScenario } from "./support/scenarios.js"
 
 const mathScenario = `---
 name: math
@@ -176,20 +177,7 @@ describe("issue 39 item 1: agentfx eval lists every input problem at once", () =
 
 describe("agentfx eval: which files are read, and problems across them", () => {
   /** A scenario `name` with the calculator, whose parameters take `extra` besides `expression`. */
-  const scenario = (name: string, extra: string) => `---
-name: ${name}
-description: Arithmetic
-available_functions:
-  - name: calculator
-    description: Evaluates an arithmetic expression
-    parameters:
-      type: object
-      properties:
-        expression: { type: string }
-      required: [expression]${extra}
----
-Compute.
-`
+  const scenario = (name: string, extra: string) => calculatorScenario({ name, parameters: extra, instructions: "Compute." })
   const caseOf = (id: string, scenarioName: string, args: string) => `- id: ${id}
   scenario: ${scenarioName}
   input: what is 2 + 2?

@@ -13,28 +13,16 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, untilEnd, viaGemini, writeFiles } from "./support/cli.js"
-import { mathScenario } from "./support/scenarios.js"
-
-/** A case computing `expression`; its cassette calls the calculator with `called` (a different one fails it). */
-const caseText = (id: string, expression: string, called: string) => `- id: ${id}
-  scenario: math
-  input: what is ${expression}?
-  expected_function_calls:
-    - function_name: calculator
-      arguments: { expression: "${expression}" }
-  x-cassette:
-    - calls: [{ name: calculator, args: { expression: "${called}" } }]
-    - text: done
-`
+import { calculatorCase, mathScenario } from "./support/scenarios.js"
 
 /** Three cases, the second failing; its id holds an escape sequence, which the progress shows escaped. */
 const suite = Effect.gen(function* () {
   const dir = yield* tempDir
   writeFiles(dir, {
     "scenarios/math.md": mathScenario,
-    "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2"),
-    "cases/b.yaml": caseText('"wrong\\e[31m"', "3 * 3", "3 + 3"),
-    "cases/c.yaml": caseText("subtracts", "9 - 4", "9 - 4")
+    "cases/a.yaml": calculatorCase("adds", "2 + 2", "2 + 2"),
+    "cases/b.yaml": calculatorCase('"wrong\\e[31m"', "3 * 3", "3 + 3"),
+    "cases/c.yaml": calculatorCase("subtracts", "9 - 4", "9 - 4")
   })
   return ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--concurrency", "1", "--threshold", "0"]
 })
@@ -94,7 +82,7 @@ describe("agentfx eval's retries, piped", () => {
   it.scoped("each retried attempt is a line naming the case, the reason and the next attempt; the last, not retried, is none", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2") })
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": calculatorCase("adds", "2 + 2", "2 + 2") })
       const server = yield* emulator()
       yield* server.inject(Fault.overloaded(), { times: 4 })
       const { env, flags } = viaGemini(server)
@@ -116,7 +104,7 @@ describe("agentfx eval's retries on a terminal", () => {
   it.scoped("the status line names the case whose retry comes last of those still waiting, and its time left", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2"), "cases/b.yaml": caseText("subtracts", "9 - 4", "9 - 4") })
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": calculatorCase("adds", "2 + 2", "2 + 2"), "cases/b.yaml": calculatorCase("subtracts", "9 - 4", "9 - 4") })
       const server = yield* emulator({ policy: Policy.script([Fault.rateLimited({ retryAfter: "5 seconds" }), Fault.rateLimited({ retryAfter: "9 seconds" })]) })
       const { env, flags } = viaGemini(server)
       const terminal = yield* Io.memory({ interactive: true })
@@ -155,7 +143,7 @@ describe("agentfx eval's retries on a terminal", () => {
   it.scoped("the case told to wait longer first is the one shown; a retry under way is no longer shown, at its very time and after", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": caseText("adds", "2 + 2", "2 + 2"), "cases/b.yaml": caseText("subtracts", "9 - 4", "9 - 4") })
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": calculatorCase("adds", "2 + 2", "2 + 2"), "cases/b.yaml": calculatorCase("subtracts", "9 - 4", "9 - 4") })
       // The retried attempts are never answered: their cases wait, their retries under way.
       const server = yield* emulator({ policy: Policy.script([Fault.rateLimited({ retryAfter: "9 seconds" }), Fault.rateLimited({ retryAfter: "5 seconds" }), Fault.stall, Fault.stall]) })
       const { env, flags } = viaGemini(server)
