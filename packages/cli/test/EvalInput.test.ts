@@ -1,8 +1,13 @@
-import { Builtins } from "@agentfx/cli"
+import { Builtins, CliError, EvalInput } from "@agentfx/cli"
+import { EvalCase } from "@agentfx/tools"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { shouter } from "./support/mcpServers.js"
 import { calculatorScenario } from "./support/scenarios.js"
 
 const mathScenario = `---
@@ -342,3 +347,175 @@ describe("agentfx eval: a scenario that declares no function", () => {
   )
 })
 
+
+describe("agentfx eval: where each problem is placed, and folders that cannot be read", () => {
+  const math = calculatorScenario({ instructions: "Compute." })
+  const sums = "- id: sums\n  scenario: math\n  input: what is 2 + 2?\n  expected_function_calls:\n    - function_name: calculator\n      arguments: { expression: \"2 + 2\" }\n"
+  const load = (cases: string, scenarios: string, dir: string) =>
+    Effect.flip(EvalInput.load(cases, scenarios, { root: dir, allowHosts: [] }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a case built in code has no line: its problems are placed at its file alone", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/math.md": math, "cases/a.yaml": sums })
+      const input = yield* EvalInput.load(path.join(dir, "cases"), path.join(dir, "scenarios"), { root: dir, allowHosts: [] }).pipe(Effect.provide(NodeContext.layer))
+      const inline = (fields: Parameters<typeof EvalCase.make>[0]) => EvalInput.checkCase(Either.getOrThrow(EvalCase.make(fields)), input.scenarios)
+      expect(inline({ id: "lost", scenario: "maths", input: "hi", expected_function_calls: [] })).toStrictEqual([
+        '<inline>: case "lost": scenario: "maths" is not a scenario of --scenarios (did you mean "math"?); known: math'
+      ])
+      expect(inline({ id: "typo", scenario: "math", input: "hi", expected_function_calls: [{ function_name: "calculater" }, { function_name: "calculator", arguments: { x: "1" } }] })).toStrictEqual([
+        '<inline>: case "typo": expected_function_calls[0].function_name: "calculater" is not declared by scenario "math" (did you mean "calculator"?) (it declares: calculator)',
+        '<inline>: case "typo": expected_function_calls[1].arguments.x: calculator has no argument "x"; it takes: expression'
+      ])
+      // A case given as a plain object may leave out lineOf too.
+      const { lineOf: _, ...bare } = Either.getOrThrow(EvalCase.make({ id: "bare", scenario: "math", input: "hi", expected_function_calls: [{ function_name: "calculater" }] }))
+      expect(EvalInput.checkCase(bare, input.scenarios)).toStrictEqual([
+        '<inline>: case "bare": expected_function_calls[0].function_name: "calculater" is not declared by scenario "math" (did you mean "calculator"?) (it declares: calculator)'
+      ])
+    }))
+
+  it.scopedLive("a case folder or a scenario folder that cannot be listed (a file) is a problem of its own, and nothing else is said of it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/math.md": math, "cases/a.yaml": sums, "file.txt": "not a folder\n" })
+      const file = path.join(dir, "file.txt")
+      const unreadable = `${file}: cannot be read: not a directory`
+      expect(yield* load(file, path.join(dir, "scenarios"), dir)).toStrictEqual(new CliError.InputError({ message: "1 problem in the eval input; nothing was run:", problems: [unreadable] }))
+      expect(yield* load(path.join(dir, "cases"), file, dir)).toStrictEqual(new CliError.InputError({ message: "1 problem in the eval input; nothing was run:", problems: [unreadable] }))
+    }))
+
+  it.scopedLive("problems are sorted by the file they start with, up to its first ': ' on that line: a folder whose name holds a line break is no file of its own", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      fs.mkdirSync(path.join(dir, "no\ncases"))
+      fs.mkdirSync(path.join(dir, "no scenarios"))
+      const result = yield* agentfx(["eval", path.join(dir, "no\ncases"), "--scenarios", path.join(dir, "no scenarios")])
+      expect(result).toStrictEqual({
+        code: 2,
+        stdout: "",
+        stderr: [
+          "agentfx: 2 problems in the eval input; nothing was run:",
+          `  ${path.join(dir, "no\ncases")}: holds no eval case files (*.yaml, *.yml)`,
+          `  ${path.join(dir, "no scenarios")}: holds no scenario files (*.md)`,
+          ""
+        ].join("\n")
+      })
+    }))
+
+  it.scopedLive("case files are read in the order of their paths, a folder's among them: the later of two cases with one id is the problem", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      // Listed recursively, a folder's files come after the folder's own: b.yaml before a/z.yaml.
+      writeFiles(dir, { "scenarios/math.md": math, "cases/b.yaml": sums, "cases/a/z.yaml": sums })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result).toStrictEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${path.join(dir, "cases", "b.yaml")}:1: id: the case id "sums" is also used at ${path.join(dir, "cases", "a", "z.yaml")}:1\n`
+      })
+    }))
+
+  it.scopedLive("a broken scenario file's name without its last .md is the name a case may give it (notes.mdx.md: notes.mdx)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/math.md": math,
+        "scenarios/notes.mdx.md": "---\nname: notes.mdx\ndescripton: Notes\navailable_functions: []\n---\nTake notes.\n",
+        "cases/a.yaml": "- id: noted\n  scenario: notes.mdx\n  input: hi\n  expected_function_calls: []\n"
+      })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result.stderr.split("\n").slice(0, 2)).toStrictEqual([
+        "agentfx: 1 problem in the eval input; nothing was run:",
+        `  ${path.join(dir, "scenarios", "notes.mdx.md")}:3: descripton: unknown field (did you mean "description"?); expected one of name | description | version | trigger | available_functions | mcp | output_schema | mode`
+      ])
+    }))
+
+  it.scopedLive("a call to a function that is not declared, or that must be mocked, is placed at its function_name, not at the call's first line", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/math.md": math.replace("available_functions:", "available_functions:\n  - name: lookup\n    description: Looks a word up\n    parameters: { type: object, properties: { word: { type: string } } }"),
+        "cases/a.yaml": "- id: looks\n  scenario: math\n  input: look it up\n  expected_function_calls:\n    - arguments: { word: one }\n      function_name: lookup\n    - arguments: { word: two }\n      function_name: lookout\n"
+      })
+      const file = path.join(dir, "cases", "a.yaml")
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect(result).toStrictEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: 2 problems in the eval input; nothing was run:\n  ${file}:6: case "looks": expects a call to lookup, which scenario "math" declares but is not a built-in tool (${Builtins.names.join(", ")}): mock it under mock_function_responses.lookup\n  ${file}:8: case "looks": expected_function_calls[1].function_name: "lookout" is not declared by scenario "math" (did you mean "lookup"?) (it declares: lookup, calculator)\n`
+      })
+    }))
+})
+
+describe("agentfx eval: the MCP servers of the scenarios its cases use", () => {
+  const math = calculatorScenario({ instructions: "Compute." })
+  /** A scenario `name` whose one function is `shout`, from an MCP server started with `command` and `args`. */
+  const shouting = (name: string, command: string, args: ReadonlyArray<string>) => `---
+name: ${name}
+description: Shouts through an MCP server
+available_functions: []
+mcp:
+  - name: twice
+    command: ${JSON.stringify(command)}
+    args: ${JSON.stringify(args)}
+    tools: [shout]
+---
+Shout what the user says.
+`
+  const sums = "- id: sums\n  scenario: math\n  input: what is 2 + 2?\n  expected_function_calls:\n    - function_name: calculator\n      arguments: { expression: \"2 + 2\" }\n"
+  const loud = (args: string) => `- id: loud\n  scenario: shouter\n  input: hello\n  expected_function_calls:\n    - function_name: shout\n      arguments: ${args}\n`
+  const quiet = "- id: quiet\n  scenario: shouter\n  input: hello\n  expected_function_calls: []\n"
+
+  it.scopedLive("the servers of a used scenario are started and their tools checked; each scenario runs with its own tools", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/math.md": math, "scenarios/shouter.md": shouting("shouter", shouter.command, shouter.args), "cases/a.yaml": `${sums}${loud("{ wrd: hi }")}` })
+      const args = ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios"), "--allow-scenario-commands"]
+      const wrong = yield* agentfx(args)
+      expect(wrong).toStrictEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${path.join(dir, "cases", "a.yaml")}:12: case "loud": expected_function_calls[0].arguments.wrd: shout has no argument "wrd" (did you mean "word"?); it takes: word\n`
+      })
+      // Sound: the arithmetic case runs with its own scenario's calculator, the other with the server's shout.
+      writeFiles(dir, { "cases/a.yaml": `${sums}${quiet}` })
+      const right = yield* agentfx(args)
+      expect([right.code, right.stdout.split("\n").at(-2)]).toStrictEqual([0, expect.stringMatching(/^2\/2 passed \(100 %\)/)])
+    }))
+
+  it.scopedLive("a server that does not start, or whose answer is over --mcp-max-bytes, is its scenario's one problem: its cases are not checked against tools it never gave", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/math.md": math,
+        "scenarios/shouter.md": shouting("shouter", shouter.command, shouter.args),
+        "broken/math.md": math,
+        "broken/shouter.md": shouting("shouter", process.execPath, ["-e", "process.exit(3)"]),
+        "cases/a.yaml": `${sums}${loud("{ word: hi }")}`
+      })
+      const run = (scenarios: string, ...flags: ReadonlyArray<string>) =>
+        agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, scenarios), "--allow-scenario-commands", ...flags])
+      expect(yield* run("broken")).toStrictEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${path.join(dir, "broken", "shouter.md")}:6: MCP server twice: did not start: MCP error -32000: Connection closed\n`
+      })
+      expect(yield* run("scenarios", "--mcp-max-bytes", "100")).toStrictEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: 1 problem in the eval input; nothing was run:\n  ${path.join(dir, "scenarios", "shouter.md")}:6: MCP server twice: did not start: the answer is 138 bytes, more than the 100 bytes one message may hold: it was not read\n`
+      })
+    }))
+
+  it.scopedLive("a scenario that would start a program but that no selected case uses asks for no consent and starts nothing", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/math.md": math,
+        "scenarios/shouter.md": shouting("shouter", process.execPath, ["-e", "process.exit(3)"]),
+        "cases/a.yaml": sums
+      })
+      const result = yield* agentfx(["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")])
+      expect([result.code, result.stdout.split("\n").at(-2)]).toStrictEqual([0, expect.stringMatching(/^1\/1 passed \(100 %\)/)])
+    }))
+})

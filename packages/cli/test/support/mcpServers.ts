@@ -12,19 +12,26 @@ const server = (lines: ReadonlyArray<string>): Server => {
   return { command: process.execPath, args: ["-e", program], line: `${JSON.stringify(process.execPath)} -e ${JSON.stringify(program)}` }
 }
 
+/** A server offering `shout` (one string argument, `word`), listed `times` times. */
+const shouting = (times: number): Server =>
+  server([
+    'const rl = require("node:readline").createInterface({ input: process.stdin });',
+    'const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + String.fromCharCode(10));',
+    'const shout = { name: "shout", description: "Shouts a word", inputSchema: { type: "object", properties: { word: { type: "string" } } } };',
+    'rl.on("line", (line) => { const m = JSON.parse(line);',
+    'if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "twice", version: "1" } });',
+    `else if (m.method === "tools/list") reply(m.id, { tools: Array(${times}).fill(shout) });`,
+    'else if (m.method === "tools/call") reply(m.id, { content: [{ type: "text", text: "HEY!" }] }); });'
+  ])
+
 /**
  * A server that lists its `shout` tool twice: the MCP layer offers the first listing and logs a warning about the
  * other, so a command that connects to it always has a log line to print.
  */
-export const repeating = server([
-  'const rl = require("node:readline").createInterface({ input: process.stdin });',
-  'const reply = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + String.fromCharCode(10));',
-  'const shout = { name: "shout", description: "Shouts a word", inputSchema: { type: "object", properties: { word: { type: "string" } } } };',
-  'rl.on("line", (line) => { const m = JSON.parse(line);',
-  'if (m.method === "initialize") reply(m.id, { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "twice", version: "1" } });',
-  'else if (m.method === "tools/list") reply(m.id, { tools: [shout, shout] });',
-  'else if (m.method === "tools/call") reply(m.id, { content: [{ type: "text", text: "HEY!" }] }); });'
-])
+export const repeating = shouting(2)
+
+/** A server that lists its `shout` tool once: a command that connects to it has nothing to log. */
+export const shouter = shouting(1)
 
 /**
  * A server that never answers, and says it has started by connecting to 127.0.0.1:`port`: a command starting it
