@@ -2,11 +2,16 @@
  * `agentfx eval`'s progress and its stop at a refused key (EvalProgress), in-process on the TestClock: the plain
  * line of each case when piped, the status line on a terminal, and the whole run stopped at the first refusal.
  */
-import { EvalProgress, Io } from "@agentfx/cli"
-import type { LanguageModel } from "@agentfx/core"
+import { EvalInput, EvalProgress, Io } from "@agentfx/cli"
+import type { Agent, LanguageModel } from "@agentfx/core"
 import { ModelError } from "@agentfx/core"
+import { Scripted } from "@agentfx/core/testing"
 import { Fault, Policy } from "@agentfx/emulator"
+import { EvalReport } from "@agentfx/tools"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
@@ -238,3 +243,81 @@ describe("EvalProgress.guard", () => {
     }))
 })
 
+
+describe("EvalProgress.run, given its options directly", () => {
+  /** Cases `ids` of the math scenario, each passing when the model just answers. */
+  const input = (ids: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, {
+        "scenarios/math.md": mathScenario,
+        "cases/a.yaml": ids.map((id) => `- id: ${id}\n  scenario: math\n  input: hi from ${id}\n  expected_function_calls: []\n`).join("")
+      })
+      return yield* EvalInput.load(path.join(dir, "cases"), path.join(dir, "scenarios"), { root: dir, allowHosts: [] }).pipe(Effect.provide(NodeContext.layer))
+    })
+  /** A model answering "done"; `limited`: each request is first refused for 5 s (rate limited), then answered. */
+  const model = (limited: boolean) => {
+    const refused = new Set<string>()
+    return Scripted.layer((request) =>
+      Effect.sync(() => {
+        const key = JSON.stringify(request.transcript)
+        if (!limited || refused.has(key)) return { text: "done" }
+        refused.add(key)
+        return { error: new ModelError.RateLimited({ message: "slow down", retryAfter: Duration.seconds(5) }) }
+      })
+    )
+  }
+  const progress = (io: Io.Service) => ({ io, label: "eval", onRefusal: (error: ModelError.ModelError) => error })
+  /** Runs `run` forked, moving the TestClock a second at a time until it ends. */
+  const untilDone = <A, E>(run: Effect.Effect<A, E, FileSystem.FileSystem>) =>
+    Effect.gen(function* () {
+      const fiber = yield* Effect.fork(Effect.provide(run, NodeContext.layer))
+      for (let step = 0; step < 100; step++) {
+        const done = fiber.unsafePoll()
+        if (done !== null) return yield* done
+        yield* TestClock.adjust("1 second")
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      }
+      return yield* Effect.dieMessage("the run did not end")
+    })
+
+  it.scoped("the report is named eval unless a suite is given; the threshold and the bail given are the report's", () =>
+    Effect.gen(function* () {
+      const { cases, scenarios } = yield* input(["a", "b"])
+      const terminal = yield* Io.memory()
+      const unnamed = yield* untilDone(EvalProgress.run(cases, { scenarios, model: model(false) }, progress(terminal.io)))
+      expect([unnamed.suite, unnamed.summary.threshold, unnamed.stopped]).toStrictEqual(["eval", EvalReport.defaultThreshold, undefined])
+      const named = yield* untilDone(EvalProgress.run(cases, { scenarios, model: model(false), suite: "mine", threshold: 0.5 }, progress(terminal.io)))
+      expect([named.suite, named.summary.threshold]).toStrictEqual(["mine", 0.5])
+      // The first case errors (its model refuses for good): with bail 1, the second is not run.
+      const bailed = yield* untilDone(EvalProgress.run(cases, { scenarios, model: Scripted.layer([]), concurrency: 1, bail: 1 }, progress(terminal.io)))
+      expect(bailed.stopped).toStrictEqual({ bail: 1, notRun: ["b"] })
+    }))
+
+  it.scoped("a retried attempt is given to the caller's own hook as well as shown; without agent options it is shown all the same", () =>
+    Effect.gen(function* () {
+      const { cases, scenarios } = yield* input(["a"])
+      const theirs: Array<string> = []
+      const hook = (failed: Agent.AttemptFailed) => Effect.sync(() => theirs.push(`${failed.error._tag} ${failed.attempt}`))
+      const terminal = yield* Io.memory()
+      const hooked = yield* untilDone(EvalProgress.run(cases, { scenarios, model: model(true), agent: { onAttemptFailed: hook } }, progress(terminal.io)))
+      expect([hooked.summary.passed, theirs]).toStrictEqual([1, ["RateLimited 1"]])
+      const bare = yield* untilDone(EvalProgress.run(cases, { scenarios, model: model(true) }, progress(terminal.io)))
+      expect(bare.summary.passed).toBe(1)
+      expect((yield* terminal.stderr).split("\n").filter((line) => line.includes("RateLimited"))).toStrictEqual([
+        "eval: a: the model request failed — RateLimited: slow down; retrying (attempt 2/4, next in 5 s, as the provider asked)",
+        "eval: a: the model request failed — RateLimited: slow down; retrying (attempt 2/4, next in 5 s, as the provider asked)"
+      ])
+    }))
+
+  it.scoped("on a terminal, of two cases told to retry at the very same time, the one told first is shown", () =>
+    Effect.gen(function* () {
+      const { cases, scenarios } = yield* input(["a", "b"])
+      const terminal = yield* Io.memory({ interactive: true })
+      yield* untilDone(EvalProgress.run(cases, { scenarios, model: model(true), concurrency: 2 }, progress(terminal.io)))
+      const retrying = (yield* terminal.statuses).filter((status) => status.includes("RateLimited"))
+      const first = /— (\w+): RateLimited/.exec(retrying[0]!)![1]!
+      expect(retrying.map((status) => /— (\w+): RateLimited/.exec(status)![1])).toStrictEqual(retrying.map(() => first))
+      expect(retrying.length).toBeGreaterThan(1)
+    }))
+})
