@@ -1,3 +1,4 @@
+import { Io } from "@agentfx/cli"
 import { EvalReport } from "@agentfx/tools"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -68,4 +69,38 @@ describe("issue 39 item 4: agentfx eval --baseline, --fail-on-regression", () =>
       expect(fs.existsSync(junk)).toBe(true)
     })
   )
+})
+
+describe("agentfx eval's report on stdout, with and without a baseline", () => {
+  it.scoped("without a baseline the report alone; with one, the table after it, painted as the report is on a colour terminal", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "scenarios/math.md": mathScenario, "cases/a.yaml": calculatorCase("adds", "2 + 2", "2 + 2") })
+      const args = ["eval", path.join(dir, "cases"), "--scenarios", path.join(dir, "scenarios")]
+      const earlier = path.join(dir, "earlier.json")
+      const alone = yield* agentfx([...args, "--report-json", earlier])
+      writeFiles(dir, { "cases/a.yaml": calculatorCase("adds", "2 + 2", "2 * 2") })
+      const terminal = yield* Effect.tap(Io.memory({ color: true }), (memory) => memory.end)
+      const compared = yield* agentfx([...args, "--baseline", earlier, "--threshold", "0"], { terminal })
+      expect([alone.code, alone.stdout]).toStrictEqual([0, "cases: 1 case\n\n✓ adds  [math] 0 ms\n\n1/1 passed (100 %), 0 failed, 0 errored — threshold 99 %: PASS  0 ms\n"])
+      const [red, green, dim, off] = ["\u001b[31m", "\u001b[32m", "\u001b[2m", "\u001b[0m"]
+      expect(compared.code).toBe(0)
+      expect(compared.stdout).toBe(
+        [
+          "cases: 1 case",
+          "",
+          `${red}✗${off} adds  ${dim}[math] 0 ms${off}`,
+          '    1. calculator({"expression":"2 * 2"}) → {"expression":"2 * 2","result":4}',
+          "    failures:",
+          `${red}      - call 1 calculator: arguments.expression: expected "2 + 2", got "2 * 2"${off}`,
+          "",
+          `0/1 passed (0 %), 1 failed, 0 errored — threshold 0 %: ${green}PASS${off}  ${dim}0 ms${off}`,
+          "",
+          `compared with ${earlier}: 1 case in both runs, pass rate 100 % → 0 % (−100 points)`,
+          `  ${red}newly failing${off}  adds  passed → failed`,
+          '  calls changed           adds  calculator({"expression":"2 + 2"}) → calculator({"expression":"2 * 2"})',
+          ""
+        ].join("\n")
+      )
+    }))
 })
