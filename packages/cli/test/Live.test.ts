@@ -354,3 +354,63 @@ describe("agentfx live", () => {
       expect(result.stderr).toContain("--base-url does not apply to the in-process emulator")
     }))
 })
+
+describe("agentfx live's options", () => {
+  /** A terminal with `lines` typed ahead, then the end of input. */
+  const typed = (...lines: ReadonlyArray<string>) => Effect.tap(Io.memory(), (terminal) => Effect.zipRight(terminal.feed(...lines), terminal.end))
+
+  it.scopedLive("--root: read_file reads under the folder given", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "note.txt": "hello from the root\n" })
+      const server = yield* emulator({ policy: Policy.script([{ calls: [{ name: "read_file", args: { path: "note.txt" } }] }, { text: "Read." }]) })
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["live", ...flags, "--root", dir], { env, terminal: yield* typed("read it") })
+      expect([result.code, withoutCallTimes(result.stdout, "(TIME)")]).toStrictEqual([
+        0,
+        [
+          "agentfx live — /help for commands; Ctrl-C stops a turn; /exit or Ctrl-D quits.",
+          "you> read it",
+          '→ read_file({"path":"note.txt"})',
+          '← read_file: {"path":"note.txt","size":20,"content":"hello from the root\\n"} (TIME)',
+          "Read.",
+          "you> ",
+          ""
+        ].join("\n")
+      ])
+    }))
+
+  it.scopedLive("--concurrency 1: of two calls in one turn, the second is asked for and run once the first is answered", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([]) })
+      const [a, b] = [`http://127.0.0.1:${server.port}/a`, `http://127.0.0.1:${server.port}/b`]
+      yield* server.setPolicy(Policy.script([{ calls: [{ name: "fetch_url", args: { url: a } }, { name: "fetch_url", args: { url: b } }] }, { text: "Fetched." }]))
+      const { env, flags } = viaGemini(server)
+      const result = yield* agentfx(["live", ...flags, "--concurrency", "1", "--allow-host", `127.0.0.1:${server.port}`], { env, terminal: yield* typed("fetch both", "y", "y") })
+      const calls = result.stdout.split("\n").flatMap((line) => (line.startsWith("→ ") || line.startsWith("← ") ? [`${line[0]} ${/\/(a|b)"/.exec(line)![1]}`] : []))
+      expect([result.code, calls]).toStrictEqual([0, ["→ a", "← a", "→ b", "← b"]])
+    }))
+
+  it.scopedLive("--idle-timeout stops a turn whose model goes silent after its calls are answered; the session goes on", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator({ policy: Policy.script([]) })
+      const url = `http://127.0.0.1:${server.port}/`
+      yield* server.setPolicy(Policy.script([{ calls: [{ name: "fetch_url", args: { url } }] }, { text: "Back again." }]))
+      const { env, flags } = viaGemini(server)
+      const { terminal, fiber } = yield* startLive([...flags, "--idle-timeout", "300ms", "--allow-host", `127.0.0.1:${server.port}`], env)
+      yield* typeAt(terminal, 1, "fetch it")
+      // The call waits for its approval: the model's answer after it is made to stall before it is given.
+      yield* terminal.waitForOutput((out) => out.includes("allow? [y/N] "))
+      yield* server.inject(Fault.stall)
+      yield* terminal.feed("y")
+      yield* typeAt(terminal, 2, "still there?")
+      yield* typeAt(terminal, 3, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result.code).toBe(0)
+      expect(result.stderr.split("\n").slice(2)).toStrictEqual([
+        "(ModelTimeout: the model's stream stalled: nothing for 300ms (idleTimeout); the turn was stopped — say it again if you want an answer)",
+        ""
+      ])
+      expect(result.stdout).toContain("you> still there?\nBack again.")
+    }))
+})
