@@ -110,6 +110,21 @@ describe("agentfx live's chat, on a scripted Live model", () => {
       })
     }))
 
+  it.scoped("attempts that find the server away are each said; the connect bound's error counts them, in the plural, and names the last failure", () =>
+    Effect.gen(function* () {
+      const away = yield* chat({ refuse: new ModelError.Unavailable({ message: "connection refused" }) }, ["hello"])
+      const attempt = (n: number) => `connecting to ${target}… attempt ${n} failed (Unavailable: connection refused); trying again\n`
+      expect(away).toStrictEqual({
+        result: Either.left(
+          new CliError.RunFailed({
+            message: "the live session could not start — ModelTimeout: the live connection was not set up within 5s (connectTimeout); 4 attempts failed, the last with Unavailable: connection refused"
+          })
+        ),
+        stdout: "",
+        stderr: `${connecting}${[1, 2, 3, 4].map(attempt).join("")}`
+      })
+    }))
+
   it.scoped("a message lost with its connection is sent again, once, on the resumed one; a reconnect attempt that fails is told as the reconnect's, not as the start's", () =>
     Effect.gen(function* () {
       const resent = yield* chat(
