@@ -108,3 +108,58 @@ describe("Emulator — the in-process fetch", () => {
       expect(yield* failure(() => pending)).toEqual({ name: "TypeError", message: "fetch failed", cause: "other side closed" })
     }))
 })
+
+describe("Emulator — what the in-process fetch takes", () => {
+  const path = "/v1beta/models/m:generateContent"
+
+  it.scoped("a body as a string, bytes (a view into a larger buffer too) or an ArrayBuffer reaches the handler as the same text", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: reply, signatures: false })
+      const bytes = new TextEncoder().encode(`#${body}#`)
+      const bodies: ReadonlyArray<RequestInit["body"]> = [body, bytes.subarray(1, bytes.length - 1), new TextEncoder().encode(body).buffer]
+      const statuses = yield* Effect.forEach(bodies, (given) => Effect.promise(() => post(emulator.fetch, emulator, "generateContent", { body: given }).then((response) => response.status)))
+      expect(statuses).toStrictEqual([200, 200, 200])
+      expect((yield* emulator.requests).map((request) => request.body)).toStrictEqual([JSON.parse(body), JSON.parse(body), JSON.parse(body)])
+    }))
+
+  it.scoped("no body is an empty one; no method is GET; a URL object and a lower-case method are read as fetch reads them", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: reply, signatures: false })
+      const bare = yield* Effect.promise(async () => {
+        const response = await emulator.fetch(`${emulator.url}/nothing/here?x=1`)
+        return { status: response.status, body: await response.json() }
+      })
+      expect(bare).toStrictEqual({ status: 404, body: { error: { code: 404, message: "agentfx emulator: no route for GET /nothing/here", status: "NOT_FOUND" } } })
+      const posted = yield* Effect.promise(() =>
+        emulator.fetch(new URL(`${emulator.url}${path}`), { method: "post", headers: new Headers({ "X-Goog-Api-Key": emulator.apiKey }), body }).then((response) => response.status)
+      )
+      expect(posted).toBe(200)
+      const recorded = yield* emulator.requests
+      expect(recorded.map((request) => [request.method, request.path, request.apiKey, request.body])).toStrictEqual([
+        ["GET", "/nothing/here", "unchecked", undefined],
+        ["POST", path, "valid", JSON.parse(body)]
+      ])
+    }))
+
+  it.scoped("refuses a Request, a body of another kind and an aborted signal before the handler sees anything", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: reply })
+      const url = `${emulator.url}${path}`
+      expect(yield* failure(() => emulator.fetch(new Request(url, { method: "POST", body })))).toStrictEqual({
+        name: "TypeError",
+        message: "the in-process emulator takes a URL and RequestInit, not a Request",
+        cause: undefined
+      })
+      expect(yield* failure(() => emulator.fetch(url, { method: "POST", body: new URLSearchParams({ a: "b" }) }))).toStrictEqual({
+        name: "TypeError",
+        message: "the in-process emulator takes a string or byte body",
+        cause: undefined
+      })
+      expect(yield* failure(() => emulator.fetch(url, { method: "POST", body, signal: AbortSignal.abort() }))).toStrictEqual({
+        name: "AbortError",
+        message: "This operation was aborted",
+        cause: undefined
+      })
+      expect(yield* emulator.received).toBe(0)
+    }))
+})
