@@ -163,3 +163,84 @@ describe("Emulator — what the in-process fetch takes", () => {
       expect(yield* emulator.received).toBe(0)
     }))
 })
+
+/** The ids of an answer, made the same for every request (its index is in them). */
+const sameIds = (text: string) => text.replace(/emulator-\d+/g, "emulator-N").replace(/call_\d+_/g, "call_N_")
+
+/** The body as the writes that made it (the in-process stream hands each write over as one chunk), and how it ended. */
+const writesOf = (response: Response) =>
+  Effect.promise(async () => {
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    const writes: Array<string> = []
+    for (;;) {
+      const read = await reader.read().then(
+        (result) => result,
+        (error: Error) => ({ name: error.name, message: error.message })
+      )
+      if ("name" in read) return { writes, end: read }
+      if (read.done) return { writes, end: "done" as const }
+      writes.push(sameIds(decoder.decode(read.value)))
+    }
+  })
+
+describe("Emulator — the writes of an answer, as the in-process fetch shows them one by one", () => {
+  const streamed = (emulator: Emulator.Service, query = "?alt=sse") =>
+    Effect.promise(() => post(emulator.fetch, emulator, `streamGenerateContent${query}`))
+  const frames = (text: string) => text.split(/(?<=\r\n\r\n)/)
+
+  it.scoped("SplitChunks writes each frame of a stream in two halves, split at its middle; without it each frame is one write", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: reply, signatures: false })
+      const whole = yield* writesOf(yield* streamed(emulator))
+      yield* emulator.inject(Fault.splitChunks)
+      const split = yield* writesOf(yield* streamed(emulator))
+      const expected = frames(whole.writes.join(""))
+      expect(whole.end).toBe("done")
+      expect(whole.writes).toStrictEqual(frames(whole.writes.join("")))
+      expect(split).toStrictEqual({
+        writes: expected.flatMap((frame) => [frame.slice(0, Math.floor(frame.length / 2)), frame.slice(Math.floor(frame.length / 2))]),
+        end: "done"
+      })
+    }))
+
+  it.scoped("ErrorMidStream sends the frames before it (all of them when it is past the last), then the error as its own frame, and ends the stream", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: reply, signatures: false })
+      const whole = yield* writesOf(yield* streamed(emulator))
+      yield* emulator.inject(Fault.errorMidStream(1, Fault.overloaded()))
+      const cut = yield* writesOf(yield* streamed(emulator))
+      expect(whole.writes).toHaveLength(4)
+      expect(cut).toStrictEqual({
+        writes: [
+          whole.writes[0]!,
+          `data: ${JSON.stringify({ error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } })}\r\n\r\n`
+        ],
+        end: "done"
+      })
+      // Past the last frame: every frame, then the error.
+      yield* emulator.inject(Fault.errorMidStream(99, Fault.overloaded()))
+      const late = yield* streamed(emulator)
+      expect([late.headers.get("content-type"), late.headers.get("cache-control")]).toStrictEqual(["text/event-stream", "no-cache"])
+      expect(yield* writesOf(late)).toStrictEqual({ writes: [...whole.writes, cut.writes[1]], end: "done" })
+      expect((yield* emulator.requests).map((request) => [request.status, request.outcome])).toStrictEqual([
+        [200, "completed"],
+        [200, "completed"],
+        [200, "completed"]
+      ])
+    }))
+
+  it.scoped("a drop mid-answer of generateContent sends the head and half the body, then closes: the client reads `terminated`", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: reply, signatures: false })
+      const whole = sameIds(yield* Effect.promise(() => post(emulator.fetch, emulator, "generateContent").then((response) => response.text())))
+      yield* emulator.inject(Fault.dropMidStream(1))
+      const response = yield* Effect.promise(() => post(emulator.fetch, emulator, "generateContent"))
+      expect([response.status, response.headers.get("content-type"), response.headers.get("content-length")]).toStrictEqual([200, "application/json; charset=UTF-8", null])
+      expect(yield* writesOf(response)).toStrictEqual({ writes: [whole.slice(0, Math.floor(whole.length / 2))], end: { name: "TypeError", message: "terminated" } })
+      expect((yield* emulator.requests).map((request) => [request.status, request.outcome])).toStrictEqual([
+        [200, "completed"],
+        [200, "dropped"]
+      ])
+    }))
+})
