@@ -587,6 +587,67 @@ describe("Emulator — lifecycle, recording, policies", () => {
       ])
     }))
 
+  it.scoped("in process: a body past 20 MiB is 413 with connection: close, in the shape of its route (an unknown route's is Gemini's); one of exactly 20 MiB is read", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const limit = 20 * 1024 * 1024
+      const post = (path: string, size: number) =>
+        Effect.promise(async () => {
+          const response = await emulator.fetch(`${emulator.url}${path}`, { method: "POST", headers: { "x-goog-api-key": emulator.apiKey }, body: "a".repeat(size) })
+          return { status: response.status, connection: response.headers.get("connection"), body: await response.json() }
+        })
+      const refusal = { error: { code: 413, message: "Request payload size exceeds the limit: 20971520 bytes.", status: "INVALID_ARGUMENT" } }
+      expect(yield* post("/nowhere", limit + 1)).toStrictEqual({ status: 413, connection: "close", body: refusal })
+      expect(yield* post("/v1beta/models/m:generateContent", limit + 1)).toStrictEqual({ status: 413, connection: "close", body: refusal })
+      expect((yield* post("/nowhere", limit)).status).toBe(404)
+      const records = yield* emulator.requests
+      expect(records.map((record) => [record.protocol, record.flavour, record.status, record.error])).toStrictEqual([
+        ["unknown", "unknown", 413, "the request body is larger than the limit"],
+        ["gemini", "gemini", 413, "the request body is larger than the limit"],
+        ["unknown", "unknown", 404, "not found"]
+      ])
+    }))
+
+  it.scoped("a route answers POST only; anything else, and any path it does not know (repeated slashes collapsed), is 404 saying so, recorded as such", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const send = (method: string, path: string) =>
+        Effect.promise(async () => {
+          const response = await emulator.fetch(`${emulator.url}${path}`, { method, headers: { "x-goog-api-key": emulator.apiKey, authorization: `Bearer ${emulator.apiKey}` } })
+          return { status: response.status, body: await response.json() }
+        })
+      const notFound = (method: string, path: string) => ({
+        status: 404,
+        body: { error: { code: 404, message: `agentfx emulator: no route for ${method} ${path}`, status: "NOT_FOUND" } }
+      })
+      expect(yield* send("GET", "/v1beta/models/m:generateContent")).toStrictEqual(notFound("GET", "/v1beta/models/m:generateContent"))
+      expect(yield* send("PUT", "/v1/chat/completions")).toStrictEqual(notFound("PUT", "/v1/chat/completions"))
+      expect(yield* send("POST", "//v1beta///nothing")).toStrictEqual(notFound("POST", "/v1beta/nothing"))
+      const [first] = yield* emulator.requests
+      expect(first).toStrictEqual({
+        index: 0,
+        protocol: "unknown",
+        flavour: "unknown",
+        method: "GET",
+        path: "/v1beta/models/m:generateContent",
+        model: undefined,
+        stream: false,
+        apiKey: "unchecked",
+        body: undefined,
+        request: undefined,
+        status: 404,
+        error: "not found",
+        faults: [],
+        violations: [],
+        outcome: "completed"
+      })
+      expect([emulator.openAIBaseUrl(), emulator.openAIBaseUrl("v4"), emulator.openAIBaseUrl("/x/v1")]).toStrictEqual([
+        `${emulator.url}/v1`,
+        `${emulator.url}/v4`,
+        `${emulator.url}/x/v1`
+      ])
+    }))
+
   it.scoped("unknown routes are 404; a WebSocket upgrade is refused until Live exists", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make()
