@@ -498,6 +498,55 @@ describe("Emulator — lifecycle, recording, policies", () => {
       yield* emulator.assertConsumed
     }))
 
+  it.scoped("awaitOutcome waits for a request not yet received, and for one still pending, until it ends", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const ask = (signal?: AbortSignal) =>
+        emulator.fetch(`${emulator.url}/v1beta/models/m:generateContent`, {
+          method: "POST",
+          headers: { "x-goog-api-key": emulator.apiKey },
+          body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+          ...(signal === undefined ? {} : { signal })
+        })
+      const first = yield* Effect.fork(emulator.awaitOutcome(0))
+      yield* Effect.yieldNow()
+      yield* Effect.promise(() => ask().then((response) => response.text()))
+      expect(yield* first).toBe("completed")
+      yield* emulator.inject(Fault.stall)
+      const controller = new AbortController()
+      const stalled = ask(controller.signal).catch((error: Error) => error.name)
+      yield* emulator.awaitRequests(2)
+      const second = yield* Effect.fork(emulator.awaitOutcome(1))
+      yield* Effect.yieldNow()
+      controller.abort()
+      expect(yield* Effect.promise(() => stalled)).toBe("AbortError")
+      expect(yield* second).toBe("aborted")
+    }))
+
+  it.scoped("a request's faults are those applied to it: none, or the injected shaping faults and then the policy's fault", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.fromFunction(() => Fault.overloaded()) })
+      const ask = () =>
+        Effect.promise(() =>
+          emulator
+            .fetch(`${emulator.url}/v1beta/models/m:generateContent`, {
+              method: "POST",
+              headers: { "x-goog-api-key": emulator.apiKey },
+              body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+            })
+            .then((response) => response.status)
+        )
+      expect(yield* ask()).toBe(503)
+      yield* emulator.inject(Fault.splitChunks)
+      expect(yield* ask()).toBe(503)
+      expect((yield* emulator.requests).map((request) => request.faults)).toStrictEqual([[Fault.overloaded()], [Fault.splitChunks, Fault.overloaded()]])
+      // A policy without a script has nothing left to consume; a script used up neither.
+      yield* emulator.assertConsumed
+      const scripted = yield* Emulator.make({ policy: Policy.script([{ text: "only" }]), signatures: false })
+      yield* Effect.promise(() => gemini(scripted).models.generateContent({ model: "m", contents: "hi" }))
+      yield* scripted.assertConsumed
+    }))
+
   it.scoped("byModel replays each model's script by conversation position; other models get the fallback or a 400", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({
