@@ -176,13 +176,34 @@ const writesOf = (response: Response) =>
     for (;;) {
       const read = await reader.read().then(
         (result) => result,
-        (error: Error) => ({ name: error.name, message: error.message })
+        (error: Error) => ({ name: error.name, message: error.message, cause: error.cause instanceof Error ? error.cause.message : undefined })
       )
       if ("name" in read) return { writes, end: read }
       if (read.done) return { writes, end: "done" as const }
       writes.push(sameIds(decoder.decode(read.value)))
     }
   })
+
+describe("Emulator — an in-process request the client gives up on", () => {
+  it.scoped("aborted after the emulator answered but before the answer was handed over, it fails with an AbortError; the emulator saw it completed", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: reply })
+      const controller = new AbortController()
+      const pending = post(emulator.fetch, emulator, "generateContent", { signal: controller.signal })
+      controller.abort()
+      expect(yield* failure(() => pending)).toStrictEqual({ name: "AbortError", message: "This operation was aborted", cause: undefined })
+      expect(yield* emulator.awaitOutcome(0)).toBe("completed")
+    }))
+
+  it.scoped("a stream the client cancels (here one stalled after its first frame) ends as aborted", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: reply })
+      yield* emulator.inject(Fault.stallMidStream(1))
+      const response = yield* Effect.promise(() => post(emulator.fetch, emulator, "streamGenerateContent?alt=sse"))
+      yield* Effect.promise(() => response.body!.cancel())
+      expect(yield* emulator.awaitOutcome(0)).toBe("aborted")
+    }))
+})
 
 describe("Emulator — the writes of an answer, as the in-process fetch shows them one by one", () => {
   const streamed = (emulator: Emulator.Service, query = "?alt=sse") =>
@@ -237,7 +258,7 @@ describe("Emulator — the writes of an answer, as the in-process fetch shows th
       yield* emulator.inject(Fault.dropMidStream(1))
       const response = yield* Effect.promise(() => post(emulator.fetch, emulator, "generateContent"))
       expect([response.status, response.headers.get("content-type"), response.headers.get("content-length")]).toStrictEqual([200, "application/json; charset=UTF-8", null])
-      expect(yield* writesOf(response)).toStrictEqual({ writes: [whole.slice(0, Math.floor(whole.length / 2))], end: { name: "TypeError", message: "terminated" } })
+      expect(yield* writesOf(response)).toStrictEqual({ writes: [whole.slice(0, Math.floor(whole.length / 2))], end: { name: "TypeError", message: "terminated", cause: "other side closed" } })
       expect((yield* emulator.requests).map((request) => [request.status, request.outcome])).toStrictEqual([
         [200, "completed"],
         [200, "dropped"]
