@@ -498,6 +498,55 @@ describe("Emulator — lifecycle, recording, policies", () => {
       yield* emulator.assertConsumed
     }))
 
+  it.scoped("awaitOutcome waits for a request not yet received, and for one still pending, until it ends", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const ask = (signal?: AbortSignal) =>
+        emulator.fetch(`${emulator.url}/v1beta/models/m:generateContent`, {
+          method: "POST",
+          headers: { "x-goog-api-key": emulator.apiKey },
+          body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+          ...(signal === undefined ? {} : { signal })
+        })
+      const first = yield* Effect.fork(emulator.awaitOutcome(0))
+      yield* Effect.yieldNow()
+      yield* Effect.promise(() => ask().then((response) => response.text()))
+      expect(yield* first).toBe("completed")
+      yield* emulator.inject(Fault.stall)
+      const controller = new AbortController()
+      const stalled = ask(controller.signal).catch((error: Error) => error.name)
+      yield* emulator.awaitRequests(2)
+      const second = yield* Effect.fork(emulator.awaitOutcome(1))
+      yield* Effect.yieldNow()
+      controller.abort()
+      expect(yield* Effect.promise(() => stalled)).toBe("AbortError")
+      expect(yield* second).toBe("aborted")
+    }))
+
+  it.scoped("a request's faults are those applied to it: none, or the injected shaping faults and then the policy's fault", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make({ policy: Policy.fromFunction(() => Fault.overloaded()) })
+      const ask = () =>
+        Effect.promise(() =>
+          emulator
+            .fetch(`${emulator.url}/v1beta/models/m:generateContent`, {
+              method: "POST",
+              headers: { "x-goog-api-key": emulator.apiKey },
+              body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+            })
+            .then((response) => response.status)
+        )
+      expect(yield* ask()).toBe(503)
+      yield* emulator.inject(Fault.splitChunks)
+      expect(yield* ask()).toBe(503)
+      expect((yield* emulator.requests).map((request) => request.faults)).toStrictEqual([[Fault.overloaded()], [Fault.splitChunks, Fault.overloaded()]])
+      // A policy without a script has nothing left to consume; a script used up neither.
+      yield* emulator.assertConsumed
+      const scripted = yield* Emulator.make({ policy: Policy.script([{ text: "only" }]), signatures: false })
+      yield* Effect.promise(() => gemini(scripted).models.generateContent({ model: "m", contents: "hi" }))
+      yield* scripted.assertConsumed
+    }))
+
   it.scoped("byModel replays each model's script by conversation position; other models get the fallback or a 400", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({
@@ -584,6 +633,67 @@ describe("Emulator — lifecycle, recording, policies", () => {
         ["openai", "glm", 413],
         ["openai", "openai", 413],
         ["gemini", "gemini", 413]
+      ])
+    }))
+
+  it.scoped("in process: a body past 20 MiB is 413 with connection: close, in the shape of its route (an unknown route's is Gemini's); one of exactly 20 MiB is read", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const limit = 20 * 1024 * 1024
+      const post = (path: string, size: number) =>
+        Effect.promise(async () => {
+          const response = await emulator.fetch(`${emulator.url}${path}`, { method: "POST", headers: { "x-goog-api-key": emulator.apiKey }, body: "a".repeat(size) })
+          return { status: response.status, connection: response.headers.get("connection"), body: await response.json() }
+        })
+      const refusal = { error: { code: 413, message: "Request payload size exceeds the limit: 20971520 bytes.", status: "INVALID_ARGUMENT" } }
+      expect(yield* post("/nowhere", limit + 1)).toStrictEqual({ status: 413, connection: "close", body: refusal })
+      expect(yield* post("/v1beta/models/m:generateContent", limit + 1)).toStrictEqual({ status: 413, connection: "close", body: refusal })
+      expect((yield* post("/nowhere", limit)).status).toBe(404)
+      const records = yield* emulator.requests
+      expect(records.map((record) => [record.protocol, record.flavour, record.status, record.error])).toStrictEqual([
+        ["unknown", "unknown", 413, "the request body is larger than the limit"],
+        ["gemini", "gemini", 413, "the request body is larger than the limit"],
+        ["unknown", "unknown", 404, "not found"]
+      ])
+    }))
+
+  it.scoped("a route answers POST only; anything else, and any path it does not know (repeated slashes collapsed), is 404 saying so, recorded as such", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const send = (method: string, path: string) =>
+        Effect.promise(async () => {
+          const response = await emulator.fetch(`${emulator.url}${path}`, { method, headers: { "x-goog-api-key": emulator.apiKey, authorization: `Bearer ${emulator.apiKey}` } })
+          return { status: response.status, body: await response.json() }
+        })
+      const notFound = (method: string, path: string) => ({
+        status: 404,
+        body: { error: { code: 404, message: `agentfx emulator: no route for ${method} ${path}`, status: "NOT_FOUND" } }
+      })
+      expect(yield* send("GET", "/v1beta/models/m:generateContent")).toStrictEqual(notFound("GET", "/v1beta/models/m:generateContent"))
+      expect(yield* send("PUT", "/v1/chat/completions")).toStrictEqual(notFound("PUT", "/v1/chat/completions"))
+      expect(yield* send("POST", "//v1beta///nothing")).toStrictEqual(notFound("POST", "/v1beta/nothing"))
+      const [first] = yield* emulator.requests
+      expect(first).toStrictEqual({
+        index: 0,
+        protocol: "unknown",
+        flavour: "unknown",
+        method: "GET",
+        path: "/v1beta/models/m:generateContent",
+        model: undefined,
+        stream: false,
+        apiKey: "unchecked",
+        body: undefined,
+        request: undefined,
+        status: 404,
+        error: "not found",
+        faults: [],
+        violations: [],
+        outcome: "completed"
+      })
+      expect([emulator.openAIBaseUrl(), emulator.openAIBaseUrl("v4"), emulator.openAIBaseUrl("/x/v1")]).toStrictEqual([
+        `${emulator.url}/v1`,
+        `${emulator.url}/v4`,
+        `${emulator.url}/x/v1`
       ])
     }))
 

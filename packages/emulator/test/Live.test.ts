@@ -376,6 +376,43 @@ describe("Emulator — Gemini Live through @google/genai's live.connect", () => 
     expect([1000, 1003, 1006, 1007, 1011, 1014, 3000, 4999].map((code) => Fault.close(code).code)).toEqual([1000, 1003, 1006, 1007, 1011, 1014, 3000, 4999])
   })
 
+  it.scoped("closeLive closes with Google's internal-error words unless given a reason; a closed or unknown connection is left alone", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const client = yield* connect(emulator)
+      const waiting = yield* Effect.fork(emulator.awaitLiveClosed(1))
+      yield* Effect.yieldNow()
+      yield* emulator.closeLive(0, 1011)
+      expect(yield* Effect.promise(() => client.closed)).toStrictEqual({ code: 1011, reason: "Internal error encountered." })
+      yield* emulator.closeLive(0, 1000, "again")
+      yield* emulator.closeLive(5, 1000, "nobody")
+      expect((yield* emulator.live).map((record) => [record.closed?.code, record.closed?.reason])).toStrictEqual([[1011, "Internal error encountered."]])
+      const second = yield* connect(emulator)
+      yield* emulator.closeLive(1, 4000, "bye")
+      expect(yield* Effect.promise(() => second.closed)).toStrictEqual({ code: 4000, reason: "bye" })
+      expect(yield* waiting).toMatchObject({ code: 4000, reason: "bye", by: "server" })
+    }))
+
+  it.scoped("refuses the upgrade of a path that is not Live's with 404, and of an empty key with 403", () =>
+    Effect.gen(function* () {
+      const emulator = yield* Emulator.make()
+      const upgrade = (path: string) =>
+        Effect.promise(
+          () =>
+            new Promise<string>((resolve) => {
+              const ws = new WebSocket(`${emulator.url.replace("http", "ws")}${path}`)
+              ws.on("unexpected-response", (_req, res) => {
+                resolve(`${res.statusCode} ${res.statusMessage}`)
+                res.resume()
+              })
+              ws.on("error", () => resolve("error"))
+            })
+        )
+      expect(yield* upgrade("/ws/elsewhere?key=k")).toBe("404 Not Found")
+      expect(yield* upgrade("/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent?key=")).toBe("403 Forbidden")
+      expect(yield* emulator.live).toStrictEqual([])
+    }))
+
   it.scoped("a close fault with 1006 drops the socket without a close frame, and the record says 1006", () =>
     Effect.gen(function* () {
       const emulator = yield* Emulator.make({ policy: Policy.script([Fault.close(1006, "abnormal")]) })
