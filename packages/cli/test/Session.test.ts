@@ -3,14 +3,16 @@
  * Two chats in one process share a pid, so these in-process tests also cover "the holder is alive"; the spawned
  * two-process case is in Executable.test.ts.
  */
-import { Repl, SessionFile, SessionLock } from "@agentfx/cli"
+import { CliError, Repl, SessionFile, SessionLock } from "@agentfx/cli"
 import { Chat, Turn } from "@agentfx/core"
 import { Policy } from "@agentfx/emulator"
+import { SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -220,6 +222,122 @@ describe("agentfx chat --session: the lock", () => {
       yield* chat.terminal.waitForOutput((out) => count(out, Repl.prompt) >= 1)
       yield* Fiber.interrupt(chat.fiber)
       expect(fs.existsSync(SessionLock.fileOf(path.join(dir, "cut.json")))).toBe(false)
+    })
+  )
+})
+
+/** The real file system with some of its functions replaced. */
+const fileSystemWith = (replace: (real: FileSystem.FileSystem) => Partial<FileSystem.FileSystem>) =>
+  Layer.effect(FileSystem.FileSystem, Effect.map(FileSystem.FileSystem, (real) => ({ ...real, ...replace(real) }))).pipe(Layer.provideMerge(NodeContext.layer))
+
+const systemError = (method: string, reason: SystemError["reason"], description: string) =>
+  new SystemError({ reason, module: "FileSystem", method, pathOrDescriptor: "x", description })
+
+describe("SessionLock", () => {
+  it("isAlive: this process runs, an exited one does not, one of another user (EPERM) does", () => {
+    expect(SessionLock.isAlive(process.pid)).toBe(true)
+    expect(SessionLock.isAlive(deadPid())).toBe(false)
+    const kill = vi.spyOn(process, "kill").mockImplementation(() => {
+      throw Object.assign(new Error("kill EPERM"), { code: "EPERM" })
+    })
+    try {
+      expect(SessionLock.isAlive(4242)).toBe(true)
+    } finally {
+      kill.mockRestore()
+    }
+  })
+
+  it.scopedLive("a lock held by another live process of this host is honoured: SessionInUse naming it, the lock left", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "live.json")
+      const held = lockText({ pid: process.ppid, hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" })
+      fs.writeFileSync(SessionLock.fileOf(file), held)
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("live", file)).pipe(Effect.provide(NodeContext.layer)))
+      expect(exit).toStrictEqual(
+        Exit.fail(new CliError.SessionInUse({ session: "live", lockFile: SessionLock.fileOf(file), pid: process.ppid, hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" }))
+      )
+      expect(fs.readFileSync(SessionLock.fileOf(file), "utf8")).toBe(held)
+    })
+  )
+
+  it.scopedLive("a folder that cannot be made for the lock is an OutputError naming the lock and why", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      fs.writeFileSync(path.join(dir, "plain"), "")
+      const file = path.join(dir, "plain", "sub", "s.json")
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("s", file)).pipe(Effect.provide(NodeContext.layer)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.OutputError({ message: `${SessionLock.fileOf(file)} cannot be created: not a directory` })))
+    })
+  )
+
+  it.scopedLive("a lock that cannot be created for another reason than its being there is an OutputError, not a lock in use", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "denied.json")
+      const denied = fileSystemWith(() => ({ open: () => Effect.fail(systemError("open", "PermissionDenied", "EACCES: permission denied, open 'x'")) }))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("denied", file)).pipe(Effect.provide(denied)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.OutputError({ message: `${SessionLock.fileOf(file)} cannot be created: permission denied` })))
+      expect(fs.readdirSync(dir)).toStrictEqual([])
+    })
+  )
+
+  it.scopedLive("a lock that cannot be written is removed, and the failure is an OutputError", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "full.json")
+      const full = fileSystemWith((real) => ({
+        open: (at, options) =>
+          Effect.map(real.open(at, options), (opened) =>
+            Object.create(opened, { writeAll: { value: () => Effect.fail(systemError("writeAll", "Unknown", "ENOSPC: no space left on device, write")) } }) as FileSystem.File
+          )
+      }))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("full", file)).pipe(Effect.provide(full)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.OutputError({ message: `${SessionLock.fileOf(file)} cannot be written: no space left on device` })))
+      expect(fs.readdirSync(dir)).toStrictEqual([])
+    })
+  )
+
+  it.scopedLive("a lock released between a failed create and its read is tried again, and taken", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "gone.json")
+      let opens = 0
+      const released = fileSystemWith((real) => ({
+        open: (at, options) => (++opens === 1 ? Effect.fail(systemError("open", "AlreadyExists", "EEXIST: file already exists, open 'x'")) : real.open(at, options))
+      }))
+      const lock = yield* SessionLock.acquire("gone", file).pipe(Effect.provide(released))
+      expect(lock.tookOver).toStrictEqual(Option.none())
+      expect(lock.file).toBe(SessionLock.fileOf(file))
+      expect(fs.readdirSync(dir)).toStrictEqual(["gone.json.lock"])
+    })
+  )
+
+  it.scopedLive("a lock that is released before every read is tried five times, then in use by a process not named", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "flicker.json")
+      let opens = 0
+      const flickering = fileSystemWith(() => ({
+        open: () => (++opens > 20 ? Effect.die("tried without end") : Effect.fail(systemError("open", "AlreadyExists", "EEXIST: file already exists, open 'x'")))
+      }))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("flicker", file)).pipe(Effect.provide(flickering)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.SessionInUse({ session: "flicker", lockFile: SessionLock.fileOf(file) })))
+      expect(opens).toBe(5)
+    })
+  )
+
+  it.scopedLive("a stale lock moved aside that is gone before it is read and cannot be put back ends the attempt: in use, not taken", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "vanish.json")
+      fs.writeFileSync(SessionLock.fileOf(file), lockText({ pid: deadPid(), hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" }))
+      const vanishing = fileSystemWith((real) => ({
+        rename: (from, to) => Effect.zipRight(real.rename(from, to), Effect.sync(() => fs.rmSync(to)))
+      }))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("vanish", file)).pipe(Effect.provide(vanishing)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.SessionInUse({ session: "vanish", lockFile: SessionLock.fileOf(file) })))
+      expect(fs.readdirSync(dir)).toStrictEqual([])
     })
   )
 })
