@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, count, emulator, startInteractive, tempDir, typeAt as typeAtPrompt, viaGemini, writeFiles } from "./support/cli.js"
+import { calculatorScenario } from "./support/scenarios.js"
 
 const prompts = (out: string) => count(out, Repl.prompt)
 
@@ -254,6 +255,50 @@ describe("agentfx chat", () => {
       }
       const verbose = yield* agentfx(["chat", "--session", "later", "--verbose"], { env: { AGENTFX_SESSIONS_DIR: dir } })
       expect(verbose.stderr.split("\n").length).toBeGreaterThan(2)
+    })
+  )
+})
+
+describe("agentfx chat: what it prepares", () => {
+  it.scopedLive("--scenario: the chat's tools are the scenario's alone, and /tools lists them", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "math.md": calculatorScenario({ instructions: "Compute." }) })
+      const { terminal, fiber } = yield* startChat(["--scenario", path.join(dir, "math.md")], {})
+      yield* typeAt(terminal, 1, "/tools")
+      yield* typeAt(terminal, 2, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result).toStrictEqual({
+        code: 0,
+        stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou> /tools\n  calculator — Evaluates an arithmetic expression\nyou> /exit\n",
+        stderr:
+          "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\n"
+      })
+    })
+  )
+
+  it.scopedLive("a scenario with output_schema is refused by agentfx chat, which gives text answers: exit 2", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "typed.md")
+      writeFiles(dir, { "typed.md": "---\nname: typed\ndescription: d\navailable_functions: []\noutput_schema: { type: object, properties: { a: { type: string } } }\n---\nAnswer.\n" })
+      expect(yield* agentfx(["chat", "--scenario", file])).toStrictEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: ${file}: output_schema: scenario "typed" says what its final answer is, and agentfx chat gives text answers: use the scenario with agentfx run (--json prints the decoded answer)\n`
+      })
+    })
+  )
+
+  it.scopedLive("without --session the chat takes no lock and loads or saves no session: nothing is written in the working directory", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startChat([], {})
+      yield* typeAt(terminal, 1, "hello")
+      yield* terminal.waitForOutput((out) => prompts(out) >= 2)
+      expect([fs.existsSync("undefined.lock"), fs.existsSync("undefined")]).toStrictEqual([false, false])
+      yield* typeAt(terminal, 2, "/exit")
+      expect((yield* Fiber.join(fiber)).code).toBe(0)
+      expect([fs.existsSync("undefined.lock"), fs.existsSync("undefined")]).toStrictEqual([false, false])
     })
   )
 })
