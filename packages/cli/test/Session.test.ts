@@ -402,6 +402,59 @@ describe("SessionFile", () => {
     expect(SessionFile.depthOf(`${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`)).toBe(10_000)
   })
 
+  it("depthOf: an escaped quote does not end a string; '}' and ']' each close a level", () => {
+    expect(SessionFile.depthOf(`["\\"[["]`)).toBe(1)
+    expect(SessionFile.depthOf("[[],[]]")).toBe(2)
+    expect(SessionFile.depthOf(`{"a":{},"b":{}}`)).toBe(2)
+  })
+
+  it("beyondLimits: text of exactly the limit's bytes or depth keeps it", () => {
+    const bounds = { maxBytes: 12, maxDepth: 3 }
+    expect(SessionFile.beyondLimits(JSON.stringify("abcdefghij"), bounds)).toBeUndefined()
+    expect(SessionFile.beyondLimits(JSON.stringify("abcdefghijk"), bounds)).toBe("it is larger than 12 bytes")
+    expect(SessionFile.beyondLimits(JSON.stringify(nested(3)), { maxBytes: 100, maxDepth: 3 })).toBeUndefined()
+    expect(SessionFile.beyondLimits(JSON.stringify(nested(4)), { maxBytes: 100, maxDepth: 3 })).toBe("it is nested 4 levels deep (at most 3)")
+  })
+
+  it.effect("pathOf: a name with '..' in it is refused, though its characters are allowed", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(SessionFile.pathOf("a..b")).pipe(Effect.provide(NodeContext.layer))
+      expect(error).toStrictEqual(
+        new CliError.UsageError({ message: `--session "a..b": a session name holds letters, digits, '.', '_' and '-', and starts with a letter or digit` })
+      )
+    })
+  )
+
+  it("diagnose: blank text is empty; JSON that is no object with a transcript is no session; one without a version is invalid, not of another version", () => {
+    expect(SessionFile.diagnose(" \n")).toBe("the file is empty")
+    for (const text of ["1", "null", "[]", `{"messages":[]}`]) expect(SessionFile.diagnose(text)).toBe("the file is not an agentfx session (no transcript)")
+    expect(SessionFile.diagnose(`{"transcript":5}`)).toBe("the session's contents are invalid")
+    expect(SessionFile.diagnose(`{"transcript":5,"version":1}`)).toBe("the session's contents are invalid")
+    expect(SessionFile.diagnose(`{"transcript":[],"version":2}`)).toBe("the file is a session of another version (2; this agentfx reads version 1)")
+  })
+
+  it.scopedLive("read: a file that grew past the limit since its size was checked is refused, even when a whole chunk reaches the limit exactly", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "grown.json")
+      fs.writeFileSync(file, "x".repeat(64 * 1024 + 1))
+      const small = fileSystemWith((real) => ({ stat: (at) => Effect.map(real.stat(at), (info) => ({ ...info, size: FileSystem.Size(0) })) }))
+      const error = yield* Effect.flip(SessionFile.read(file, { maxBytes: 64 * 1024 }).pipe(Effect.provide(small)))
+      expect(error).toStrictEqual(new CliError.InputError({ message: `${file} cannot be read: it is larger than 65536 bytes` }))
+    })
+  )
+
+  it.scopedLive("read: what was opened is checked again: a folder put where a file was checked is refused as a folder", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "swapped.json")
+      fs.mkdirSync(file)
+      const asFile = fileSystemWith((real) => ({ stat: (at) => Effect.map(real.stat(at), (info) => ({ ...info, type: "File" as const, size: FileSystem.Size(0) })) }))
+      const error = yield* Effect.flip(SessionFile.read(file).pipe(Effect.provide(asFile)))
+      expect(error).toStrictEqual(new CliError.InputError({ message: `${file} cannot be read: it is a directory, not a regular file` }))
+    })
+  )
+
   it.scopedLive("the size limit counts bytes on save as on load: multi-byte text within the limit in characters but not in bytes is not saved", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
