@@ -277,6 +277,20 @@ describe("agentfx chat: what it prepares", () => {
     })
   )
 
+  it.scopedLive("a blank line is skipped, and a command is read without the spaces around it", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startChat([], {})
+      yield* typeAt(terminal, 1, "   ")
+      yield* typeAt(terminal, 2, "  /exit  ")
+      expect(yield* Fiber.join(fiber)).toStrictEqual({
+        code: 0,
+        stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou>    \nyou>   /exit  \n",
+        stderr:
+          "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\n"
+      })
+    })
+  )
+
   it.scopedLive("a scenario with output_schema is refused by agentfx chat, which gives text answers: exit 2", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
