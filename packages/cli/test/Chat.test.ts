@@ -259,7 +259,7 @@ describe("agentfx chat", () => {
   )
 })
 
-describe("agentfx chat: what it prepares", () => {
+describe("agentfx chat: what it prepares, its tools and its commands", () => {
   it.scopedLive("--scenario: the chat's tools are the scenario's alone, and /tools lists them", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
@@ -287,6 +287,36 @@ describe("agentfx chat: what it prepares", () => {
         stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou>    \nyou>   /exit  \n",
         stderr:
           "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\n"
+      })
+    })
+  )
+
+  it.scopedLive("/tools says which tools ask for approval, and none do with --yes", () =>
+    Effect.gen(function* () {
+      const listed: Array<string> = []
+      for (const flags of [["--allow-host", "127.0.0.1"], ["--allow-host", "127.0.0.1", "--yes"]]) {
+        const { terminal, fiber } = yield* startChat(flags, {})
+        yield* typeAt(terminal, 1, "/tools")
+        yield* typeAt(terminal, 2, "/exit")
+        listed.push((yield* Fiber.join(fiber)).stdout.split("\n").filter((line) => line.startsWith("  ")).join("\n"))
+      }
+      const builtins =
+        "  clock — Current date and time in an IANA time zone (default UTC).\n  calculator — Evaluates an arithmetic expression exactly as written: + - * / ^ (power), parentheses, decimals and unary minus.\n  read_file — Reads a UTF-8 text file (at most 1048576 bytes) under the root directory; the path is relative to the root.\n  list_dir — Lists a directory under the root directory (names, types and file sizes); the path is relative to the root.\n  fetch_url — Fetches a web page or API response with an HTTP GET (hosts: 127.0.0.1). Returns status, content type and body text."
+      expect(listed).toStrictEqual([`${builtins} (asks for approval)`, builtins])
+    })
+  )
+
+  it.scopedLive("/load without a file says what it takes, /system without text shows the instruction, and /quit quits", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startChat(["--system", "Be terse."], {})
+      yield* typeAt(terminal, 1, "/load")
+      yield* typeAt(terminal, 2, "/system")
+      yield* typeAt(terminal, 3, "/quit")
+      expect(yield* Fiber.join(fiber)).toStrictEqual({
+        code: 0,
+        stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou> /load\nyou> /system\nsystem: Be terse.\nyou> /quit\n",
+        stderr:
+          "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\nusage: /load FILE\n"
       })
     })
   )
