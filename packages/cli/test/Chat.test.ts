@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { agentfx, count, emulator, startInteractive, tempDir, typeAt as typeAtPrompt, viaGemini, writeFiles } from "./support/cli.js"
+import { calculatorScenario } from "./support/scenarios.js"
 
 const prompts = (out: string) => count(out, Repl.prompt)
 
@@ -254,6 +255,94 @@ describe("agentfx chat", () => {
       }
       const verbose = yield* agentfx(["chat", "--session", "later", "--verbose"], { env: { AGENTFX_SESSIONS_DIR: dir } })
       expect(verbose.stderr.split("\n").length).toBeGreaterThan(2)
+    })
+  )
+})
+
+describe("agentfx chat: what it prepares, its tools and its commands", () => {
+  it.scopedLive("--scenario: the chat's tools are the scenario's alone, and /tools lists them", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "math.md": calculatorScenario({ instructions: "Compute." }) })
+      const { terminal, fiber } = yield* startChat(["--scenario", path.join(dir, "math.md")], {})
+      yield* typeAt(terminal, 1, "/tools")
+      yield* typeAt(terminal, 2, "/exit")
+      const result = yield* Fiber.join(fiber)
+      expect(result).toStrictEqual({
+        code: 0,
+        stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou> /tools\n  calculator — Evaluates an arithmetic expression\nyou> /exit\n",
+        stderr:
+          "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\n"
+      })
+    })
+  )
+
+  it.scopedLive("a blank line is skipped, and a command is read without the spaces around it", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startChat([], {})
+      yield* typeAt(terminal, 1, "   ")
+      yield* typeAt(terminal, 2, "  /exit  ")
+      expect(yield* Fiber.join(fiber)).toStrictEqual({
+        code: 0,
+        stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou>    \nyou>   /exit  \n",
+        stderr:
+          "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\n"
+      })
+    })
+  )
+
+  it.scopedLive("/tools says which tools ask for approval, and none do with --yes", () =>
+    Effect.gen(function* () {
+      const listed: Array<string> = []
+      for (const flags of [["--allow-host", "127.0.0.1"], ["--allow-host", "127.0.0.1", "--yes"]]) {
+        const { terminal, fiber } = yield* startChat(flags, {})
+        yield* typeAt(terminal, 1, "/tools")
+        yield* typeAt(terminal, 2, "/exit")
+        listed.push((yield* Fiber.join(fiber)).stdout.split("\n").filter((line) => line.startsWith("  ")).join("\n"))
+      }
+      const builtins =
+        "  clock — Current date and time in an IANA time zone (default UTC).\n  calculator — Evaluates an arithmetic expression exactly as written: + - * / ^ (power), parentheses, decimals and unary minus.\n  read_file — Reads a UTF-8 text file (at most 1048576 bytes) under the root directory; the path is relative to the root.\n  list_dir — Lists a directory under the root directory (names, types and file sizes); the path is relative to the root.\n  fetch_url — Fetches a web page or API response with an HTTP GET (hosts: 127.0.0.1). Returns status, content type and body text."
+      expect(listed).toStrictEqual([`${builtins} (asks for approval)`, builtins])
+    })
+  )
+
+  it.scopedLive("/load without a file says what it takes, /system without text shows the instruction, and /quit quits", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startChat(["--system", "Be terse."], {})
+      yield* typeAt(terminal, 1, "/load")
+      yield* typeAt(terminal, 2, "/system")
+      yield* typeAt(terminal, 3, "/quit")
+      expect(yield* Fiber.join(fiber)).toStrictEqual({
+        code: 0,
+        stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou> /load\nyou> /system\nsystem: Be terse.\nyou> /quit\n",
+        stderr:
+          "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\nusage: /load FILE\n"
+      })
+    })
+  )
+
+  it.scopedLive("a scenario with output_schema is refused by agentfx chat, which gives text answers: exit 2", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "typed.md")
+      writeFiles(dir, { "typed.md": "---\nname: typed\ndescription: d\navailable_functions: []\noutput_schema: { type: object, properties: { a: { type: string } } }\n---\nAnswer.\n" })
+      expect(yield* agentfx(["chat", "--scenario", file])).toStrictEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: ${file}: output_schema: scenario "typed" says what its final answer is, and agentfx chat gives text answers: use the scenario with agentfx run (--json prints the decoded answer)\n`
+      })
+    })
+  )
+
+  it.scopedLive("without --session the chat takes no lock and loads or saves no session: nothing is written in the working directory", () =>
+    Effect.gen(function* () {
+      const { terminal, fiber } = yield* startChat([], {})
+      yield* typeAt(terminal, 1, "hello")
+      yield* terminal.waitForOutput((out) => prompts(out) >= 2)
+      expect([fs.existsSync("undefined.lock"), fs.existsSync("undefined")]).toStrictEqual([false, false])
+      yield* typeAt(terminal, 2, "/exit")
+      expect((yield* Fiber.join(fiber)).code).toBe(0)
+      expect([fs.existsSync("undefined.lock"), fs.existsSync("undefined")]).toStrictEqual([false, false])
     })
   )
 })

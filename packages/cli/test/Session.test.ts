@@ -3,14 +3,16 @@
  * Two chats in one process share a pid, so these in-process tests also cover "the holder is alive"; the spawned
  * two-process case is in Executable.test.ts.
  */
-import { Repl, SessionFile, SessionLock } from "@agentfx/cli"
+import { CliError, Repl, SessionFile, SessionLock } from "@agentfx/cli"
 import { Chat, Turn } from "@agentfx/core"
 import { Policy } from "@agentfx/emulator"
+import { SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -224,6 +226,122 @@ describe("agentfx chat --session: the lock", () => {
   )
 })
 
+/** The real file system with some of its functions replaced. */
+const fileSystemWith = (replace: (real: FileSystem.FileSystem) => Partial<FileSystem.FileSystem>) =>
+  Layer.effect(FileSystem.FileSystem, Effect.map(FileSystem.FileSystem, (real) => ({ ...real, ...replace(real) }))).pipe(Layer.provideMerge(NodeContext.layer))
+
+const systemError = (method: string, reason: SystemError["reason"], description: string) =>
+  new SystemError({ reason, module: "FileSystem", method, pathOrDescriptor: "x", description })
+
+describe("SessionLock", () => {
+  it("isAlive: this process runs, an exited one does not, one of another user (EPERM) does", () => {
+    expect(SessionLock.isAlive(process.pid)).toBe(true)
+    expect(SessionLock.isAlive(deadPid())).toBe(false)
+    const kill = vi.spyOn(process, "kill").mockImplementation(() => {
+      throw Object.assign(new Error("kill EPERM"), { code: "EPERM" })
+    })
+    try {
+      expect(SessionLock.isAlive(4242)).toBe(true)
+    } finally {
+      kill.mockRestore()
+    }
+  })
+
+  it.scopedLive("a lock held by another live process of this host is honoured: SessionInUse naming it, the lock left", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "live.json")
+      const held = lockText({ pid: process.ppid, hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" })
+      fs.writeFileSync(SessionLock.fileOf(file), held)
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("live", file)).pipe(Effect.provide(NodeContext.layer)))
+      expect(exit).toStrictEqual(
+        Exit.fail(new CliError.SessionInUse({ session: "live", lockFile: SessionLock.fileOf(file), pid: process.ppid, hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" }))
+      )
+      expect(fs.readFileSync(SessionLock.fileOf(file), "utf8")).toBe(held)
+    })
+  )
+
+  it.scopedLive("a folder that cannot be made for the lock is an OutputError naming the lock and why", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      fs.writeFileSync(path.join(dir, "plain"), "")
+      const file = path.join(dir, "plain", "sub", "s.json")
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("s", file)).pipe(Effect.provide(NodeContext.layer)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.OutputError({ message: `${SessionLock.fileOf(file)} cannot be created: not a directory` })))
+    })
+  )
+
+  it.scopedLive("a lock that cannot be created for another reason than its being there is an OutputError, not a lock in use", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "denied.json")
+      const denied = fileSystemWith(() => ({ open: () => Effect.fail(systemError("open", "PermissionDenied", "EACCES: permission denied, open 'x'")) }))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("denied", file)).pipe(Effect.provide(denied)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.OutputError({ message: `${SessionLock.fileOf(file)} cannot be created: permission denied` })))
+      expect(fs.readdirSync(dir)).toStrictEqual([])
+    })
+  )
+
+  it.scopedLive("a lock that cannot be written is removed, and the failure is an OutputError", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "full.json")
+      const full = fileSystemWith((real) => ({
+        open: (at, options) =>
+          Effect.map(real.open(at, options), (opened) =>
+            Object.create(opened, { writeAll: { value: () => Effect.fail(systemError("writeAll", "Unknown", "ENOSPC: no space left on device, write")) } }) as FileSystem.File
+          )
+      }))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("full", file)).pipe(Effect.provide(full)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.OutputError({ message: `${SessionLock.fileOf(file)} cannot be written: no space left on device` })))
+      expect(fs.readdirSync(dir)).toStrictEqual([])
+    })
+  )
+
+  it.scopedLive("a lock released between a failed create and its read is tried again, and taken", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "gone.json")
+      let opens = 0
+      const released = fileSystemWith((real) => ({
+        open: (at, options) => (++opens === 1 ? Effect.fail(systemError("open", "AlreadyExists", "EEXIST: file already exists, open 'x'")) : real.open(at, options))
+      }))
+      const lock = yield* SessionLock.acquire("gone", file).pipe(Effect.provide(released))
+      expect(lock.tookOver).toStrictEqual(Option.none())
+      expect(lock.file).toBe(SessionLock.fileOf(file))
+      expect(fs.readdirSync(dir)).toStrictEqual(["gone.json.lock"])
+    })
+  )
+
+  it.scopedLive("a lock that is released before every read is tried five times, then in use by a process not named", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "flicker.json")
+      let opens = 0
+      const flickering = fileSystemWith(() => ({
+        open: () => (++opens > 20 ? Effect.die("tried without end") : Effect.fail(systemError("open", "AlreadyExists", "EEXIST: file already exists, open 'x'")))
+      }))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("flicker", file)).pipe(Effect.provide(flickering)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.SessionInUse({ session: "flicker", lockFile: SessionLock.fileOf(file) })))
+      expect(opens).toBe(5)
+    })
+  )
+
+  it.scopedLive("a stale lock moved aside that is gone before it is read and cannot be put back ends the attempt: in use, not taken", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "vanish.json")
+      fs.writeFileSync(SessionLock.fileOf(file), lockText({ pid: deadPid(), hostname: os.hostname(), startedAt: "2026-01-01T00:00:00.000Z" }))
+      const vanishing = fileSystemWith((real) => ({
+        rename: (from, to) => Effect.zipRight(real.rename(from, to), Effect.sync(() => fs.rmSync(to)))
+      }))
+      const exit = yield* Effect.exit(Effect.scoped(SessionLock.acquire("vanish", file)).pipe(Effect.provide(vanishing)))
+      expect(exit).toStrictEqual(Exit.fail(new CliError.SessionInUse({ session: "vanish", lockFile: SessionLock.fileOf(file) })))
+      expect(fs.readdirSync(dir)).toStrictEqual([])
+    })
+  )
+})
+
 describe("agentfx chat --session: what loads saves", () => {
   it.scopedLive("a session nested deeper than the limit is refused on load (exit 2, file untouched), with the limit named", () =>
     Effect.gen(function* () {
@@ -283,6 +401,59 @@ describe("SessionFile", () => {
     expect(SessionFile.depthOf(`{"a":[1,{"b":"[[{{\\"]]"}]}`)).toBe(3)
     expect(SessionFile.depthOf(`${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`)).toBe(10_000)
   })
+
+  it("depthOf: an escaped quote does not end a string; '}' and ']' each close a level", () => {
+    expect(SessionFile.depthOf(`["\\"[["]`)).toBe(1)
+    expect(SessionFile.depthOf("[[],[]]")).toBe(2)
+    expect(SessionFile.depthOf(`{"a":{},"b":{}}`)).toBe(2)
+  })
+
+  it("beyondLimits: text of exactly the limit's bytes or depth keeps it", () => {
+    const bounds = { maxBytes: 12, maxDepth: 3 }
+    expect(SessionFile.beyondLimits(JSON.stringify("abcdefghij"), bounds)).toBeUndefined()
+    expect(SessionFile.beyondLimits(JSON.stringify("abcdefghijk"), bounds)).toBe("it is larger than 12 bytes")
+    expect(SessionFile.beyondLimits(JSON.stringify(nested(3)), { maxBytes: 100, maxDepth: 3 })).toBeUndefined()
+    expect(SessionFile.beyondLimits(JSON.stringify(nested(4)), { maxBytes: 100, maxDepth: 3 })).toBe("it is nested 4 levels deep (at most 3)")
+  })
+
+  it.effect("pathOf: a name with '..' in it is refused, though its characters are allowed", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(SessionFile.pathOf("a..b")).pipe(Effect.provide(NodeContext.layer))
+      expect(error).toStrictEqual(
+        new CliError.UsageError({ message: `--session "a..b": a session name holds letters, digits, '.', '_' and '-', and starts with a letter or digit` })
+      )
+    })
+  )
+
+  it("diagnose: blank text is empty; JSON that is no object with a transcript is no session; one without a version is invalid, not of another version", () => {
+    expect(SessionFile.diagnose(" \n")).toBe("the file is empty")
+    for (const text of ["1", "null", "[]", `{"messages":[]}`]) expect(SessionFile.diagnose(text)).toBe("the file is not an agentfx session (no transcript)")
+    expect(SessionFile.diagnose(`{"transcript":5}`)).toBe("the session's contents are invalid")
+    expect(SessionFile.diagnose(`{"transcript":5,"version":1}`)).toBe("the session's contents are invalid")
+    expect(SessionFile.diagnose(`{"transcript":[],"version":2}`)).toBe("the file is a session of another version (2; this agentfx reads version 1)")
+  })
+
+  it.scopedLive("read: a file that grew past the limit since its size was checked is refused, even when a whole chunk reaches the limit exactly", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "grown.json")
+      fs.writeFileSync(file, "x".repeat(64 * 1024 + 1))
+      const small = fileSystemWith((real) => ({ stat: (at) => Effect.map(real.stat(at), (info) => ({ ...info, size: FileSystem.Size(0) })) }))
+      const error = yield* Effect.flip(SessionFile.read(file, { maxBytes: 64 * 1024 }).pipe(Effect.provide(small)))
+      expect(error).toStrictEqual(new CliError.InputError({ message: `${file} cannot be read: it is larger than 65536 bytes` }))
+    })
+  )
+
+  it.scopedLive("read: what was opened is checked again: a folder put where a file was checked is refused as a folder", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "swapped.json")
+      fs.mkdirSync(file)
+      const asFile = fileSystemWith((real) => ({ stat: (at) => Effect.map(real.stat(at), (info) => ({ ...info, type: "File" as const, size: FileSystem.Size(0) })) }))
+      const error = yield* Effect.flip(SessionFile.read(file).pipe(Effect.provide(asFile)))
+      expect(error).toStrictEqual(new CliError.InputError({ message: `${file} cannot be read: it is a directory, not a regular file` }))
+    })
+  )
 
   it.scopedLive("the size limit counts bytes on save as on load: multi-byte text within the limit in characters but not in bytes is not saved", () =>
     Effect.gen(function* () {
