@@ -10,8 +10,10 @@ import { DurableAgent } from "@agentfx/durable"
 import { Fault } from "@agentfx/emulator"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
-import { agentfx, emulator, tempDir, viaGemini } from "./support/cli.js"
+import { agentfx, emulator, tempDir, viaGemini, writeFiles } from "./support/cli.js"
+import { mathScenario } from "./support/scenarios.js"
 
 const quiet = ["--log-level", "error"]
 const hosts = ["--allow-host", "127.0.0.1"]
@@ -113,4 +115,19 @@ describe("agentfx chat --durable", () => {
       ])
     })
   )
+
+  it.scoped("takes the built-in tools only: with --mcp, --mcp-url or a scenario (a file that exists) it is a usage error, exit 2, before any store is opened", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "math.md": mathScenario })
+      const store = path.join(dir, "runs.db")
+      for (const tools of [["--mcp", "node server.js"], ["--mcp-url", "http://127.0.0.1:9/mcp"], ["--scenario", path.join(dir, "math.md")]]) {
+        expect(yield* chat(["--store", store, ...tools], ["hi"])).toStrictEqual({
+          code: 2,
+          stdout: "",
+          stderr: "agentfx: --durable chats take the built-in tools only: not with --mcp, --mcp-url or --scenario\n"
+        })
+      }
+      expect(fs.existsSync(store)).toBe(false)
+    }))
 })
