@@ -28,6 +28,11 @@ const startChat = (args: ReadonlyArray<string>, env: Record<string, string>) => 
 /** Types `line` once the chat shows its `n`-th prompt. */
 const typeAt = typeAtPrompt(Repl.prompt)
 
+/** The chat's first line, and the provider line of the offline emulator it runs on without a key. */
+const greeting = "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\n"
+const offlineProvider =
+  "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\n"
+
 describe("agentfx chat", () => {
   it.scopedLive("several messages with streamed replies and visible tool calls, /system, /tools, /save, /exit", () =>
     Effect.gen(function* () {
@@ -270,9 +275,8 @@ describe("agentfx chat: what it prepares, its tools and its commands", () => {
       const result = yield* Fiber.join(fiber)
       expect(result).toStrictEqual({
         code: 0,
-        stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou> /tools\n  calculator — Evaluates an arithmetic expression\nyou> /exit\n",
-        stderr:
-          "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\n"
+        stdout: `${greeting}you> /tools\n  calculator — Evaluates an arithmetic expression\nyou> /exit\n`,
+        stderr: offlineProvider
       })
     })
   )
@@ -284,9 +288,8 @@ describe("agentfx chat: what it prepares, its tools and its commands", () => {
       yield* typeAt(terminal, 2, "  /exit  ")
       expect(yield* Fiber.join(fiber)).toStrictEqual({
         code: 0,
-        stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou>    \nyou>   /exit  \n",
-        stderr:
-          "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\n"
+        stdout: `${greeting}you>    \nyou>   /exit  \n`,
+        stderr: offlineProvider
       })
     })
   )
@@ -314,9 +317,8 @@ describe("agentfx chat: what it prepares, its tools and its commands", () => {
       yield* typeAt(terminal, 3, "/quit")
       expect(yield* Fiber.join(fiber)).toStrictEqual({
         code: 0,
-        stdout: "agentfx chat — /help for commands; Ctrl-C cancels a reply; /exit or Ctrl-D quits.\nyou> /load\nyou> /system\nsystem: Be terse.\nyou> /quit\n",
-        stderr:
-          "provider: emulator — the offline rule model, in-process on 127.0.0.1 through the Gemini provider, no network. No API key is set (GEMINI_API_KEY, GOOGLE_API_KEY, ZAI_API_KEY, OPENAI_API_KEY): set one to use a real model.\nusage: /load FILE\n"
+        stdout: `${greeting}you> /load\nyou> /system\nsystem: Be terse.\nyou> /quit\n`,
+        stderr: `${offlineProvider}usage: /load FILE\n`
       })
     })
   )
