@@ -242,14 +242,19 @@ export interface Memory {
   readonly waitForOutput: (check: (stdout: string) => boolean) => Effect.Effect<string>
 }
 
-/** How the in-memory terminal presents itself (default: piped — no colour, no status line). */
+/** How the in-memory terminal presents itself (default: piped — no colour, no status line, not a TTY). */
 export interface MemoryOptions {
   readonly color?: boolean
   /** Behave like a terminal on stderr: status lines are recorded in `statuses`. */
   readonly interactive?: boolean
+  /**
+   * Say stdout is a terminal (`isTTY`), for what a command prints differently there (the newline after an echoed
+   * `^C`). Only the flag changes: prompts and input stay those of the memory terminal.
+   */
+  readonly isTTY?: boolean
 }
 
-/** A terminal in memory: not a TTY, prompts written to stdout, input fed by `feed`, `interrupt` and `end`. */
+/** A terminal in memory: not a TTY unless told, prompts written to stdout, input fed by `feed`, `interrupt` and `end`. */
 export const memory = (options: MemoryOptions = {}): Effect.Effect<Memory> =>
   Effect.sync(() => {
     const inputs = new Inputs()
@@ -262,7 +267,7 @@ export const memory = (options: MemoryOptions = {}): Effect.Effect<Memory> =>
     }
     const interactive = options.interactive === true
     const io: Service = {
-      isTTY: false,
+      isTTY: options.isTTY === true,
       color: options.color === true,
       interactive,
       status: (text) =>
