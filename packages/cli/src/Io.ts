@@ -18,11 +18,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Console as NodeConsole } from "node:console"
-import * as readline from "node:readline"
 import { Writable } from "node:stream"
 import { format } from "node:util"
-import * as Color from "./internal/color.js"
-import * as EarlyScreen from "./internal/earlyScreen.js"
+import type * as EarlyScreen from "./internal/earlyScreen.js"
+import { echo, Inputs } from "./internal/inputs.js"
+import * as StreamTerminal from "./internal/streamTerminal.js"
 
 /** What reading a line can give: a line, a Ctrl-C (with what had been typed so far), or the end of input. */
 export type Input =
@@ -55,171 +55,28 @@ export interface Service {
 
 export class Io extends Context.Tag("@agentfx/cli/Io")<Io, Service>() {}
 
-/** What a terminal shows for an input once it is read. */
-const echo = (input: Input): string => (input._tag === "Line" ? `${input.text}\n` : input._tag === "Interrupt" ? "^C\n" : "\n")
-
-/**
- * The input side shared by every implementation: a buffer of lines, an end flag, and the parties waiting for a
- * line or a Ctrl-C. Every waiter present when Ctrl-C arrives sees it; a Ctrl-C nobody waits for is dropped.
- */
-class Inputs {
-  private readonly lines: Array<string> = []
-  private ended = false
-  private readonly lineWaiters = new Set<(input: Input) => void>()
-  private readonly interruptWaiters = new Set<(partial: string) => void>()
-
-  pushLine(text: string): void {
-    const [waiter] = this.lineWaiters
-    if (waiter === undefined) {
-      this.lines.push(text)
-      return
-    }
-    this.lineWaiters.delete(waiter)
-    waiter({ _tag: "Line", text })
-  }
-
-  end(): void {
-    this.ended = true
-    for (const waiter of [...this.lineWaiters]) waiter({ _tag: "End" })
-    this.lineWaiters.clear()
-  }
-
-  interrupt(partial: string): void {
-    const waiters = [...this.interruptWaiters]
-    this.interruptWaiters.clear()
-    for (const waiter of waiters) waiter(partial)
-  }
-
-  readonly next: Effect.Effect<Input> = Effect.async<Input>((resume) => {
-    const line = this.lines.shift()
-    if (line !== undefined) return resume(Effect.succeed({ _tag: "Line", text: line }))
-    if (this.ended) return resume(Effect.succeed({ _tag: "End" }))
-    const onInterrupt = (partial: string) => {
-      this.lineWaiters.delete(onInput)
-      resume(Effect.succeed({ _tag: "Interrupt", partial }))
-    }
-    const onInput = (input: Input) => {
-      this.interruptWaiters.delete(onInterrupt)
-      resume(Effect.succeed(input))
-    }
-    this.lineWaiters.add(onInput)
-    this.interruptWaiters.add(onInterrupt)
-    return Effect.sync(() => {
-      this.lineWaiters.delete(onInput)
-      this.interruptWaiters.delete(onInterrupt)
-    })
-  })
-
-  readonly interrupted: Effect.Effect<void> = Effect.async<void>((resume) => {
-    const onInterrupt = () => resume(Effect.void)
-    this.interruptWaiters.add(onInterrupt)
-    return Effect.sync(() => this.interruptWaiters.delete(onInterrupt))
-  })
-}
-
 /**
  * The real terminal, after what the executable printed before this program was loaded (`shown`: a chat's first
- * screen, see `internal/earlyScreen.ts`). That text printed again is skipped, and the first prompt that is already
- * up is not shown twice; anything else printed first takes the early prompt back (clears its line on a terminal,
- * ends it elsewhere), so nothing is lost and nothing runs together.
- *
- * Ctrl-C (SIGINT, or readline's own when stdin is a terminal in raw mode) becomes an input event while this layer
- * is in scope, so the program is never killed half-way: commands decide. stdin is only opened when a line is first
- * read, so commands that never read leave it alone.
+ * screen, see `internal/earlyScreen.ts`): the process's stdin, stdout and stderr, its environment for colour, and
+ * SIGINT as Ctrl-C while the layer is in scope (see `internal/streamTerminal.ts`). The streams are taken when the
+ * layer is built, not before: stdin is a handle Node opens on first use.
  */
-export const layerNodeAfter = (shown: EarlyScreen.Shown | undefined): Layer.Layer<Io> => Layer.scoped(
-  Io,
-  Effect.gen(function* () {
-    const inputs = new Inputs()
-    const isTTY = process.stdout.isTTY === true
-    const interactive = process.stdin.isTTY === true
-    const stderrTTY = process.stderr.isTTY === true
-    const early = new EarlyScreen.Takeover(shown, isTTY)
-    let statusShown = false
-    let rl: readline.Interface | undefined
-    const open = (): readline.Interface => {
-      if (rl !== undefined) return rl
-      // What was typed at the early prompt comes first, before the line editor reads the terminal.
-      const typed = shown?.typed?.take()
-      if (typed !== undefined && typed.length > 0) process.stdin.unshift(typed)
-      const created = readline.createInterface({
-        input: process.stdin,
-        ...(interactive ? { output: process.stdout, terminal: true } : { terminal: false })
-      })
-      created.on("line", (line) => inputs.pushLine(line))
-      created.on("close", () => inputs.end())
-      created.on("SIGINT", () => {
-        const partial = created.line
-        // Clear what was typed (like a shell), then let the waiter decide.
-        if (partial !== "") created.write(null, { ctrl: true, name: "u" })
-        process.stdout.write("^C\n")
-        inputs.interrupt(partial)
-      })
-      rl = created
-      return created
-    }
-    const onSigint = () => inputs.interrupt("")
-    yield* Effect.acquireRelease(
-      Effect.sync(() => process.on("SIGINT", onSigint)),
-      () =>
-        Effect.sync(() => {
-          process.off("SIGINT", onSigint)
-          rl?.close()
-        })
+export const layerNodeAfter = (shown: EarlyScreen.Shown | undefined): Layer.Layer<Io> =>
+  Layer.scoped(
+    Io,
+    Effect.suspend(() =>
+      StreamTerminal.make({
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        env: process.env,
+        onInterrupt: (listener) => {
+          process.on("SIGINT", listener)
+          return () => void process.off("SIGINT", listener)
+        }
+      }, shown)
     )
-    const clearStatus = () => {
-      if (!statusShown) return
-      statusShown = false
-      process.stderr.write("\r\u001b[2K")
-    }
-    const write = (stream: NodeJS.WriteStream) => (text: string) =>
-      Effect.async<void>((resume) => {
-        const before = early.print(stream === process.stdout ? "stdout" : "stderr", text)
-        if (before === undefined) return resume(Effect.void)
-        if (before !== "") process.stdout.write(before)
-        clearStatus()
-        stream.write(text, () => resume(Effect.void))
-      })
-    return {
-      isTTY,
-      color: Color.enabled(process.env, isTTY),
-      interactive: stderrTTY,
-      status: (text) =>
-        Effect.sync(() => {
-          if (!stderrTTY) return
-          const before = text === "" ? "" : early.takeBack()
-          if (before !== "") process.stdout.write(before)
-          clearStatus()
-          if (text === "") return
-          // One line only: a wrapped status line could not be erased with \r. A terminal that reports no width (0) counts as 80.
-          const columns = process.stderr.columns || 80
-          process.stderr.write(text.length < columns ? text : `${text.slice(0, columns - 2)}…`)
-          statusShown = true
-        }),
-      out: write(process.stdout),
-      err: write(process.stderr),
-      readLine: (prompt) =>
-        Effect.suspend(() => {
-          clearStatus()
-          const { before, up } = early.prompt(prompt)
-          if (before !== "") process.stdout.write(before)
-          const line = open()
-          if (interactive) {
-            // The early prompt is drawn again by the line editor, on a cleared line, followed by what was typed at
-            // it (kept unechoed, and handed over by `open`).
-            if (up) process.stdout.write(EarlyScreen.clearLine)
-            line.setPrompt(prompt)
-            line.prompt()
-            return inputs.next
-          }
-          // Piped input is not echoed by a terminal: echo it, so the output reads as a conversation.
-          if (!up) process.stdout.write(prompt)
-          return Effect.tap(inputs.next, (input) => Effect.sync(() => process.stdout.write(echo(input))))
-        }),
-      interrupted: inputs.interrupted
-    }
-  })
-)
+  )
 
 /** The real terminal (see `layerNodeAfter`), with nothing printed before. */
 export const layerNode: Layer.Layer<Io> = layerNodeAfter(undefined)
