@@ -11,6 +11,28 @@ import { agentfx } from "./support/cli.js"
 const ask = (text: string) =>
   Effect.flatMap(LanguageModel.LanguageModel, (model) => model.generate({ transcript: [Turn.user(text)], declarations: [] }))
 
+/** Listens on `host`, on any free port, for the test's scope; gives the port. */
+const holding = (host: string) =>
+  Effect.gen(function* () {
+    const server = createServer()
+    return yield* Effect.acquireRelease(
+      Effect.async<number>((resume) => {
+        server.listen(0, host, () => resume(Effect.succeed((server.address() as { port: number }).port)))
+      }),
+      () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+    )
+  })
+
+/** Runs `agentfx emulator args` until it has printed a line, then stops it with Ctrl-C. */
+const printed = (args: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const terminal = yield* Io.memory()
+    const fiber = yield* Effect.fork(agentfx(["emulator", ...args], { terminal }))
+    yield* terminal.waitForOutput((out) => out.endsWith("\n"))
+    yield* terminal.interrupt
+    return yield* Fiber.join(fiber)
+  })
+
 const field = (banner: string, label: string): string => {
   const match = new RegExp(`${label}\\s+(\\S+)`).exec(banner)
   if (match === null) throw new Error(`no ${label} in: ${banner}`)
@@ -64,4 +86,44 @@ describe("agentfx emulator", () => {
       expect(range.stderr).toBe("agentfx: --port 70000: a whole number from 0 to 65535 is needed\n")
     })
   )
+
+  it.scopedLive("the banner, exactly: each endpoint's URL with the flag or variable that takes it, and the key", () =>
+    Effect.gen(function* () {
+      const result = yield* printed([])
+      const url = /^agentfx emulator on (http:\/\/127\.0\.0\.1:\d+) /.exec(result.stdout)?.[1]
+      expect([result.code, result.stdout, result.stderr]).toStrictEqual([
+        130,
+        [
+          `agentfx emulator on ${url} — the offline rule model answers; Ctrl-C stops it.`,
+          `  Gemini          ${url}    (--provider gemini --base-url …, or GEMINI_BASE_URL)`,
+          `  Gemini Live     ${url!.replace("http", "ws")}/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent    (the SDK's live.connect from the Gemini base URL; agentfx live --provider gemini --base-url …)`,
+          `  OpenAI          ${url}/v1    (--provider openai --base-url …, or OPENAI_BASE_URL)`,
+          `  GLM (general)   ${url}/api/paas/v4    (--provider glm --base-url …, or ZAI_BASE_URL)`,
+          `  GLM (coding)    ${url}/api/coding/paas/v4    (--provider glm-coding --base-url …)`,
+          `  API key         agentfx-emulator-key    (as GEMINI_API_KEY, OPENAI_API_KEY or ZAI_API_KEY)`,
+          ""
+        ].join("\n"),
+        "agentfx: interrupted\n"
+      ])
+    }))
+
+  it.scopedLive("--json on a free --port: one line of the same URLs; a port taken on another address than 127.0.0.1 is no obstacle", () =>
+    Effect.gen(function* () {
+      const port = yield* holding("::1")
+      const result = yield* printed(["--port", String(port), "--json"])
+      const url = `http://127.0.0.1:${port}`
+      expect([result.code, result.stdout, result.stderr]).toStrictEqual([
+        130,
+        `${JSON.stringify({
+          url,
+          gemini: url,
+          geminiLive: `ws://127.0.0.1:${port}/ws/google.ai.generativelanguage.v1beta.GenerativeService.BidiGenerateContent`,
+          openai: `${url}/v1`,
+          glm: `${url}/api/paas/v4`,
+          glmCoding: `${url}/api/coding/paas/v4`,
+          apiKey: "agentfx-emulator-key"
+        })}\n`,
+        "agentfx: interrupted\n"
+      ])
+    }))
 })
