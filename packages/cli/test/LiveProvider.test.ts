@@ -193,12 +193,14 @@ describe("LiveProvider.replay", () => {
 
   it.scopedLive("a cassette's step is served with its text and calls, and the server's cancellation, goAway and drop around it", () =>
     Effect.gen(function* () {
-      const f = Tool.make("f", { description: "Waits", parameters: Schema.Struct({}), handler: () => Effect.as(Effect.sleep("50 millis"), "done") })
+      // f never finishes by itself: only the server's cancellation ends its call. g answers at once, for the drop after it.
+      const f = Tool.make("f", { description: "Waits", parameters: Schema.Struct({}), handler: () => Effect.never })
+      const g = Tool.make("g", { description: "Answers", parameters: Schema.Struct({}), handler: () => Effect.succeed("done") })
       const served = evalCase("served", { "x-live-cassette": [[{ text: "Calling.", calls: [{ name: "f" }], cancel_after: "1ms" }, { text: "Went away.", go_away: "1s" }]] })
-      const dropped = evalCase("dropped", { "x-live-cassette": [[{ calls: [{ name: "f" }], drop_after_responses: 1011 }], [{ text: "Back." }]] })
+      const dropped = evalCase("dropped", { "x-live-cassette": [[{ calls: [{ name: "g" }], drop_after_responses: 1011 }], [{ text: "Back." }]] })
       const replay = LiveProvider.replay([served, dropped], { record: true })
       const talk = (c: EvalCase.EvalCase, messages: ReadonlyArray<string>) =>
-        Effect.either(LiveAgent.run({ registry: Registry.unsafeMake(f), messages }).pipe(Effect.provide(replay.model(c))))
+        Effect.either(LiveAgent.run({ registry: Registry.unsafeMake(f, g), messages }).pipe(Effect.provide(replay.model(c))))
       const { turns, records } = yield* Effect.gen(function* () {
         const turns = yield* talk(served, ["hello", "again"])
         yield* talk(dropped, ["hello"])
