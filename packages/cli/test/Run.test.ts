@@ -338,5 +338,23 @@ describe("agentfx run, what the run is given (in process, exact)", () => {
     })
   )
 
+
+  it.scopedLive("--max-turns bounds the run: one turn, the calculator called, stopped at the bound", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["run", "--json", "--max-turns", "1", "what is 2 + 3?"])
+      const json = JSON.parse(result.stdout) as { turns: number; stopReason: unknown; calls: Array<{ name: string }> }
+      expect([result.code, json.turns, json.stopReason, json.calls.map((call) => call.name)]).toStrictEqual([0, 1, { _tag: "MaxTurns", maxTurns: 1 }, ["calculator"]])
+    })
+  )
+
+  it.scopedLive("--root naming a file is one usage line (not a directory), exit 2", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "plain.txt": "text\n" })
+      const result = yield* agentfx(["run", "--root", path.join(dir, "plain.txt"), "hi"])
+      expect(result).toStrictEqual({ code: 2, stdout: "", stderr: `agentfx: --root ${path.join(dir, "plain.txt")}: not a directory\n` })
+    })
+  )
+
 })
 
