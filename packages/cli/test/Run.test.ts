@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
+import { withoutCallTimes } from "./support/callTimes.js"
 import { agentfx, emulator, tempDir, untilEnd, viaGemini, writeFiles } from "./support/cli.js"
 
 describe("agentfx run", () => {
@@ -353,6 +354,21 @@ describe("agentfx run, what the run is given (in process, exact)", () => {
       writeFiles(dir, { "plain.txt": "text\n" })
       const result = yield* agentfx(["run", "--root", path.join(dir, "plain.txt"), "hi"])
       expect(result).toStrictEqual({ code: 2, stdout: "", stderr: `agentfx: --root ${path.join(dir, "plain.txt")}: not a directory\n` })
+    })
+  )
+
+
+  it.scopedLive("--concurrency 1 runs a turn's calls one after the other: each finishes before the next starts", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "a.txt": "a\n", "b.txt": "b\n" })
+      const server = yield* emulator({ policy: Policy.script([{ calls: [{ name: "read_file", args: { path: "a.txt" } }, { name: "read_file", args: { path: "b.txt" } }] }, { text: "done" }]) })
+      const via = viaGemini(server)
+      const result = yield* agentfx(["run", ...via.flags, "--root", dir, "--concurrency", "1", "read both"], { env: via.env })
+      expect([result.code, withoutCallTimes(result.stdout, "(TIME)")]).toStrictEqual([
+        0,
+        '→ read_file({"path":"a.txt"})\n← read_file: {"path":"a.txt","size":2,"content":"a\\n"} (TIME)\n→ read_file({"path":"b.txt"})\n← read_file: {"path":"b.txt","size":2,"content":"b\\n"} (TIME)\ndone\n'
+      ])
     })
   )
 
