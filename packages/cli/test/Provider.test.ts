@@ -248,11 +248,8 @@ describe("the provider module's helpers, in process", () => {
 
 describe("withModel's helpers and withModelEarly, in process", () => {
   it("detailsOf keeps details only when they are text; isRefusal is Unauthorized alone", () => {
-    expect([
-      WithModel.detailsOf({ _tag: "MalformedResponse", details: "sum: expected a number" }),
-      WithModel.detailsOf({ _tag: "MalformedResponse", details: 3 } as { readonly _tag: string }),
-      WithModel.detailsOf({ _tag: "Timeout" })
-    ]).toStrictEqual([{ details: "sum: expected a number" }, {}, {}])
+    const errors = [{ _tag: "MalformedResponse", details: "sum: expected a number" }, { _tag: "MalformedResponse", details: 3 }, { _tag: "Timeout" }]
+    expect(errors.map(WithModel.detailsOf)).toStrictEqual([{ details: "sum: expected a number" }, {}, {}])
     expect([WithModel.isRefusal({ _tag: "Unauthorized" }), WithModel.isRefusal({ _tag: "RateLimited" })]).toStrictEqual([true, false])
   })
 
