@@ -330,12 +330,14 @@ describe("agentfx run, what the run is given (in process, exact)", () => {
     })
   )
 
-  it.scopedLive("--durable without --run-id names its run run-TIME-RAND, in the store given", () =>
+  it.scopedLive("--durable without --run-id names its run run-TIME-RAND, with it as given, in the store given", () =>
     Effect.gen(function* () {
       const store = path.join(yield* tempDir, "runs.db")
       const result = yield* agentfx(["--log-level", "error", "run", "--durable", "--store", store, "what is 2 + 3?"])
       expect(result.code).toBe(0)
       expect(result.stderr).toMatch(new RegExp(`^provider: emulator .*\\nrun run-[0-9a-z]+-[0-9a-z]{4} in ${store.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`))
+      const named = yield* agentfx(["--log-level", "error", "run", "--durable", "--run-id", "mine", "--store", store, "what is 2 + 3?"])
+      expect([named.code, named.stderr.split("\n").filter((line) => line.startsWith("run "))]).toStrictEqual([0, [`run mine in ${store}`]])
     })
   )
 
