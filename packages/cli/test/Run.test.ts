@@ -4,8 +4,11 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import * as path from "node:path"
+import { withoutCallTimes } from "./support/callTimes.js"
 import { agentfx, emulator, tempDir, untilEnd, viaGemini, writeFiles } from "./support/cli.js"
 
 describe("agentfx run", () => {
@@ -253,3 +256,123 @@ describe("agentfx run", () => {
     })
   )
 })
+
+describe("agentfx run, what the run is given (in process, exact)", () => {
+  const typedScenario = `---\nname: s\ndescription: d\navailable_functions: [{ name: calculator, description: Calculates, parameters: { type: object, properties: { expression: { type: string } }, required: [expression] } }]\noutput_schema: { type: object, properties: { result: { type: string } }, required: [result], additionalProperties: false }\n---\nCalculate.\n`
+
+  it.scopedLive("--json with a scenario: its functions alone, its instructions as the system unless --system, its output_schema's output; with none, no output", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "s.md": typedScenario })
+      const server = yield* emulator()
+      const via = viaGemini(server)
+      const typed = yield* agentfx(["run", "--json", ...via.flags, "--scenario", path.join(dir, "s.md"), "what is 6 * 7"], { env: via.env })
+      const told = yield* agentfx(["run", "--json", ...via.flags, "--scenario", path.join(dir, "s.md"), "--system", "Be brief.", "what is 6 * 7"], { env: via.env })
+      const plain = yield* agentfx(["run", "--json", ...via.flags, "what is 6 * 7"], { env: via.env })
+      expect([typed.code, told.code, plain.code]).toStrictEqual([0, 0, 0])
+      expect((JSON.parse(typed.stdout) as { output: unknown }).output).toStrictEqual({ result: "6 * 7 = 42." })
+      expect(Object.keys(JSON.parse(plain.stdout) as object)).toStrictEqual(["provider", "model", "text", "turns", "stopReason", "usage", "calls", "transcript"])
+      const requests = (yield* server.requests).map((recorded) => recorded.request)
+      // Each run's requests (two: the call, then the answer) say the same.
+      const given = [...new Set(requests.map((request) => JSON.stringify([request?.system ?? null, request?.declarations.map((declaration) => declaration.name)])))]
+      const schemaNote =
+        '\n\nWhen you give your final answer (the turn in which you call no function), answer with one JSON value and nothing else — no prose around it, no code fences — that matches this JSON Schema (named "output"):\n{"type":"object","properties":{"result":{"type":"string"}},"required":["result"],"additionalProperties":false}'
+      expect(given.map((entry) => JSON.parse(entry) as unknown)).toStrictEqual([
+        [`Calculate.${schemaNote}`, ["calculator"]],
+        [`Be brief.${schemaNote}`, ["calculator"]],
+        [null, ["clock", "calculator", "read_file", "list_dir"]]
+      ])
+    })
+  )
+
+  it.scopedLive("--json with a scenario that starts a program asks nobody: refused naming it, exit 2, nothing on stdout", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const file = path.join(dir, "tools.md")
+      writeFiles(dir, { "tools.md": "---\nname: tools\ndescription: d\navailable_functions: []\nmcp:\n  - name: notes\n    command: notes-server --stdio\n---\nHi.\n" })
+      const result = yield* agentfx(["run", "--json", "--scenario", file, "hi"])
+      expect(result).toStrictEqual({
+        code: 2,
+        stdout: "",
+        stderr: `agentfx: scenario "tools" would start a program as an MCP server (notes: notes-server --stdio, at ${file}:6): nobody is asked here; pass --allow-scenario-commands to let scenario files start programs (they run with your rights)\n`
+      })
+    })
+  )
+
+  it.scopedLive("--json with a key the provider refuses: the announcement and the refusal alone on stderr (the failed attempt, not retried, says nothing)", () =>
+    Effect.gen(function* () {
+      const server = yield* emulator()
+      const result = yield* agentfx(["run", "--json", "--provider", "gemini", "--base-url", server.geminiBaseUrl, "hi"], { env: { GEMINI_API_KEY: "wrong" } })
+      expect(result).toStrictEqual({
+        code: 1,
+        stdout: "",
+        stderr: `provider: gemini, model gemini-2.5-flash at ${server.geminiBaseUrl} (chosen with --provider)\nagentfx: gemini refused the API key (400): check GEMINI_API_KEY or GOOGLE_API_KEY, or run offline with --provider emulator\n`
+      })
+    })
+  )
+
+  it.scopedLive("--durable takes neither --mcp-url, --scenario nor --output-schema: one usage line each, exit 2, no store made", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const store = path.join(dir, "runs.db")
+      writeFiles(dir, { "s.md": typedScenario, "answer.json": JSON.stringify({ type: "object", properties: { sum: { type: "number" } }, required: ["sum"] }) })
+      const tools = "agentfx: --durable runs take the built-in tools only: not with --mcp, --mcp-url or --scenario\n"
+      const outcomes = []
+      for (const flags of [["--mcp-url", "http://127.0.0.1:9/mcp"], ["--scenario", path.join(dir, "s.md")], ["--output-schema", path.join(dir, "answer.json")]]) {
+        outcomes.push(yield* agentfx(["run", "--durable", "--store", store, ...flags, "hi"]))
+      }
+      expect(outcomes).toStrictEqual([
+        { code: 2, stdout: "", stderr: tools },
+        { code: 2, stdout: "", stderr: tools },
+        { code: 2, stdout: "", stderr: "agentfx: --durable runs give a text answer: not with --output-schema\n" }
+      ])
+      expect(fs.existsSync(store)).toBe(false)
+    })
+  )
+
+  it.scopedLive("--durable without --run-id names its run run-TIME-RAND, with it as given, in the store given", () =>
+    Effect.gen(function* () {
+      const store = path.join(yield* tempDir, "runs.db")
+      const result = yield* agentfx(["--log-level", "error", "run", "--durable", "--store", store, "what is 2 + 3?"])
+      expect(result.code).toBe(0)
+      expect(result.stderr).toMatch(new RegExp(`^provider: emulator .*\\nrun run-[0-9a-z]+-[0-9a-z]{4} in ${store.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`))
+      const named = yield* agentfx(["--log-level", "error", "run", "--durable", "--run-id", "mine", "--store", store, "what is 2 + 3?"])
+      expect([named.code, named.stderr.split("\n").filter((line) => line.startsWith("run "))]).toStrictEqual([0, [`run mine in ${store}`]])
+    })
+  )
+
+
+  it.scopedLive("--max-turns bounds the run: one turn, the calculator called, stopped at the bound", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["run", "--json", "--max-turns", "1", "what is 2 + 3?"])
+      const json = JSON.parse(result.stdout) as { turns: number; stopReason: unknown; calls: Array<{ name: string }> }
+      expect([result.code, json.turns, json.stopReason, json.calls.map((call) => call.name)]).toStrictEqual([0, 1, { _tag: "MaxTurns", maxTurns: 1 }, ["calculator"]])
+    })
+  )
+
+  it.scopedLive("--root naming a file is one usage line (not a directory), exit 2", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "plain.txt": "text\n" })
+      const result = yield* agentfx(["run", "--root", path.join(dir, "plain.txt"), "hi"])
+      expect(result).toStrictEqual({ code: 2, stdout: "", stderr: `agentfx: --root ${path.join(dir, "plain.txt")}: not a directory\n` })
+    })
+  )
+
+
+  it.scopedLive("--concurrency 1 runs a turn's calls one after the other: each finishes before the next starts", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      writeFiles(dir, { "a.txt": "a\n", "b.txt": "b\n" })
+      const server = yield* emulator({ policy: Policy.script([{ calls: [{ name: "read_file", args: { path: "a.txt" } }, { name: "read_file", args: { path: "b.txt" } }] }, { text: "done" }]) })
+      const via = viaGemini(server)
+      const result = yield* agentfx(["run", ...via.flags, "--root", dir, "--concurrency", "1", "read both"], { env: via.env })
+      expect([result.code, withoutCallTimes(result.stdout, "(TIME)")]).toStrictEqual([
+        0,
+        '→ read_file({"path":"a.txt"})\n← read_file: {"path":"a.txt","size":2,"content":"a\\n"} (TIME)\n→ read_file({"path":"b.txt"})\n← read_file: {"path":"b.txt","size":2,"content":"b\\n"} (TIME)\ndone\n'
+      ])
+    })
+  )
+
+})
+

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Builtins from "../src/Builtins.js"
 import { agentfx } from "./support/cli.js"
+import { shouter } from "./support/mcpServers.js"
 
 const names = ["clock", "calculator", "read_file", "list_dir", "fetch_url"]
 
@@ -30,4 +32,48 @@ describe("agentfx tools", () => {
       for (const tool of tools) expect(tool.description.length).toBeGreaterThan(10)
     })
   )
+
+  it.live("--mcp: each of the server's tools follows the built-in ones, with its description, parameters and when it is offered", () =>
+    Effect.gen(function* () {
+      const result = yield* agentfx(["tools", "--json", "--mcp", shouter.line])
+      expect(result.code).toBe(0)
+      const tools = JSON.parse(result.stdout) as Array<unknown>
+      expect(tools.slice(names.length)).toStrictEqual([
+        {
+          name: "shout",
+          description: "Shouts a word",
+          parameters: { type: "object", properties: { word: { type: "string" } } },
+          availability:
+            "from the MCP server node; asks for approval before each call unless --yes: its server does not mark it read-only or non-destructive; its server does not mark it closed-world"
+        }
+      ])
+    }))
+})
+
+describe("the built-in tools module", () => {
+  const named = (options: Builtins.Options) => Builtins.tools(options).map((tool) => [tool.name, tool.needsApproval({})])
+  const always = [["clock", false], ["calculator", false], ["read_file", false], ["list_dir", false]]
+
+  it("fetch_url only with an allowed host or fetchAlways, asking first unless approval is false", () => {
+    expect([
+      named({ root: ".", allowHosts: [] }),
+      named({ root: ".", allowHosts: [], fetchAlways: false }),
+      named({ root: ".", allowHosts: [], fetchAlways: true }),
+      named({ root: ".", allowHosts: ["example.com"] }),
+      named({ root: ".", allowHosts: ["example.com"], approval: false })
+    ]).toStrictEqual([always, always, [...always, ["fetch_url", true]], [...always, ["fetch_url", true]], [...always, ["fetch_url", false]]])
+  })
+
+  it.effect("a stand-in is declared as the scenario declares it, and every call fails saying to mock it", () =>
+    Effect.gen(function* () {
+      const declaration = { name: "notify", description: "Notifies someone", parameters: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } }
+      const tool = Builtins.standIn(declaration as never)
+      expect([tool.name, tool.description, tool.declaration.parameters]).toStrictEqual(["notify", "Notifies someone", declaration.parameters])
+      const failure = yield* Effect.flip(tool.run({ message: "hi" }, { callId: "c1", name: "notify" } as never))
+      expect([failure.defect, (failure.cause as { readonly message: string }).message, Builtins.notImplementedMessage("notify")]).toStrictEqual([
+        false,
+        Builtins.notImplementedMessage("notify"),
+        '"notify" is not a built-in tool of the agentfx CLI, so it has no implementation here: mock this function in the eval case (mock_function_responses.notify)'
+      ])
+    }))
 })
