@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { basename } from "node:path"
 import * as Builtins from "../src/Builtins.js"
 import { agentfx } from "./support/cli.js"
 import { shouter } from "./support/mcpServers.js"
@@ -44,7 +45,7 @@ describe("agentfx tools", () => {
           description: "Shouts a word",
           parameters: { type: "object", properties: { word: { type: "string" } } },
           availability:
-            "from the MCP server node; asks for approval before each call unless --yes: its server does not mark it read-only or non-destructive; its server does not mark it closed-world"
+            `from the MCP server ${basename(process.execPath)}; asks for approval before each call unless --yes: its server does not mark it read-only or non-destructive; its server does not mark it closed-world`
         }
       ])
     }))
