@@ -341,7 +341,6 @@ describe("agentfx run, what the run is given (in process, exact)", () => {
     })
   )
 
-
   it.scopedLive("--max-turns bounds the run: one turn, the calculator called, stopped at the bound", () =>
     Effect.gen(function* () {
       const result = yield* agentfx(["run", "--json", "--max-turns", "1", "what is 2 + 3?"])
@@ -359,7 +358,6 @@ describe("agentfx run, what the run is given (in process, exact)", () => {
     })
   )
 
-
   it.scopedLive("--concurrency 1 runs a turn's calls one after the other: each finishes before the next starts", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
@@ -373,6 +371,5 @@ describe("agentfx run, what the run is given (in process, exact)", () => {
       ])
     })
   )
-
 })
 
