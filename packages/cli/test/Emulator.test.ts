@@ -17,6 +17,8 @@ const holding = (host: string) =>
     const server = createServer()
     return yield* Effect.acquireRelease(
       Effect.async<number>((resume) => {
+        // A host this machine lacks (no IPv6 loopback) fails the test with the system's words, not a hang.
+        server.once("error", (error) => resume(Effect.die(error)))
         server.listen(0, host, () => resume(Effect.succeed((server.address() as { port: number }).port)))
       }),
       () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
