@@ -361,10 +361,12 @@ describe("LiveAgent properties (generated sessions of the scripted live model)",
     if (Object.values(runs).every(full)) expect(sessions.late(), "sessions played when asked for, not in advance").toBe(0)
     if (full(runs.stream)) expect(met.readWhileRunning).toBeGreaterThan(20)
     if (full(runs.progress)) {
+      // A report after a cancellation is the rarest case: 5 to 25 in 100 sessions over seven seeds here, so "more than
+      // 5" failed one seed in several; met at all is what the check is for.
       expect([met.progressSent, met.reportedAfterFinal, met.reportedAfterCancel]).toEqual([
         expect.toSatisfy((n: number) => n > 30),
         expect.toSatisfy((n: number) => n > 5),
-        expect.toSatisfy((n: number) => n > 5)
+        expect.toSatisfy((n: number) => n > 0)
       ])
     }
     if (process.env.LIVE_PROPERTY_STATS !== undefined) process.stdout.write(`${JSON.stringify({ seed, runs, met, late: sessions.late() })}\n`)
