@@ -65,6 +65,26 @@ describe("the built-in tools module", () => {
     ]).toStrictEqual([always, always, [...always, ["fetch_url", true]], [...always, ["fetch_url", true]], [...always, ["fetch_url", false]]])
   })
 
+  it("names, the catalogue agentfx tools lists and a registry of the tools each name the five in order; each says when it is offered, fetch_url in the CLI's words", () => {
+    const descriptions = Object.fromEntries(Builtins.tools({ root: ".", allowHosts: [], fetchAlways: true }).map((tool) => [tool.name, tool.description]))
+    expect([Builtins.names, Builtins.registry({ root: ".", allowHosts: ["example.com"] }).names]).toStrictEqual([names, names])
+    expect(Builtins.registry({ root: ".", allowHosts: [] }).names).toStrictEqual(names.slice(0, 4))
+    const confined = "always; confined to --root (default: the current directory)"
+    expect(Builtins.catalogue.map((entry) => [entry.name, entry.description, entry.availability])).toStrictEqual([
+      ["clock", descriptions["clock"], "always"],
+      ["calculator", descriptions["calculator"], "always"],
+      ["read_file", descriptions["read_file"], confined],
+      ["list_dir", descriptions["list_dir"], confined],
+      [
+        "fetch_url",
+        "Fetches a web page or API response with an HTTP GET to an allowed host. Returns status, content type and body text.",
+        "only with --allow-host HOST (repeatable); asks for approval before each call unless --yes"
+      ]
+    ])
+    // The catalogue says fetch_url in the CLI's own words: the tool's description names the hosts it was made with ("hosts: none").
+    expect(descriptions["fetch_url"]).not.toBe(Builtins.catalogue[4]!.description)
+  })
+
   it.effect("a stand-in is declared as the scenario declares it, and every call fails saying to mock it", () =>
     Effect.gen(function* () {
       const declaration = { name: "notify", description: "Notifies someone", parameters: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } }
