@@ -18,7 +18,8 @@ const isolated = [
   "packages/providers/test/sdkLogging.test.ts",
   "packages/core/test/modules.test.ts",
   "packages/cli/test/Tracing.test.ts",
-  "packages/tools/test/openInside.race.test.ts"
+  "packages/tools/test/openInside.race.test.ts",
+  "packages/cli/test/EmulatorListen.test.ts"
 ]
 const include = ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "examples/test/**/*.test.ts"]
 const exclude = ["**/node_modules/**", ".stryker-tmp*/**", "reports/**"]

@@ -1,7 +1,9 @@
 /**
  * `agentfx emulator --port N` when the port cannot be listened on for another reason than being in use (EACCES: a
  * port below 1024 without root). Tests run as root here, so the refusal is made by a probe server that fails as
- * the operating system would; every other use of `node:net` is the real one.
+ * the operating system would; every other use of `node:net` is the real one. The file runs in a worker of its own
+ * (`isolated` in vitest.config.ts): in a shared one the handler may already be loaded with the real `node:net`. For
+ * that reason it is in no mutation run either (their preload loads every module before the mock).
  */
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
