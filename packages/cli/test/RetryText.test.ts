@@ -1,20 +1,10 @@
 /** The words of a retried attempt: the wait counted in whole seconds, the next attempt of how many, the provider's ask. */
 import { ModelError } from "@agentfx/core"
-import type { Agent } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
+import { attemptFailed as failed } from "./support/attemptFailed.js"
 import { failedText, retryingText, waitText } from "../src/internal/retryText.js"
 
-const failed = (fields: Partial<Agent.AttemptFailed>): Agent.AttemptFailed => ({
-  _tag: "AttemptFailed",
-  turn: 1,
-  error: new ModelError.Overloaded({ message: "busy" }),
-  willRetry: true,
-  attempt: 1,
-  maxAttempts: 4,
-  retryIn: Duration.seconds(3),
-  ...fields
-})
 
 describe("the retry's words", () => {
   it("a wait is whole seconds rounded up, so it never reads 0 while there is one; a minute or more in minutes and seconds", () => {

@@ -4,7 +4,7 @@
  * the preview's cut, and `shown` waiting for a call's line.
  */
 import { Io, Screen } from "@agentfx/cli"
-import { FunctionCall, FunctionResponse, LanguageModel, ModelError, ToolError, Turn } from "@agentfx/core"
+import { FunctionCall, FunctionResponse, LanguageModel, ToolError, Turn } from "@agentfx/core"
 import type { Agent } from "@agentfx/core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
@@ -14,21 +14,12 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
+import { attemptFailed as failed } from "./support/attemptFailed.js"
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
 const turnStarted: Agent.AgentEvent = { _tag: "TurnStarted", turn: 1 }
 const textDelta = (text: string): Agent.AgentEvent => ({ _tag: "TextDelta", turn: 1, text })
-const failed = (fields: Partial<Agent.AttemptFailed> = {}): Agent.AttemptFailed => ({
-  _tag: "AttemptFailed",
-  turn: 1,
-  error: new ModelError.Overloaded({ message: "busy" }),
-  willRetry: true,
-  attempt: 1,
-  maxAttempts: 4,
-  retryIn: Duration.seconds(3),
-  ...fields
-})
 const done = (stopReason: Agent.StopReason): Agent.AgentEvent => ({
   _tag: "Done",
   result: { text: "", calls: [], turns: 1, stopReason, transcript: [], usage: LanguageModel.emptyUsage }
